@@ -1,0 +1,1 @@
+"""L2: suitability, decomposition, arguing, moderation and the round controller."""

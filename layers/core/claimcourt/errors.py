@@ -1,0 +1,47 @@
+"""Named errors. The state machine's Retry/Catch match them by class name (Lambda's errorType),
+so renaming one means changing statemachine/debate.asl.json too (a test checks the two agree)."""
+
+
+class ClaimcourtError(Exception):
+    """Base for every error this package raises on purpose."""
+
+
+class TransientError(ClaimcourtError):
+    """Worth retrying: rate limits, overloaded or 5xx providers, timeouts. The ASL retries it."""
+
+
+class ProviderError(ClaimcourtError):
+    """A provider failed in a way a retry will not fix (bad key, bad request, unknown model)."""
+
+
+class MalformedReplyError(ClaimcourtError):
+    """A model's reply did not parse into its model, even after one retry with the error."""
+
+
+class BudgetExceededError(ClaimcourtError):
+    """The run's spend reached its budget: the run stops cleanly, failed with this reason."""
+
+
+class RefusedJudgementError(ClaimcourtError):
+    """The final moderator refused to judge: the run cannot be scored."""
+
+
+class InvalidRequestError(ClaimcourtError):
+    """Bad input, caught at a boundary before any spend."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+class NotFoundError(ClaimcourtError):
+    """A run, artifact or claim that does not exist."""
+
+
+class StageInputError(ClaimcourtError):
+    """A stage was invoked with a payload it cannot read: a wiring bug, never retried."""
+
+
+# Errors the ASL retries (besides Lambda's own transient errors).
+RETRYABLE = (TransientError,)

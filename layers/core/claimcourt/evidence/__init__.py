@@ -1,0 +1,1 @@
+"""L1: evidence sources, tiers, the query cache and backtest filtering."""

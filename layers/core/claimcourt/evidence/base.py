@@ -1,0 +1,23 @@
+"""The evidence-source port: a search that returns hits; tiers, ids and caching happen above it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class Hit:
+    text: str
+    title: str
+    url: str
+    published: date | None = None
+
+
+class EvidenceSource(Protocol):
+    name: str  # part of the cache key: different sources never share cached results
+
+    def search(self, query: str, *, limit: int, as_of: date | None = None) -> list[Hit]:
+        """Up to `limit` hits for `query`; with `as_of`, only what could be known then."""
+        ...

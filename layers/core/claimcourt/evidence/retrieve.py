@@ -1,0 +1,71 @@
+"""Stages 3 and 6: run one directive against the evidence source, through the query cache,
+tier every hit and drop what a backtest must not see."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict
+from datetime import date
+from typing import Any, Protocol
+
+from claimcourt.evidence.base import EvidenceSource, Hit
+from claimcourt.evidence.tiers import tier_for
+from claimcourt.models import Directive, Evidence
+from claimcourt.store.base import cache_key
+
+
+class RetrievalCache(Protocol):
+    def cache_get(self, key: str) -> list[dict[str, Any]] | None: ...
+    def cache_put(self, key: str, hits: list[dict[str, Any]], ttl_s: int) -> None: ...
+
+
+def evidence_id(hit: Hit) -> str:
+    """Stable across runs and rounds: the same passage from the same source has one id."""
+    return "E" + hashlib.sha1(f"{hit.url}\n{hit.text}".encode()).hexdigest()[:8]
+
+
+def _to_hit(raw: dict[str, Any]) -> Hit:
+    published = raw.get("published")
+    return Hit(
+        text=raw["text"],
+        title=raw["title"],
+        url=raw["url"],
+        published=date.fromisoformat(published) if isinstance(published, str) else published,
+    )
+
+
+def retrieve(
+    directive: Directive,
+    *,
+    round: int,
+    source: EvidenceSource,
+    cache: RetrievalCache,
+    limit: int,
+    as_of: date | None,
+    ttl_s: int,
+) -> tuple[list[Evidence], bool]:
+    """(evidence, cache_hit). An identical directive within the TTL returns identical evidence."""
+    key = cache_key(directive.query, source.name, as_of, limit)
+    cached = cache.cache_get(key)
+    if cached is not None:
+        hits = [_to_hit(h) for h in cached]
+    else:
+        hits = source.search(directive.query, limit=limit, as_of=as_of)
+        cache.cache_put(key, [asdict(h) for h in hits], ttl_s)
+    if as_of is not None:  # sources are asked to bound by date; this holds even if one does not
+        hits = [h for h in hits if h.published is None or h.published <= as_of]
+    evidence = [
+        Evidence(
+            id=evidence_id(h),
+            text=h.text,
+            title=h.title,
+            source_url=h.url,
+            tier=tier_for(h.url),
+            published=h.published,
+            query=directive.query,
+            sub_claim_id=directive.sub_claim_id,
+            round=round,
+        )
+        for h in hits
+    ]
+    return list({e.id: e for e in evidence}.values()), cached is not None

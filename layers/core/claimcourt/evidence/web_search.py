@@ -1,0 +1,180 @@
+"""Web evidence through Anthropic's server-side web search tool: one Messages call per query, hits
+built from the citations (quoted passages) and the search results (url, title, page age)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import Literal
+
+import anthropic
+from anthropic.types import Message, MessageParam, WebSearchTool20250305Param
+
+from claimcourt.errors import TransientError
+from claimcourt.evidence.base import Hit
+from claimcourt.reasoning.anthropic_provider import raise_mapped
+
+SYSTEM = (
+    "You are a research assistant gathering evidence for a fact-check. Use the web_search tool, then "
+    "quote the passages that bear on the query verbatim, each with its citation. Quote; do not "
+    "paraphrase, summarise or judge."
+)
+# Error codes of a web_search_tool_result that a later retry may not hit.
+_TRANSIENT_SEARCH_ERRORS = frozenset({"too_many_requests", "unavailable"})
+_RELATIVE_AGE = re.compile(r"^(\d+)\s+(minute|hour|day|week|month|year)s?\s+ago$", re.IGNORECASE)
+_DAYS_PER_UNIT = {"minute": 0.0, "hour": 0.0, "day": 1.0, "week": 7.0, "month": 30.0, "year": 365.0}
+_DATE_FORMATS = ("%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%d %b %Y", "%Y/%m/%d", "%m/%d/%Y", "%B %Y")
+
+
+def parse_page_age(page_age: str | None, today: date | None = None) -> date | None:
+    """A search result's page_age ("April 30, 2025", "2025-04-30T…", "3 days ago") as a date, or None.
+
+    Relative ages count back from `today`: good enough to keep fresh pages out of a backtest."""
+    if not page_age:
+        return None
+    text = page_age.strip()
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).date()
+    except ValueError:
+        pass
+    try:
+        return date.fromisoformat(text[:10])
+    except ValueError:
+        pass
+    for fmt in _DATE_FORMATS:
+        try:
+            return datetime.strptime(text, fmt).date()
+        except ValueError:
+            continue
+    relative = _RELATIVE_AGE.match(text)
+    if relative:
+        days = int(relative.group(1)) * _DAYS_PER_UNIT[relative.group(2).lower()]
+        return (today or datetime.now(UTC).date()) - timedelta(days=days)
+    return None
+
+
+@dataclass(frozen=True)
+class _Result:
+    title: str
+    page_age: str | None
+
+
+class AnthropicWebSearch:
+    """EvidenceSource over Anthropic's web search. `last_usage` is the last call's
+    (model, input_tokens, output_tokens) for the caller to bill; `last_search_requests` counts the
+    searches it ran, which Anthropic bills per search on top of tokens."""
+
+    name = "anthropic-web"
+
+    def __init__(
+        self,
+        api_key: str,
+        *,
+        model: str,
+        base_url: str | None = None,
+        max_retries: int = 3,
+        timeout: float = 120.0,
+        max_output_tokens: int = 2048,
+        max_uses: int = 3,
+        tool_type: Literal["web_search_20250305"] = "web_search_20250305",
+    ) -> None:
+        self._api_key = api_key
+        self._model = model
+        self._max_retries = max_retries
+        self._max_output_tokens = max_output_tokens
+        self._tool: WebSearchTool20250305Param = {
+            "type": tool_type,
+            "name": "web_search",
+            "max_uses": max_uses,
+        }
+        self._client = anthropic.Anthropic(
+            api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout
+        )
+        self.last_usage: tuple[str, int, int] | None = None
+        self.last_search_requests = 0
+
+    def __repr__(self) -> str:  # never the key
+        return f"AnthropicWebSearch(model={self._model!r}, base_url={str(self._client.base_url)!r})"
+
+    def search(self, query: str, *, limit: int, as_of: date | None = None) -> list[Hit]:
+        self.last_usage = None
+        self.last_search_requests = 0
+        if limit <= 0:
+            return []
+        search_for = f"{query} (as of {as_of.isoformat()})" if as_of else query
+        prompt = f"Search the web for: {search_for}\nQuote up to {limit} relevant passages, each cited."
+        if as_of is not None:
+            prompt += (
+                f"\nOnly use sources published on or before {as_of.isoformat()}; ignore anything "
+                "published later, and anything that reports events after that date."
+            )
+        messages: list[MessageParam] = [{"role": "user", "content": prompt}]
+        try:
+            response = self._client.messages.create(
+                model=self._model,
+                max_tokens=self._max_output_tokens,
+                system=SYSTEM,
+                messages=messages,
+                tools=[self._tool],
+            )
+        except anthropic.AnthropicError as err:
+            raise_mapped(err, f"anthropic web search {self._model}", self._max_retries, self._api_key)
+
+        usage = response.usage
+        self.last_usage = (response.model or self._model, usage.input_tokens, usage.output_tokens)
+        if usage.server_tool_use is not None:
+            self.last_search_requests = usage.server_tool_use.web_search_requests
+        return self._hits(response, limit, as_of)
+
+    def _hits(self, response: Message, limit: int, as_of: date | None) -> list[Hit]:
+        results: dict[str, _Result] = {}
+        search_errors: list[str] = []
+        cited: list[tuple[str, str, str]] = []  # (url, title, cited_text), in reply order
+        for block in response.content:
+            if block.type == "web_search_tool_result":
+                if isinstance(block.content, list):
+                    for found in block.content:
+                        results.setdefault(found.url, _Result(found.title, found.page_age))
+                else:
+                    search_errors.append(block.content.error_code)
+            elif block.type == "text":
+                for citation in block.citations or []:
+                    if citation.type == "web_search_result_location" and citation.cited_text.strip():
+                        cited.append((citation.url, citation.title or "", citation.cited_text.strip()))
+
+        candidates: list[Hit] = []
+        for url, title, text in cited:
+            result = results.get(url)
+            published = parse_page_age(result.page_age) if result else None
+            candidates.append(
+                Hit(text=text, title=title or (result.title if result else url), url=url, published=published)
+            )
+        # Results the model did not quote still point at a source: their title is all we can read.
+        cited_urls = {url for url, _, _ in cited}
+        for url, result in results.items():
+            if url not in cited_urls:
+                candidates.append(
+                    Hit(
+                        text=result.title,
+                        title=result.title,
+                        url=url,
+                        published=parse_page_age(result.page_age),
+                    )
+                )
+
+        hits: list[Hit] = []
+        seen: set[tuple[str, str]] = set()
+        for hit in candidates:
+            if as_of is not None and hit.published is not None and hit.published > as_of:
+                continue
+            if (hit.url, hit.text) in seen:
+                continue
+            seen.add((hit.url, hit.text))
+            hits.append(hit)
+            if len(hits) == limit:
+                break
+        if not hits and search_errors and all(code in _TRANSIENT_SEARCH_ERRORS for code in search_errors):
+            # An empty answer would be cached as "nothing found": make the stage retry instead.
+            raise TransientError(f"anthropic web search failed: {', '.join(sorted(set(search_errors)))}")
+        return hits

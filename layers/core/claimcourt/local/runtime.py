@@ -1,0 +1,118 @@
+"""The embedded runtime: executes statemachine/debate.asl.json with moto's Step Functions
+interpreter, each Lambda task dispatched in-process to its handler (see dispatch.py)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from claimcourt.local.dispatch import LambdaDispatcher, load_handlers
+from claimcourt.local.template import ACCOUNT, REGION, load_template, project_root
+from claimcourt.models import RunStatus
+from claimcourt.pipeline import Deps
+from claimcourt.wiring import use_deps
+
+STATE_MACHINE = "DebateStateMachine"
+POLL_S = 0.01
+
+
+@dataclass(frozen=True)
+class Execution:
+    run_id: str
+    status: str  # SUCCEEDED | FAILED | TIMED_OUT | ABORTED
+    output: dict[str, Any] | None
+    error: str | None
+    wall_s: float
+
+
+class LocalRuntime:
+    """Use as a context manager; `execute(run_id)` runs one debate to its end."""
+
+    def __init__(self, deps: Deps, root: Path | None = None) -> None:
+        self.deps = deps
+        self.template = load_template(root or project_root())
+        self.dispatcher = LambdaDispatcher(load_handlers(self.template))
+        self._stack = ExitStack()
+        self._sfn: Any = None
+        self._arn = ""
+
+    def __enter__(self) -> LocalRuntime:
+        import boto3
+        from moto import mock_aws
+
+        # moto logs every failed state at WARNING with its whole parse tree; the run's events say it better.
+        logging.getLogger("moto").setLevel(logging.CRITICAL)
+
+        self._stack.enter_context(
+            mock_aws(
+                config={"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}
+            )
+        )
+        self._stack.enter_context(self.dispatcher.installed())
+        self._stack.enter_context(use_deps(self.deps))
+        self._sfn = boto3.client("stepfunctions", region_name=REGION)
+        self._arn = self._sfn.create_state_machine(
+            name="claimcourt-debate-local",
+            definition=self.template.render(STATE_MACHINE),
+            roleArn=f"arn:aws:iam::{ACCOUNT}:role/claimcourt-local",
+            type="STANDARD",
+        )["stateMachineArn"]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.close()
+
+    def start(self, run_id: str) -> str:
+        # The run id is the execution name: starting the same run twice is refused, not repeated.
+        return str(
+            self._sfn.start_execution(
+                stateMachineArn=self._arn, name=run_id, input=json.dumps({"run_id": run_id})
+            )["executionArn"]
+        )
+
+    def wait(
+        self, execution_arn: str, timeout_s: float = 1800, on_tick: Callable[[], None] | None = None
+    ) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            described: dict[str, Any] = self._sfn.describe_execution(executionArn=execution_arn)
+            if on_tick is not None:
+                on_tick()
+            if described["status"] != "RUNNING":
+                return described
+            time.sleep(POLL_S)
+        self._sfn.stop_execution(executionArn=execution_arn, error="Timeout", cause="local wait timed out")
+        return dict(self._sfn.describe_execution(executionArn=execution_arn))
+
+    def execute(
+        self, run_id: str, timeout_s: float = 1800, on_tick: Callable[[], None] | None = None
+    ) -> Execution:
+        started = time.perf_counter()
+        described = self.wait(self.start(run_id), timeout_s, on_tick)
+        wall = time.perf_counter() - started
+        status = described["status"]
+        if status != "SUCCEEDED":
+            # The Catch path records the reason; an execution that died without it is recorded here.
+            reason = described.get("cause") or described.get("error") or status
+            self.deps.store.set_status(
+                run_id, RunStatus.FAILED, error=f"execution {status.lower()}: {reason}"
+            )
+        output = json.loads(described["output"]) if described.get("output") else None
+        record = self.deps.store.get_run(run_id)
+        return Execution(run_id, status, output, record.error, wall)
+
+    def history(self, execution_arn: str) -> list[dict[str, Any]]:
+        events: list[dict[str, Any]] = self._sfn.get_execution_history(executionArn=execution_arn)["events"]
+        return events
+
+
+@contextmanager
+def local_runtime(deps: Deps, root: Path | None = None) -> Iterator[LocalRuntime]:
+    with LocalRuntime(deps, root) as runtime:
+        yield runtime

@@ -1,0 +1,432 @@
+"""pydantic models for every artifact a run reads, writes or returns.
+
+Boundaries (the run request, LLM replies, stored records) are validated here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import UTC, date, datetime
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+MAX_CLAIM_CHARS = 2000
+MAX_CONTEXT_CHARS = 20000
+
+Mode = Literal["spectral", "verdict"]
+Effort = Literal["low", "standard", "high"]
+Side = Literal["for", "against"]
+Tier = Literal["T1", "T2"]
+Score = Annotated[int, Field(ge=0, le=100)]
+Confidence = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+class Verdict(StrEnum):
+    SUPPORTED = "supported"
+    REFUTED = "refuted"
+    NOT_ENOUGH_EVIDENCE = "not-enough-evidence"
+    CONFLICTING = "conflicting"
+
+
+class RunStatus(StrEnum):
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    STOPPED = "stopped"  # the suitability check ended the run with a warning
+
+    @property
+    def terminal(self) -> bool:
+        return self is not RunStatus.RUNNING
+
+
+class SourceTag(StrEnum):
+    APP = "app"
+    BENCH = "bench"
+    DRIFT = "drift"
+    MONITOR = "monitor"
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def _reject_control_chars(value: str, field: str) -> str:
+    for ch in value:
+        if unicodedata.category(ch) == "Cc" and ch not in "\n\t":
+            raise ValueError(f"{field} contains a control character (U+{ord(ch):04X})")
+    return value
+
+
+# ---------------------------------------------------------------- the request
+
+
+class RunRequest(Strict):
+    """What a caller asks for. Validated before anything is stored or spent."""
+
+    claim: str = Field(description="A falsifiable claim, up to 2,000 characters.")
+    mode: Mode = "spectral"
+    context: str | None = Field(default=None, description="Optional background text for the debaters.")
+    as_of_date: date | None = Field(default=None, description="Backtest: use only evidence up to this date.")
+    effort: Effort = "standard"
+
+    @field_validator("claim")
+    @classmethod
+    def _claim(cls, value: str) -> str:
+        value = _reject_control_chars(value, "claim").strip()
+        if "\n" in value or "\t" in value:
+            value = re.sub(r"\s+", " ", value)
+        if not value:
+            raise ValueError("claim is empty")
+        if len(value) > MAX_CLAIM_CHARS:
+            raise ValueError(f"claim is {len(value)} characters; the limit is {MAX_CLAIM_CHARS}")
+        return value
+
+    @field_validator("context")
+    @classmethod
+    def _context(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = _reject_control_chars(value, "context").strip()
+        if len(value) > MAX_CONTEXT_CHARS:
+            raise ValueError(f"context is {len(value)} characters; the limit is {MAX_CONTEXT_CHARS}")
+        return value or None
+
+    @field_validator("as_of_date")
+    @classmethod
+    def _as_of(cls, value: date | None) -> date | None:
+        if value is not None and value > datetime.now(UTC).date():
+            raise ValueError(f"as_of_date {value.isoformat()} is in the future")
+        return value
+
+
+# ---------------------------------------------------------------- stage artifacts
+
+
+class SuitabilityFlag(StrEnum):
+    TIME_SENSITIVE = "time_sensitive"
+    SELF_REFERENTIAL = "self_referential"
+    UNFALSIFIABLE = "unfalsifiable"
+    NOT_A_CLAIM = "not_a_claim"
+
+
+class Suitability(Strict):
+    proceed: bool = Field(description="False stops the run: a debate cannot serve this claim.")
+    flags: list[SuitabilityFlag] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list, description="Human-readable, one per flag.")
+
+
+class SubClaim(Strict):
+    id: str = Field(pattern=r"^sc[0-9]+$", description="sc1, sc2, …")
+    text: str = Field(min_length=3, max_length=600)
+    directive: str = Field(min_length=2, max_length=300, description="One exact search query.")
+
+
+class Decomposition(Strict):
+    sub_claims: list[SubClaim] = Field(min_length=1, max_length=8)
+    rationale: str = Field(default="", description="Why the split is exclusive and exhaustive.")
+
+
+class DecompositionCheck(Strict):
+    """The decomposer's self-check: an overlapping or gapped split is retried."""
+
+    ok: bool
+    overlaps: list[str] = Field(default_factory=list)
+    gaps: list[str] = Field(default_factory=list)
+
+
+class Directive(Strict):
+    """One retrieval directive: small enough to travel in a state payload."""
+
+    sub_claim_id: str
+    query: str
+
+
+class Evidence(Strict):
+    id: str = Field(description="Stable within a run: E + a short hash of source and text.")
+    text: str
+    title: str
+    source_url: str
+    tier: Tier
+    published: date | None = None
+    query: str = Field(description="The directive that found it.")
+    sub_claim_id: str
+    round: int = Field(ge=1)
+
+
+class Point(Strict):
+    sub_claim_id: str
+    argument: str
+    implied_score: Score = Field(description="What this argument implies the sub-claim's truth is, 0–100.")
+    confidence: Confidence = Field(description="The debater's epistemic confidence in this point.")
+    citations: list[str] = Field(default_factory=list, description="Evidence ids.")
+    position_change: str | None = Field(
+        default=None, description="From round 2: what moved and which new evidence moved it."
+    )
+
+
+class Refusal(Strict):
+    reason: str
+
+
+class ArgumentDraft(Strict):
+    """What a debater returns: points, or a structured refusal."""
+
+    points: list[Point] = Field(default_factory=list)
+    refusal: Refusal | None = None
+
+
+class Argument(Strict):
+    side: Side
+    round: int = Field(ge=1)
+    persona: int = Field(default=0, ge=0, description="Bumped when the moderator escalates.")
+    points: list[Point] = Field(default_factory=list)
+    refusal: Refusal | None = None
+
+    def implied_score(self) -> int | None:
+        if not self.points:
+            return None
+        return round(sum(p.implied_score for p in self.points) / len(self.points))
+
+
+class ModeratorAction(StrEnum):
+    CONTINUE = "continue"
+    STOP_CONVERGED = "stop_converged"
+    ESCALATE = "escalate"
+    STOP_MAX_ROUNDS = "stop_max_rounds"
+    STOP_SAFETY = "stop_safety"
+
+    @property
+    def another_round(self) -> bool:
+        return self in (ModeratorAction.CONTINUE, ModeratorAction.ESCALATE)
+
+
+class ModeratorView(Strict):
+    """The moderator's reading of one round (the LLM's part of the decision)."""
+
+    decisive_dispute: str
+    dispute_sub_claim_id: str
+    next_query: str = Field(min_length=2, max_length=300)
+    recommendation: Literal["continue", "converged", "escalate", "safety"]
+    rationale: str = ""
+
+
+class ModeratorDecision(Strict):
+    round: int
+    action: ModeratorAction
+    decisive_dispute: str
+    directives: list[Directive] = Field(default_factory=list)
+    persona: int = 0
+    rationale: str = ""
+
+
+class SubClaimJudgement(Strict):
+    sub_claim_id: str
+    score: Score
+    verdict: Verdict
+    referee_synthesis: str
+    decisive_evidence_id: str | None = None
+    stronger_position: Literal["A", "B", "neither"] = "neither"
+
+
+class StructuralAnalysis(Strict):
+    assumptions: list[str] = Field(default_factory=list)
+    first_principles: list[str] = Field(default_factory=list)
+    critical_path: list[str] = Field(default_factory=list)
+    external_dependencies: list[str] = Field(default_factory=list)
+
+
+class Judgement(Strict):
+    """The final moderator's reply, over anonymized positions A and B."""
+
+    sub_claims: list[SubClaimJudgement]
+    overall_score: Score
+    decisive_evidence_id: str | None = None
+    what_would_change: list[str] = Field(default_factory=list)
+    structural_analysis: StructuralAnalysis = Field(default_factory=StructuralAnalysis)
+
+
+# ---------------------------------------------------------------- the result
+
+
+class Interval(Strict):
+    low: Score
+    high: Score
+
+
+class SourceRef(Strict):
+    evidence_id: str
+    title: str
+    source_url: str
+    tier: Tier
+    published: date | None = None
+
+
+class SubClaimResult(Strict):
+    id: str
+    text: str
+    score: Score
+    verdict: Verdict
+    case_for: str
+    case_against: str
+    referee_synthesis: str
+    decisive_source: SourceRef | None = None
+
+
+class ModelUsage(Strict):
+    provider: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    calls: int = 0
+    cost_usd: float = 0.0
+    price_known: bool = True
+
+
+class Usage(Strict):
+    models: dict[str, ModelUsage] = Field(default_factory=dict)
+    llm_calls: int = 0
+    cache_hits: int = 0
+    cache_misses: int = 0
+    total_cost_usd: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class Result(Strict):
+    run_id: str
+    claim: str
+    mode: Mode
+    as_of_date: date | None = None
+    overall_score: Score
+    interval: Interval
+    overall_verdict: Verdict
+    interval_method: Literal["self_consistency", "sub_claim_dispersion"]
+    rounds: int
+    sub_claims: list[SubClaimResult]
+    decisive_source: SourceRef | None = None
+    what_would_change: list[str]
+    structural_analysis: StructuralAnalysis
+    sources: list[SourceRef] = Field(description="Every cited source, T1 first.")
+    warnings: list[str] = Field(default_factory=list)
+    reasoner: str = Field(description="Which reasoner produced this: 'offline' means no model was used.")
+    models: dict[str, str] = Field(default_factory=dict, description="Role → provider:model.")
+    usage: Usage
+
+
+# ---------------------------------------------------------------- records and events
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class RunEvent(Strict):
+    run_id: str
+    seq: int = 0
+    type: str  # stage.started, stage.completed, run.succeeded, run.failed, run.stopped, …
+    stage: str | None = None
+    round: int | None = None
+    side: Side | None = None
+    at: datetime = Field(default_factory=utcnow)
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class RunRecord(Strict):
+    run_id: str
+    claim_id: str
+    status: RunStatus
+    request: RunRequest
+    source_tag: SourceTag = SourceTag.APP
+    created_at: datetime = Field(default_factory=utcnow)
+    finished_at: datetime | None = None
+    score: int | None = None
+    interval: Interval | None = None
+    verdict: Verdict | None = None
+    cost_usd: float = 0.0
+    tokens: int = 0
+    error: str | None = None
+    warnings: list[str] = Field(default_factory=list)
+    result: Result | None = None
+
+
+class ClaimRecord(Strict):
+    claim_id: str
+    text: str
+    run_count: int
+    first_seen: datetime
+    last_seen: datetime
+
+
+class DriftPoint(Strict):
+    claim_id: str
+    run_id: str
+    at: datetime
+    as_of_date: date | None
+    score: int
+    interval: Interval
+    verdict: Verdict
+
+
+# ---------------------------------------------------------------- role inputs
+# What each role is given. LLM providers see them rendered into a prompt; the offline reasoner
+# works from them directly.
+
+
+class SuitabilityInput(Strict):
+    claim: str
+    context: str | None = None
+
+
+class DecomposeInput(Strict):
+    claim: str
+    context: str | None = None
+    max_sub_claims: int
+    feedback: list[str] = Field(default_factory=list, description="What the self-check found last time.")
+
+
+class DecomposeCheckInput(Strict):
+    claim: str
+    decomposition: Decomposition
+
+
+class ArgueInput(Strict):
+    claim: str
+    context: str | None = None
+    side: Side
+    round: int
+    persona: int = 0
+    sub_claims: list[SubClaim]
+    evidence: list[Evidence]
+    new_evidence_ids: list[str] = Field(default_factory=list)
+    own_previous: Argument | None = None
+    opponent_previous: Argument | None = None
+
+
+class ModerateInput(Strict):
+    claim: str
+    round: int
+    sub_claims: list[SubClaim]
+    case_for: Argument
+    case_against: Argument
+    evidence: list[Evidence]
+    previous_queries: list[str] = Field(default_factory=list)
+
+
+class AnonymousPosition(Strict):
+    """An argument with its side stripped: the final moderator sees only 'A' or 'B'."""
+
+    label: Literal["A", "B"]
+    round: int
+    points: list[Point]
+    refused: bool = False
+
+
+class AdjudicateInput(Strict):
+    claim: str
+    mode: Mode
+    sub_claims: list[SubClaim]
+    positions: list[AnonymousPosition]
+    evidence: list[Evidence]
+    sample: int = Field(default=0, description="Self-consistency sample index.")

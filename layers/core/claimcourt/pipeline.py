@@ -1,0 +1,325 @@
+"""The stage services the Lambda handlers call: load what a stage needs from the store, run the
+pure stage function, save what it made, return a small summary for the state payload.
+
+The state machine (statemachine/debate.asl.json) decides what runs when; nothing here loops
+over stages.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from claimcourt.adjudication.adjudicate import adjudicate
+from claimcourt.adjudication.anonymize import anonymize
+from claimcourt.adjudication.score import compose_result, usage_from
+from claimcourt.debate.argue import argue
+from claimcourt.debate.decompose import decompose
+from claimcourt.debate.moderate import moderate
+from claimcourt.debate.suitability import assess
+from claimcourt.errors import NotFoundError
+from claimcourt.evidence.base import EvidenceSource
+from claimcourt.evidence.retrieve import retrieve
+from claimcourt.models import (
+    AdjudicateInput,
+    ArgueInput,
+    Argument,
+    Decomposition,
+    Directive,
+    Evidence,
+    Judgement,
+    ModerateInput,
+    ModeratorDecision,
+    RunEvent,
+    RunRecord,
+    RunStatus,
+    Side,
+    Suitability,
+    SuitabilityInput,
+)
+from claimcourt.reasoning.base import CallContext
+from claimcourt.reasoning.reasoner import Reasoner
+from claimcourt.settings import MIN_ROUNDS, ROLES, Settings
+from claimcourt.store.base import Store
+
+
+@dataclass(frozen=True)
+class Deps:
+    """A stage's collaborators, built once per cold start (or once per local runtime)."""
+
+    settings: Settings
+    store: Store
+    reasoner: Reasoner
+    evidence: EvidenceSource
+
+
+# ---------------------------------------------------------------- state payloads (kept small)
+
+
+class Payload(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    run_id: str = Field(min_length=1, max_length=100)
+
+
+class RoundPayload(Payload):
+    round: int = Field(ge=1, le=20)
+
+
+class RetrievePayload(RoundPayload):
+    directive: Directive
+
+
+class ArguePayload(RoundPayload):
+    side: Side
+
+
+class FinishPayload(Payload):
+    outcome: Literal["stopped", "failed"]
+    error: dict[str, Any] | None = None  # a Catch's {"Error", "Cause"}
+
+
+# ---------------------------------------------------------------- artifact keys
+
+
+def evidence_key(round: int, sub_claim_id: str) -> str:
+    return f"evidence/r{round:02d}/{sub_claim_id}"
+
+
+def argument_key(round: int, side: Side) -> str:
+    return f"argument/r{round:02d}/{side}"
+
+
+def decision_key(round: int) -> str:
+    return f"decision/r{round:02d}"
+
+
+def _record(deps: Deps, run_id: str) -> RunRecord:
+    return deps.store.get_run(run_id)
+
+
+def _decomposition(deps: Deps, run_id: str) -> Decomposition:
+    return Decomposition.model_validate(deps.store.get_artifact(run_id, "decomposition"))
+
+
+def evidence_pool(store: Store, run_id: str, up_to_round: int | None = None) -> list[Evidence]:
+    """Every evidence item found so far, oldest first, each id once."""
+    pool: dict[str, Evidence] = {}
+    for key, doc in store.find_artifacts(run_id, "evidence/").items():
+        if up_to_round is not None and int(key.split("/")[1][1:]) > up_to_round:
+            continue
+        for item in doc["items"]:
+            e = Evidence.model_validate(item)
+            pool.setdefault(e.id, e)
+    return list(pool.values())
+
+
+def arguments_of(store: Store, run_id: str) -> list[Argument]:
+    return [Argument.model_validate(v) for v in store.find_artifacts(run_id, "argument/").values()]
+
+
+def _argument(store: Store, run_id: str, round: int, side: Side) -> Argument | None:
+    try:
+        return Argument.model_validate(store.get_artifact(run_id, argument_key(round, side)))
+    except NotFoundError:
+        return None
+
+
+# ---------------------------------------------------------------- stages
+
+
+def suitability(deps: Deps, p: Payload) -> dict[str, Any]:
+    request = _record(deps, p.run_id).request
+    result: Suitability = assess(
+        SuitabilityInput(claim=request.claim, context=request.context),
+        deps.reasoner,
+        CallContext(p.run_id, "suitability"),
+    )
+    deps.store.put_artifact(p.run_id, "suitability", result.model_dump(mode="json"))
+    return {"proceed": result.proceed, "flags": [f.value for f in result.flags]}
+
+
+def decomposition(deps: Deps, p: Payload) -> dict[str, Any]:
+    request = _record(deps, p.run_id).request
+    profile = deps.settings.effort(request.effort)
+    result = decompose(
+        request.claim,
+        request.context,
+        profile.max_sub_claims,
+        deps.reasoner,
+        CallContext(p.run_id, "decompose"),
+    )
+    deps.store.put_artifact(p.run_id, "decomposition", result.model_dump(mode="json"))
+    directives = [Directive(sub_claim_id=s.id, query=s.directive).model_dump() for s in result.sub_claims]
+    return {"directives": directives, "sub_claims": len(directives)}
+
+
+def retrieval(deps: Deps, p: RetrievePayload) -> dict[str, Any]:
+    request = _record(deps, p.run_id).request
+    found, cache_hit = retrieve(
+        p.directive,
+        round=p.round,
+        source=deps.evidence,
+        cache=deps.store,
+        limit=deps.settings.effort(request.effort).evidence_per_query,
+        as_of=request.as_of_date,
+        ttl_s=deps.settings.cache_ttl_s,
+    )
+    doc = {
+        "query": p.directive.query,
+        "source": deps.evidence.name,
+        "cache_hit": cache_hit,
+        "items": [e.model_dump(mode="json") for e in found],
+    }
+    deps.store.put_artifact(p.run_id, evidence_key(p.round, p.directive.sub_claim_id), doc)
+    return {"sub_claim_id": p.directive.sub_claim_id, "found": len(found), "cache_hit": cache_hit}
+
+
+def _persona(deps: Deps, run_id: str, round: int) -> int:
+    if round <= 1:
+        return 0
+    try:
+        return ModeratorDecision.model_validate(
+            deps.store.get_artifact(run_id, decision_key(round - 1))
+        ).persona
+    except NotFoundError:
+        return 0
+
+
+def argument(deps: Deps, p: ArguePayload) -> dict[str, Any]:
+    request = _record(deps, p.run_id).request
+    pool = evidence_pool(deps.store, p.run_id, up_to_round=p.round)
+    other: Side = "against" if p.side == "for" else "for"
+    inputs = ArgueInput(
+        claim=request.claim,
+        context=request.context,
+        side=p.side,
+        round=p.round,
+        persona=_persona(deps, p.run_id, p.round),
+        sub_claims=_decomposition(deps, p.run_id).sub_claims,
+        evidence=pool,
+        new_evidence_ids=[e.id for e in pool if e.round == p.round] if p.round > 1 else [],
+        own_previous=_argument(deps.store, p.run_id, p.round - 1, p.side),
+        opponent_previous=_argument(deps.store, p.run_id, p.round - 1, other),
+    )
+    result = argue(inputs, deps.reasoner, CallContext(p.run_id, "argue", p.round, p.side))
+    deps.store.put_artifact(p.run_id, argument_key(p.round, p.side), result.model_dump(mode="json"))
+    return {"side": p.side, "implied_score": result.implied_score(), "refused": result.refusal is not None}
+
+
+def moderation(deps: Deps, p: RoundPayload) -> dict[str, Any]:
+    request = _record(deps, p.run_id).request
+    case_for = _argument(deps.store, p.run_id, p.round, "for")
+    case_against = _argument(deps.store, p.run_id, p.round, "against")
+    if case_for is None or case_against is None:
+        raise NotFoundError(f"run {p.run_id} round {p.round} is missing an argument")
+    queries = [doc["query"] for doc in deps.store.find_artifacts(p.run_id, "evidence/").values()]
+    decision = moderate(
+        ModerateInput(
+            claim=request.claim,
+            round=p.round,
+            sub_claims=_decomposition(deps, p.run_id).sub_claims,
+            case_for=case_for,
+            case_against=case_against,
+            evidence=evidence_pool(deps.store, p.run_id),
+            previous_queries=queries,
+        ),
+        deps.reasoner,
+        CallContext(p.run_id, "moderate", p.round),
+        min_rounds=MIN_ROUNDS,
+        max_rounds=deps.settings.effort(request.effort).max_rounds,
+        persona=_persona(deps, p.run_id, p.round),
+    )
+    deps.store.put_artifact(p.run_id, decision_key(p.round), decision.model_dump(mode="json"))
+    return {
+        "action": decision.action.value,
+        "another_round": decision.action.another_round,
+        "next_round": p.round + 1,
+        "directives": [d.model_dump() for d in decision.directives],
+    }
+
+
+def adjudication(deps: Deps, p: Payload) -> dict[str, Any]:
+    request = _record(deps, p.run_id).request
+    arguments = sorted(arguments_of(deps.store, p.run_id), key=lambda a: (a.round, a.side))
+    positions, mapping = anonymize(arguments, seed=p.run_id)
+    judgements = adjudicate(
+        AdjudicateInput(
+            claim=request.claim,
+            mode=request.mode,
+            sub_claims=_decomposition(deps, p.run_id).sub_claims,
+            positions=positions,
+            evidence=evidence_pool(deps.store, p.run_id),
+        ),
+        deps.reasoner,
+        CallContext(p.run_id, "adjudicate"),
+        samples=deps.settings.effort(request.effort).self_consistency_samples,
+    )
+    deps.store.put_artifact(
+        p.run_id,
+        "judgements",
+        {"mapping": mapping, "items": [j.model_dump(mode="json") for j in judgements]},
+    )
+    return {"overall_score": judgements[0].overall_score, "samples": len(judgements)}
+
+
+def scoring(deps: Deps, p: Payload) -> dict[str, Any]:
+    record = _record(deps, p.run_id)
+    judged = deps.store.get_artifact(p.run_id, "judgements")
+    retrievals = deps.store.find_artifacts(p.run_id, "evidence/").values()
+    hits = sum(1 for doc in retrievals if doc["cache_hit"])
+    suitability_doc = Suitability.model_validate(deps.store.get_artifact(p.run_id, "suitability"))
+    result = compose_result(
+        run_id=p.run_id,
+        request=record.request,
+        decomposition=_decomposition(deps, p.run_id),
+        arguments=sorted(arguments_of(deps.store, p.run_id), key=lambda a: (a.round, a.side)),
+        judgements=[Judgement.model_validate(j) for j in judged["items"]],
+        evidence=evidence_pool(deps.store, p.run_id),
+        usage=usage_from(deps.store.run_calls(p.run_id), hits, len(retrievals) - hits),
+        warnings=suitability_doc.warnings,
+        reasoner=deps.reasoner.label(ROLES),
+        models=deps.reasoner.models(ROLES),
+    )
+    deps.store.finish_run(p.run_id, result)
+    summary = {
+        "run_id": p.run_id,
+        "status": RunStatus.SUCCEEDED.value,
+        "score": result.overall_score,
+        "interval": result.interval.model_dump(),
+        "verdict": result.overall_verdict.value,
+    }
+    deps.store.append_event(
+        RunEvent(run_id=p.run_id, type="run.succeeded", data=summary), key="run.succeeded"
+    )
+    return summary
+
+
+def _reason(error: dict[str, Any] | None) -> str:
+    """'ErrorName: message' from a Catch's error object, never a stack trace."""
+    if not error:
+        return "unknown error"
+    name = str(error.get("Error", "Error"))
+    cause = error.get("Cause", "")
+    try:
+        message = json.loads(cause).get("errorMessage", "")
+    except (TypeError, ValueError, AttributeError):
+        message = str(cause)
+    return f"{name}: {message}".strip().rstrip(":")[:1000]
+
+
+def finish(deps: Deps, p: FinishPayload) -> dict[str, Any]:
+    """The two ends that are not a score: stopped by the suitability check, or failed."""
+    if p.outcome == "stopped":
+        warnings = Suitability.model_validate(deps.store.get_artifact(p.run_id, "suitability")).warnings
+        deps.store.set_status(p.run_id, RunStatus.STOPPED, warnings=warnings, error="unsuitable claim")
+        data: dict[str, Any] = {"warnings": warnings}
+    else:
+        reason = _reason(p.error)
+        deps.store.set_status(p.run_id, RunStatus.FAILED, error=reason)
+        data = {"error": reason}
+    event_type = f"run.{p.outcome}"
+    deps.store.append_event(RunEvent(run_id=p.run_id, type=event_type, data=data), key=event_type)
+    return {"run_id": p.run_id, "status": p.outcome, **data}

@@ -1,0 +1,143 @@
+"""The Anthropic provider: structured output by forced tool use over the official SDK.
+
+The SDK (2.x) sends `anthropic-version: 2026-10-21`, which rejects `temperature`, `top_p` and `top_k`
+with a 400 even at their defaults, and its `messages.create` no longer accepts them: so
+`Task.temperature` is not sent here. Every model runs at its natural sampling.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, NoReturn
+
+import anthropic
+from anthropic.types import MessageParam, ToolChoiceToolParam, ToolParam
+
+from claimcourt.errors import ProviderError, TransientError
+from claimcourt.reasoning.base import ProviderReply, Task
+
+TOOL_NAME = "submit"
+
+# What the SDK itself retries (408 timeout, 409 lock, 429 rate limit, 5xx incl. 529 overloaded):
+# once its retries are spent, the ASL's retry of TransientError gets a later, second chance.
+_TRANSIENT_STATUS = frozenset({408, 409, 429})
+_FENCE = re.compile(r"^\s*```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
+
+
+def is_transient_status(status: int) -> bool:
+    return status in _TRANSIENT_STATUS or status >= 500
+
+
+def redact(text: str, secret: str | None) -> str:
+    """Strip the key from an error message: some servers echo it back."""
+    if secret:
+        text = text.replace(secret, "[redacted]")
+    return re.sub(r"\bsk-[A-Za-z0-9_\-*]{6,}", "sk-[redacted]", text)
+
+
+def raise_mapped(err: anthropic.AnthropicError, what: str, max_retries: int, api_key: str | None) -> NoReturn:
+    """Turn an SDK error (raised after its own retries) into TransientError or ProviderError.
+
+    The message names the status, error type and request id; never the key. The SDK error is not
+    chained (`from None`): its text embeds the raw response body, which is not ours to log."""
+    if isinstance(err, anthropic.APIStatusError):
+        detail = redact(err.api_message or "", api_key) or "no message"
+        kind = err.type or "unknown_error"
+        request_id = f" (request-id {err.request_id})" if err.request_id else ""
+        if is_transient_status(err.status_code):
+            raise TransientError(
+                f"{what}: HTTP {err.status_code} {kind} after {max_retries} retries: {detail}{request_id}"
+            ) from None
+        raise ProviderError(f"{what}: HTTP {err.status_code} {kind}: {detail}{request_id}") from None
+    if isinstance(err, anthropic.APITimeoutError):
+        raise TransientError(f"{what}: request timed out after {max_retries} retries") from None
+    if isinstance(err, anthropic.APIConnectionError):
+        raise TransientError(f"{what}: could not connect after {max_retries} retries") from None
+    raise ProviderError(f"{what}: {type(err).__name__}: {redact(str(err), api_key)}") from None
+
+
+def parse_json_text(text: str) -> Any:
+    """JSON from a text reply (``` fences stripped); the raw text when it is not JSON, so the
+    Reasoner's validation retry can say what was wrong."""
+    match = _FENCE.match(text)
+    candidate = match.group(1) if match else text
+    try:
+        return json.loads(candidate)
+    except ValueError:
+        return text
+
+
+def with_feedback(prompt: str, feedback: str | None) -> str:
+    if not feedback:
+        return prompt
+    return (
+        f"{prompt}\n\n<correction>\nYour previous reply was rejected. {feedback}\n"
+        "Reply again, correcting exactly these problems and following the schema.\n</correction>"
+    )
+
+
+class AnthropicProvider:
+    """Provider over Anthropic's Messages API; the reply is the input of a forced `submit` tool call."""
+
+    name = "anthropic"
+
+    def __init__(
+        self,
+        api_key: str,
+        *,
+        base_url: str | None = None,
+        max_retries: int = 3,
+        timeout: float = 120.0,
+        max_output_tokens: int = 4096,
+    ) -> None:
+        self._api_key = api_key
+        self._max_retries = max_retries
+        self._max_output_tokens = max_output_tokens
+        self._client = anthropic.Anthropic(
+            api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout
+        )
+
+    def __repr__(self) -> str:  # never the key
+        return f"AnthropicProvider(base_url={str(self._client.base_url)!r})"
+
+    def complete(self, task: Task[Any], model: str, feedback: str | None = None) -> ProviderReply:
+        tool: ToolParam = {
+            "name": TOOL_NAME,
+            "description": f"Submit your {task.kind} reply. Its input must match this schema exactly.",
+            "input_schema": task.output_schema(),
+        }
+        tool_choice: ToolChoiceToolParam = {"type": "tool", "name": TOOL_NAME}
+        messages: list[MessageParam] = [{"role": "user", "content": with_feedback(task.prompt, feedback)}]
+        try:
+            response = self._client.messages.create(
+                model=model,
+                max_tokens=self._max_output_tokens,
+                system=task.system,
+                messages=messages,
+                tools=[tool],
+                tool_choice=tool_choice,
+            )
+        except anthropic.AnthropicError as err:
+            raise_mapped(err, f"anthropic {model}", self._max_retries, self._api_key)
+
+        usage = response.usage
+        texts = [block.text for block in response.content if block.type == "text"]
+        content: Any = None
+        refusal: str | None = None
+        if response.stop_reason == "refusal":
+            details = response.stop_details
+            refusal = (details.explanation if details else None) or " ".join(texts).strip()
+            if not refusal:
+                category = details.category if details and details.category else "unspecified"
+                refusal = f"the model refused (category: {category})"
+        else:
+            tool_inputs = [b.input for b in response.content if b.type == "tool_use" and b.name == TOOL_NAME]
+            content = tool_inputs[0] if tool_inputs else parse_json_text("".join(texts))
+        return ProviderReply(
+            content=content,
+            refusal=refusal,
+            model=response.model or model,
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+        )

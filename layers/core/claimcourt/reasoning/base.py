@@ -1,0 +1,111 @@
+"""The call layer's types: a Task (what a role must produce), a Provider (who produces it) and the
+Reasoner (routing, validation with one retry, refusals, usage ledger, per-run budget)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+OutT = TypeVar("OutT", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Task(Generic[OutT]):
+    """One role's job. `inputs` is the structured truth; `system`/`prompt` render it for an LLM."""
+
+    kind: str  # suitability | decompose | decompose_check | argue | moderate | adjudicate
+    role: str  # a settings.ROLES name: picks the provider and model
+    inputs: BaseModel
+    output: type[OutT]
+    system: str
+    prompt: str
+    temperature: float | None  # None: the model's natural temperature
+
+    def output_schema(self) -> dict[str, Any]:
+        return self.output.model_json_schema()
+
+
+@dataclass(frozen=True)
+class ProviderReply:
+    """What a provider returns: parsed JSON (or raw text if it was not JSON), or a refusal."""
+
+    content: Any
+    refusal: str | None
+    model: str
+    input_tokens: int
+    output_tokens: int
+
+
+class Provider(Protocol):
+    name: str
+
+    def complete(self, task: Task[Any], model: str, feedback: str | None = None) -> ProviderReply:
+        """One call. `feedback` is the validation error of the previous, malformed reply."""
+        ...
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """Where a call happens; (run_id, key) makes it idempotent across Step Functions retries."""
+
+    run_id: str
+    stage: str
+    round: int = 0
+    side: str = ""
+
+    def key(self, task: Task[Any], suffix: str = "") -> str:
+        return ":".join(str(p) for p in (self.stage, self.round, self.side, task.kind, suffix))
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One billed call, as the ledger keeps it."""
+
+    run_id: str
+    call_key: str
+    provider: str
+    model: str
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    price_known: bool
+    output_json: str | None
+    refusal: str | None
+
+
+class Ledger(Protocol):
+    def get_call(self, run_id: str, call_key: str) -> CallRecord | None: ...
+
+    def put_call(self, record: CallRecord) -> None: ...
+
+    def run_spend(self, run_id: str) -> float: ...
+
+
+@dataclass(frozen=True)
+class Reply(Generic[OutT]):
+    output: OutT | None
+    refusal: str | None
+    provider: str
+    model: str
+    replayed: bool = False  # True when a retried stage got the stored reply back
+
+
+def validate_reply(task: Task[OutT], content: Any) -> OutT:
+    """Parse a provider's content into the task's output model (raises ValidationError)."""
+    if isinstance(content, str):
+        return task.output.model_validate_json(content)
+    return task.output.model_validate(content)
+
+
+def describe_validation_error(err: ValidationError | ValueError) -> str:
+    if isinstance(err, ValidationError):
+        problems = [f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in err.errors()]
+        return "Your reply did not match the required JSON schema: " + "; ".join(problems[:10])
+    return f"Your reply was not valid JSON: {err}"
+
+
+def dumps(model: BaseModel) -> str:
+    return json.dumps(model.model_dump(mode="json"), separators=(",", ":"))

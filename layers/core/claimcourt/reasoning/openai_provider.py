@@ -1,0 +1,135 @@
+"""The OpenAI(-compatible) provider: structured output by `response_format: json_schema` over the
+official SDK's Chat Completions, so any server that speaks that API (vLLM, Ollama, llama.cpp…) works."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, NoReturn
+
+import openai
+from openai.types.chat import ChatCompletionMessageParam
+from openai.types.chat.completion_create_params import ResponseFormat
+
+from claimcourt.errors import ProviderError, TransientError
+from claimcourt.reasoning.base import ProviderReply, Task
+
+# A local OpenAI-compatible server usually wants no key, but the SDK insists on one.
+PLACEHOLDER_KEY = "not-needed"
+
+# What the SDK itself retries (408, 409, 429, 5xx): once its retries are spent, the ASL's retry of
+# TransientError gets a later, second chance.
+_TRANSIENT_STATUS = frozenset({408, 409, 429})
+_FENCE = re.compile(r"^\s*```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
+_SCHEMA_NAME = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+def _redact(text: str, secret: str | None) -> str:
+    """Strip the key from an error message: OpenAI's 401 echoes (part of) it back."""
+    if secret and secret != PLACEHOLDER_KEY:
+        text = text.replace(secret, "[redacted]")
+    return re.sub(r"\bsk-[A-Za-z0-9_\-*]{6,}", "sk-[redacted]", text)
+
+
+def _parse_json_text(text: str) -> Any:
+    match = _FENCE.match(text)
+    candidate = match.group(1) if match else text
+    try:
+        return json.loads(candidate)
+    except ValueError:
+        return text  # the Reasoner retries once with the validation error
+
+
+def _with_feedback(prompt: str, feedback: str | None) -> str:
+    if not feedback:
+        return prompt
+    return (
+        f"{prompt}\n\n<correction>\nYour previous reply was rejected. {feedback}\n"
+        "Reply again, correcting exactly these problems and following the schema.\n</correction>"
+    )
+
+
+class OpenAIProvider:
+    """Provider over OpenAI's Chat Completions (or any compatible server at `base_url`)."""
+
+    name = "openai"
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        *,
+        base_url: str | None = None,
+        max_retries: int = 3,
+        timeout: float = 120.0,
+        max_output_tokens: int = 4096,
+    ) -> None:
+        if api_key is None and base_url is None:
+            raise ProviderError("openai: an API key is needed unless base_url names a compatible server")
+        self._api_key = api_key
+        self._max_retries = max_retries
+        self._max_output_tokens = max_output_tokens
+        self._client = openai.OpenAI(
+            api_key=api_key or PLACEHOLDER_KEY, base_url=base_url, max_retries=max_retries, timeout=timeout
+        )
+
+    def __repr__(self) -> str:  # never the key
+        return f"OpenAIProvider(base_url={str(self._client.base_url)!r})"
+
+    def complete(self, task: Task[Any], model: str, feedback: str | None = None) -> ProviderReply:
+        response_format: ResponseFormat = {
+            "type": "json_schema",
+            "json_schema": {
+                "name": _SCHEMA_NAME.sub("_", task.output.__name__)[:64],
+                "schema": task.output_schema(),
+                "strict": False,  # strict mode rejects pydantic's defaults and open objects
+            },
+        }
+        messages: list[ChatCompletionMessageParam] = [
+            {"role": "system", "content": task.system},
+            {"role": "user", "content": _with_feedback(task.prompt, feedback)},
+        ]
+        what = f"openai {model}"
+        try:
+            response = self._client.chat.completions.create(
+                model=model,
+                messages=messages,
+                response_format=response_format,
+                max_completion_tokens=self._max_output_tokens,
+                temperature=task.temperature if task.temperature is not None else openai.omit,
+            )
+        except openai.APIStatusError as err:
+            self._raise_status(err, what)
+        except openai.APITimeoutError:
+            raise TransientError(f"{what}: request timed out after {self._max_retries} retries") from None
+        except openai.APIConnectionError:
+            raise TransientError(f"{what}: could not connect after {self._max_retries} retries") from None
+        except openai.OpenAIError as err:
+            raise ProviderError(f"{what}: {type(err).__name__}: {_redact(str(err), self._api_key)}") from None
+
+        usage = response.usage
+        input_tokens = usage.prompt_tokens if usage else 0
+        output_tokens = usage.completion_tokens if usage else 0
+        served_by = response.model or model
+        if not response.choices:
+            return ProviderReply("", None, served_by, input_tokens, output_tokens)
+        choice = response.choices[0]
+        message = choice.message
+        refusal = message.refusal
+        if refusal is None and not message.content and choice.finish_reason == "content_filter":
+            refusal = "the reply was withheld by the provider's content filter"
+        content = None if refusal is not None else _parse_json_text(message.content or "")
+        return ProviderReply(content, refusal, served_by, input_tokens, output_tokens)
+
+    def _raise_status(self, err: openai.APIStatusError, what: str) -> NoReturn:
+        """The message names the status, error type and code; never the key. The SDK error is not
+        chained (`from None`): its text embeds the raw response body."""
+        body = err.body if isinstance(err.body, dict) else {}
+        detail = _redact(str(body.get("message") or ""), self._api_key) or "no message"
+        kind = err.type or err.code or "unknown_error"
+        request_id = f" (request-id {err.request_id})" if err.request_id else ""
+        status = err.status_code
+        if status in _TRANSIENT_STATUS or status >= 500:
+            raise TransientError(
+                f"{what}: HTTP {status} {kind} after {self._max_retries} retries: {detail}{request_id}"
+            ) from None
+        raise ProviderError(f"{what}: HTTP {status} {kind}: {detail}{request_id}") from None

@@ -1,0 +1,131 @@
+"""The Reasoner: every LLM call in a run goes through `Reasoner.call`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from aws_lambda_powertools import Logger
+from pydantic import ValidationError
+
+from claimcourt.errors import BudgetExceededError, MalformedReplyError, ProviderError
+from claimcourt.reasoning.base import (
+    CallContext,
+    CallRecord,
+    Ledger,
+    OutT,
+    Provider,
+    ProviderReply,
+    Reply,
+    Task,
+    describe_validation_error,
+    validate_reply,
+)
+from claimcourt.reasoning.prices import cost_usd
+
+logger = Logger(service="claimcourt", child=True)
+
+Router = Callable[[str], tuple[str, str]]
+
+
+@dataclass
+class _Spend:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    model: str = ""
+    replies: list[ProviderReply] = field(default_factory=list)
+
+    def add(self, reply: ProviderReply) -> None:
+        self.input_tokens += reply.input_tokens
+        self.output_tokens += reply.output_tokens
+        self.model = reply.model
+        self.replies.append(reply)
+
+
+class Reasoner:
+    """Routes each role to its provider and model, validates replies into their models (one retry
+    with the validation error), turns refusals into data, records usage in the ledger, and stops
+    a run whose spend has reached its budget. A call already in the ledger is replayed, not repeated:
+    a Step Functions retry of a stage never pays twice."""
+
+    def __init__(
+        self, providers: Mapping[str, Provider], route: Router, ledger: Ledger, budget_usd: float
+    ) -> None:
+        self._providers = providers
+        self._route = route
+        self._ledger = ledger
+        self._budget_usd = budget_usd
+
+    def label(self, roles: tuple[str, ...]) -> str:
+        """'offline' when no role uses a model; else the providers used, e.g. 'anthropic'."""
+        used = sorted({self._route(role)[0] for role in roles})
+        return "+".join(used)
+
+    def models(self, roles: tuple[str, ...]) -> dict[str, str]:
+        return {role: ":".join(self._route(role)) for role in roles}
+
+    def call(self, task: Task[OutT], ctx: CallContext, suffix: str = "") -> Reply[OutT]:
+        key = ctx.key(task, suffix)
+        stored = self._ledger.get_call(ctx.run_id, key)
+        if stored is not None:
+            replay = task.output.model_validate_json(stored.output_json) if stored.output_json else None
+            return Reply(replay, stored.refusal, stored.provider, stored.model, replayed=True)
+
+        spent = self._ledger.run_spend(ctx.run_id)
+        if spent >= self._budget_usd:
+            raise BudgetExceededError(
+                f"run {ctx.run_id} has spent ${spent:.4f} of its ${self._budget_usd:.2f} budget"
+            )
+        provider_name, model = self._route(task.role)
+        provider = self._providers.get(provider_name)
+        if provider is None:
+            raise ProviderError(f"no provider '{provider_name}' is configured for role {task.role}")
+
+        spend = _Spend()
+        reply = provider.complete(task, model)
+        spend.add(reply)
+        output: OutT | None = None
+        if reply.refusal is None:
+            try:
+                output = validate_reply(task, reply.content)
+            except (ValidationError, ValueError) as first_error:
+                feedback = describe_validation_error(first_error)
+                logger.warning("malformed reply, retrying once", extra={"task": task.kind, "error": feedback})
+                reply = provider.complete(task, model, feedback=feedback)
+                spend.add(reply)
+                if reply.refusal is None:
+                    try:
+                        output = validate_reply(task, reply.content)
+                    except (ValidationError, ValueError) as second_error:
+                        self._record(ctx, key + "!malformed", provider_name, spend, None, None)
+                        raise MalformedReplyError(
+                            f"{task.kind} reply from {provider_name}:{model} did not parse twice: "
+                            f"{describe_validation_error(second_error)}"
+                        ) from second_error
+        self._record(ctx, key, provider_name, spend, output, reply.refusal)
+        return Reply(output, reply.refusal, provider_name, spend.model or model)
+
+    def _record(
+        self,
+        ctx: CallContext,
+        key: str,
+        provider: str,
+        spend: _Spend,
+        output: OutT | None,
+        refusal: str | None,
+    ) -> None:
+        cost, known = cost_usd(spend.model, spend.input_tokens, spend.output_tokens)
+        self._ledger.put_call(
+            CallRecord(
+                run_id=ctx.run_id,
+                call_key=key,
+                provider=provider,
+                model=spend.model,
+                input_tokens=spend.input_tokens,
+                output_tokens=spend.output_tokens,
+                cost_usd=cost,
+                price_known=known,
+                output_json=output.model_dump_json() if output is not None else None,
+                refusal=refusal,
+            )
+        )

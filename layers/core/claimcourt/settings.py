@@ -1,0 +1,104 @@
+"""Settings, read once from the environment and validated. Nothing else reads os.environ."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ProviderName = Literal["anthropic", "openai", "offline"]
+ROLES = ("suitability", "decomposer", "case_for", "case_against", "moderator", "adjudicator")
+
+
+class EffortProfile(BaseSettings):
+    max_rounds: int
+    max_sub_claims: int
+    evidence_per_query: int
+    self_consistency_samples: int
+
+
+EFFORT_PROFILES: dict[str, EffortProfile] = {
+    "low": EffortProfile(max_rounds=2, max_sub_claims=3, evidence_per_query=4, self_consistency_samples=0),
+    "standard": EffortProfile(
+        max_rounds=2, max_sub_claims=4, evidence_per_query=5, self_consistency_samples=0
+    ),
+    "high": EffortProfile(max_rounds=4, max_sub_claims=6, evidence_per_query=6, self_consistency_samples=3),
+}
+MIN_ROUNDS = 2
+
+
+class Settings(BaseSettings):
+    """Every knob, from CLAIMCOURT_* variables (provider keys under their usual names)."""
+
+    model_config = SettingsConfigDict(env_prefix="CLAIMCOURT_", extra="ignore", populate_by_name=True)
+
+    # Where the embedded default keeps its SQLite store.
+    data_dir: Path | None = None
+    store: Literal["sqlite"] = "sqlite"
+
+    # Providers. A role uses `provider` unless models_by_role names another "provider:model".
+    provider: ProviderName | None = Field(default=None, description="None: pick from the keys present.")
+    anthropic_api_key: SecretStr | None = Field(default=None, validation_alias="ANTHROPIC_API_KEY")
+    anthropic_base_url: str | None = Field(default=None, validation_alias="ANTHROPIC_BASE_URL")
+    openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
+    openai_base_url: str | None = Field(default=None, validation_alias="OPENAI_BASE_URL")
+    anthropic_model: str = "claude-sonnet-4-6"
+    openai_model: str = "gpt-4.1"
+    models_by_role: dict[str, str] = Field(
+        default_factory=dict, description='e.g. {"adjudicator": "anthropic:claude-opus-4-1"}'
+    )
+    max_output_tokens: int = 4096
+    provider_max_retries: int = Field(default=3, description="SDK-level retries with backoff.")
+    provider_timeout_s: float = 120.0
+
+    # Spend and size limits.
+    budget_usd: float = Field(default=2.0, gt=0, description="Per-run spend cap.")
+    web_search: bool = Field(default=True, description="Use Anthropic web search when a key is set.")
+    cache_ttl_s: int = 24 * 3600
+
+    def effort(self, name: str) -> EffortProfile:
+        return EFFORT_PROFILES[name]
+
+    def default_provider(self) -> ProviderName:
+        if self.provider is not None:
+            return self.provider
+        if self.anthropic_api_key is not None:
+            return "anthropic"
+        if self.openai_api_key is not None or self.openai_base_url is not None:
+            return "openai"
+        return "offline"
+
+    def has_key(self, provider: str) -> bool:
+        if provider == "anthropic":
+            return self.anthropic_api_key is not None
+        if provider == "openai":
+            return self.openai_api_key is not None or self.openai_base_url is not None
+        return provider == "offline"
+
+    def default_model(self, provider: str) -> str:
+        return {"anthropic": self.anthropic_model, "openai": self.openai_model}.get(provider, "offline")
+
+    def route(self, role: str) -> tuple[str, str]:
+        """(provider, model) for a role; a role whose provider has no key falls back to the default."""
+        wanted = self.models_by_role.get(role)
+        if wanted:
+            provider, _, model = wanted.partition(":")
+            if self.has_key(provider):
+                return provider, model or self.default_model(provider)
+        provider = self.default_provider()
+        return provider, self.default_model(provider)
+
+    def resolved_data_dir(self) -> Path:
+        if self.data_dir is not None:
+            return self.data_dir
+        from platformdirs import user_data_dir  # laptop-only dependency
+
+        return Path(user_data_dir("claimcourt", appauthor=False))
+
+
+@lru_cache(maxsize=1)
+def load_settings() -> Settings:
+    return Settings()

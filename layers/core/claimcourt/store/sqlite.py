@@ -1,0 +1,323 @@
+"""The embedded default's store: one SQLite file in WAL mode.
+
+One connection behind a lock: stage tasks write from several threads at once (Map and Parallel
+states), and SQLite serializes writers anyway.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from claimcourt.errors import NotFoundError
+from claimcourt.models import ClaimRecord, DriftPoint, Result, RunEvent, RunRecord, RunStatus, utcnow
+from claimcourt.reasoning.base import CallRecord
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY, claim_id TEXT NOT NULL, status TEXT NOT NULL, mode TEXT NOT NULL,
+    source_tag TEXT NOT NULL, created_at TEXT NOT NULL, finished_at TEXT, as_of_date TEXT,
+    score INTEGER, cost_usd REAL NOT NULL DEFAULT 0, tokens INTEGER NOT NULL DEFAULT 0,
+    record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS runs_by_created ON runs (created_at DESC);
+CREATE TABLE IF NOT EXISTS events (
+    run_id TEXT NOT NULL, seq INTEGER NOT NULL, key TEXT NOT NULL, body TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq), UNIQUE (run_id, key)
+);
+CREATE TABLE IF NOT EXISTS artifacts (
+    run_id TEXT NOT NULL, key TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run_id, key)
+);
+CREATE TABLE IF NOT EXISTS calls (
+    run_id TEXT NOT NULL, call_key TEXT NOT NULL, provider TEXT NOT NULL, model TEXT NOT NULL,
+    input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, cost_usd REAL NOT NULL,
+    price_known INTEGER NOT NULL, output_json TEXT, refusal TEXT, PRIMARY KEY (run_id, call_key)
+);
+CREATE TABLE IF NOT EXISTS retrieval_cache (
+    key TEXT PRIMARY KEY, hits TEXT NOT NULL, expires_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS claims (
+    claim_id TEXT PRIMARY KEY, text TEXT NOT NULL, run_count INTEGER NOT NULL,
+    first_seen TEXT NOT NULL, last_seen TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS drift_points (
+    claim_id TEXT NOT NULL, run_id TEXT NOT NULL, at TEXT NOT NULL, body TEXT NOT NULL,
+    PRIMARY KEY (claim_id, run_id)
+);
+"""
+
+
+def _call_record(row: tuple[Any, ...]) -> CallRecord:
+    return CallRecord(
+        run_id=row[0],
+        call_key=row[1],
+        provider=row[2],
+        model=row[3],
+        input_tokens=row[4],
+        output_tokens=row[5],
+        cost_usd=row[6],
+        price_known=bool(row[7]),
+        output_json=row[8],
+        refusal=row[9],
+    )
+
+
+class SqliteStore:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(SCHEMA)
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            return self._db.execute(sql, args).fetchall()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # ------------------------------------------------------------ runs
+
+    def create_run(self, record: RunRecord) -> None:
+        now = record.created_at.isoformat()
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO runs (run_id, claim_id, status, mode, source_tag, created_at, as_of_date,"
+                " record) VALUES (?,?,?,?,?,?,?,?)",
+                (
+                    record.run_id,
+                    record.claim_id,
+                    record.status.value,
+                    record.request.mode,
+                    record.source_tag.value,
+                    now,
+                    record.request.as_of_date.isoformat() if record.request.as_of_date else None,
+                    record.model_dump_json(),
+                ),
+            )
+            db.execute(
+                "INSERT INTO claims (claim_id, text, run_count, first_seen, last_seen) VALUES (?,?,1,?,?)"
+                " ON CONFLICT (claim_id) DO UPDATE SET run_count = run_count + 1,"
+                " last_seen = excluded.last_seen",
+                (record.claim_id, record.request.claim, now, now),
+            )
+
+    def get_run(self, run_id: str) -> RunRecord:
+        rows = self._query("SELECT record FROM runs WHERE run_id = ?", (run_id,))
+        if not rows:
+            raise NotFoundError(f"no run {run_id}")
+        return RunRecord.model_validate_json(rows[0][0])
+
+    def list_runs(self, limit: int = 20) -> list[RunRecord]:
+        rows = self._query("SELECT record FROM runs ORDER BY created_at DESC, run_id DESC LIMIT ?", (limit,))
+        return [RunRecord.model_validate_json(r[0]) for r in rows]
+
+    def _save(self, db: sqlite3.Connection, record: RunRecord) -> None:
+        db.execute(
+            "UPDATE runs SET status=?, finished_at=?, score=?, cost_usd=?, tokens=?, record=? WHERE run_id=?",
+            (
+                record.status.value,
+                record.finished_at.isoformat() if record.finished_at else None,
+                record.score,
+                record.cost_usd,
+                record.tokens,
+                record.model_dump_json(),
+                record.run_id,
+            ),
+        )
+
+    def set_status(
+        self, run_id: str, status: RunStatus, *, error: str | None = None, warnings: list[str] | None = None
+    ) -> bool:
+        with self._tx() as db:
+            record = self.get_run(run_id)
+            if record.status.terminal:
+                return False
+            update: dict[str, Any] = {"status": status, "error": error}
+            if status.terminal:
+                update["finished_at"] = utcnow()
+            if warnings is not None:
+                update["warnings"] = warnings
+            self._save(db, record.model_copy(update=update))
+            return True
+
+    def finish_run(self, run_id: str, result: Result) -> None:
+        with self._tx() as db:
+            record = self.get_run(run_id)
+            finished = record.model_copy(
+                update={
+                    "status": RunStatus.SUCCEEDED,
+                    "finished_at": record.finished_at or utcnow(),
+                    "score": result.overall_score,
+                    "interval": result.interval,
+                    "verdict": result.overall_verdict,
+                    "cost_usd": result.usage.total_cost_usd,
+                    "tokens": result.usage.input_tokens + result.usage.output_tokens,
+                    "warnings": result.warnings,
+                    "result": result,
+                }
+            )
+            self._save(db, finished)
+            point = DriftPoint(
+                claim_id=record.claim_id,
+                run_id=run_id,
+                at=finished.finished_at or utcnow(),
+                as_of_date=record.request.as_of_date,
+                score=result.overall_score,
+                interval=result.interval,
+                verdict=result.overall_verdict,
+            )
+            db.execute(
+                "INSERT OR REPLACE INTO drift_points (claim_id, run_id, at, body) VALUES (?,?,?,?)",
+                (point.claim_id, run_id, point.at.isoformat(), point.model_dump_json()),
+            )
+
+    # ------------------------------------------------------------ events
+
+    def append_event(self, event: RunEvent, key: str) -> RunEvent | None:
+        with self._tx() as db:
+            if db.execute("SELECT 1 FROM events WHERE run_id=? AND key=?", (event.run_id, key)).fetchone():
+                return None
+            seq = db.execute(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE run_id=?", (event.run_id,)
+            ).fetchone()[0]
+            stored = event.model_copy(update={"seq": seq})
+            db.execute(
+                "INSERT INTO events (run_id, seq, key, body) VALUES (?,?,?,?)",
+                (event.run_id, seq, key, stored.model_dump_json()),
+            )
+            return stored
+
+    def list_events(self, run_id: str, after_seq: int = 0) -> list[RunEvent]:
+        rows = self._query(
+            "SELECT body FROM events WHERE run_id=? AND seq>? ORDER BY seq", (run_id, after_seq)
+        )
+        return [RunEvent.model_validate_json(r[0]) for r in rows]
+
+    # ------------------------------------------------------------ artifacts
+
+    def put_artifact(self, run_id: str, key: str, value: dict[str, Any]) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO artifacts (run_id, key, body) VALUES (?,?,?)",
+                (run_id, key, json.dumps(value, separators=(",", ":"), default=str)),
+            )
+
+    def get_artifact(self, run_id: str, key: str) -> dict[str, Any]:
+        rows = self._query("SELECT body FROM artifacts WHERE run_id=? AND key=?", (run_id, key))
+        if not rows:
+            raise NotFoundError(f"run {run_id} has no artifact {key}")
+        value: dict[str, Any] = json.loads(rows[0][0])
+        return value
+
+    def find_artifacts(self, run_id: str, prefix: str) -> dict[str, dict[str, Any]]:
+        rows = self._query(
+            "SELECT key, body FROM artifacts WHERE run_id=? AND key >= ? AND key < ? ORDER BY key",
+            (run_id, prefix, prefix + "\uffff"),
+        )
+        return {key: json.loads(body) for key, body in rows}
+
+    # ------------------------------------------------------------ usage ledger
+
+    def get_call(self, run_id: str, call_key: str) -> CallRecord | None:
+        rows = self._query(
+            "SELECT run_id, call_key, provider, model, input_tokens, output_tokens, cost_usd, price_known,"
+            " output_json, refusal FROM calls WHERE run_id=? AND call_key=?",
+            (run_id, call_key),
+        )
+        return _call_record(rows[0]) if rows else None
+
+    def put_call(self, record: CallRecord) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO calls VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (
+                    record.run_id,
+                    record.call_key,
+                    record.provider,
+                    record.model,
+                    record.input_tokens,
+                    record.output_tokens,
+                    record.cost_usd,
+                    int(record.price_known),
+                    record.output_json,
+                    record.refusal,
+                ),
+            )
+
+    def run_spend(self, run_id: str) -> float:
+        return float(
+            self._query("SELECT COALESCE(SUM(cost_usd), 0) FROM calls WHERE run_id=?", (run_id,))[0][0]
+        )
+
+    def run_calls(self, run_id: str) -> list[CallRecord]:
+        rows = self._query(
+            "SELECT run_id, call_key, provider, model, input_tokens, output_tokens, cost_usd, price_known,"
+            " output_json, refusal FROM calls WHERE run_id=? ORDER BY call_key",
+            (run_id,),
+        )
+        return [_call_record(r) for r in rows]
+
+    # ------------------------------------------------------------ retrieval cache
+
+    def cache_get(self, key: str) -> list[dict[str, Any]] | None:
+        rows = self._query(
+            "SELECT hits FROM retrieval_cache WHERE key=? AND expires_at>?", (key, time.time())
+        )
+        if not rows:
+            return None
+        hits: list[dict[str, Any]] = json.loads(rows[0][0])
+        return hits
+
+    def cache_put(self, key: str, hits: list[dict[str, Any]], ttl_s: int) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO retrieval_cache (key, hits, expires_at) VALUES (?,?,?)",
+                (key, json.dumps(hits, default=str), time.time() + ttl_s),
+            )
+            db.execute("DELETE FROM retrieval_cache WHERE expires_at <= ?", (time.time(),))
+
+    # ------------------------------------------------------------ claims and drift
+
+    def list_claims(self, limit: int = 50) -> list[ClaimRecord]:
+        rows = self._query(
+            "SELECT claim_id, text, run_count, first_seen, last_seen FROM claims"
+            " ORDER BY last_seen DESC LIMIT ?",
+            (limit,),
+        )
+        return [
+            ClaimRecord(
+                claim_id=r[0],
+                text=r[1],
+                run_count=r[2],
+                first_seen=datetime.fromisoformat(r[3]),
+                last_seen=datetime.fromisoformat(r[4]),
+            )
+            for r in rows
+        ]
+
+    def drift_series(self, claim_id: str) -> list[DriftPoint]:
+        rows = self._query("SELECT body FROM drift_points WHERE claim_id=? ORDER BY at", (claim_id,))
+        return [DriftPoint.model_validate_json(r[0]) for r in rows]

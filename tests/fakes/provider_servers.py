@@ -1,0 +1,397 @@
+"""Fake Anthropic Messages and OpenAI Chat Completions servers on 127.0.0.1, for driving the real SDK
+clients in tests without any network.
+
+Each server answers POSTs from a scripted queue of responses (status, JSON body, headers, optional
+delay) and records every request it received. When the queue is empty, `default` (a callable taking
+the request's JSON body and returning a response body) answers with 200; without one, the server
+answers 418 with `x-should-retry: false`, so a test that under-scripts fails fast and loudly.
+
+    with FakeAnthropicServer() as server:
+        server.enqueue(429, anthropic_error("rate_limit_error", "slow down"))
+        server.enqueue(200, anthropic_tool_message({"answer": 42}))
+        client = anthropic.Anthropic(api_key="test", base_url=server.url, max_retries=2)
+        ...
+        assert len(server.requests) == 2
+
+Error responses carry `retry-after-ms: 1` by default: the SDKs ignore `retry-after: 0` (they only
+honour a positive delay, else back off 0.5 s, 1 s, …), so a millisecond keeps retry tests fast.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any, Self
+
+FAST_RETRY = {"retry-after-ms": "1"}
+_ids = itertools.count(1)
+
+
+def _next_id(prefix: str) -> str:
+    return f"{prefix}{next(_ids):024d}"
+
+
+@dataclass(frozen=True)
+class ScriptedResponse:
+    status: int
+    body: Any  # a JSON-serialisable value, or str/bytes sent as is
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0  # sleep before answering: longer than the client's timeout → a timeout
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]  # lower-cased names
+    body: Any  # parsed JSON, or None when the body was not JSON
+    raw: bytes
+
+
+Responder = Callable[[Any], Any]
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False  # close() must not wait for a handler that is still sleeping
+    owner: FakeServer
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def do_POST(self) -> None:
+        self._answer()
+
+    def do_GET(self) -> None:
+        self._answer()
+
+    def _answer(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body: Any = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        request = RecordedRequest(
+            method=self.command,
+            path=self.path,
+            headers={k.lower(): v for k, v in self.headers.items()},
+            body=body,
+            raw=raw,
+        )
+        scripted = self.server.owner._take(request)
+        if scripted.delay_s:
+            time.sleep(scripted.delay_s)
+        payload = scripted.body
+        if isinstance(payload, str):
+            data = payload.encode()
+        elif isinstance(payload, bytes):
+            data = payload
+        else:
+            data = json.dumps(payload).encode()
+        try:
+            self.send_response(scripted.status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            for name, value in scripted.headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout test)
+            pass
+
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
+        return
+
+
+class FakeServer:
+    """A scriptable JSON HTTP server on 127.0.0.1 with a real port, serving from a daemon thread."""
+
+    base_path = ""
+
+    def __init__(self, default: Responder | None = None) -> None:
+        self.default = default
+        self.requests: list[RecordedRequest] = []
+        self._queue: deque[ScriptedResponse] = deque()
+        self._lock = threading.Lock()
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd.owner = self
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        """The base URL to hand to the SDK client."""
+        return f"http://127.0.0.1:{self.port}{self.base_path}"
+
+    def enqueue(
+        self, status: int, body: Any, headers: dict[str, str] | None = None, delay_s: float = 0.0
+    ) -> Self:
+        """Script the next response. Error statuses get `retry-after-ms: 1` unless headers say else."""
+        if headers is None:
+            headers = dict(FAST_RETRY) if status >= 400 else {}
+        with self._lock:
+            self._queue.append(ScriptedResponse(status, body, headers, delay_s))
+        return self
+
+    def enqueue_many(self, count: int, status: int, body: Any, headers: dict[str, str] | None = None) -> Self:
+        for _ in range(count):
+            self.enqueue(status, body, headers)
+        return self
+
+    @property
+    def pending(self) -> int:
+        """Scripted responses not yet served."""
+        with self._lock:
+            return len(self._queue)
+
+    def _take(self, request: RecordedRequest) -> ScriptedResponse:
+        with self._lock:
+            self.requests.append(request)
+            if self._queue:
+                return self._queue.popleft()
+        if self.default is not None:
+            return ScriptedResponse(200, self.default(request.body))
+        return ScriptedResponse(
+            418,
+            {"error": {"type": "fake_server_error", "message": "no scripted response left"}},
+            {"x-should-retry": "false"},
+        )
+
+    def close(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+class FakeAnthropicServer(FakeServer):
+    """Anthropic's SDK posts to {base_url}/v1/messages."""
+
+
+class FakeOpenAIServer(FakeServer):
+    """OpenAI's SDK posts to {base_url}/chat/completions, and its base URLs end in /v1."""
+
+    base_path = "/v1"
+
+
+def running(server_cls: type[FakeServer], default: Responder | None = None) -> Iterator[FakeServer]:
+    """Generator for a pytest fixture: `yield from running(FakeAnthropicServer)`."""
+    server = server_cls(default)
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+# ---------------------------------------------------------------- Anthropic wire format
+
+
+def anthropic_usage(
+    input_tokens: int = 120, output_tokens: int = 40, web_searches: int = 0
+) -> dict[str, Any]:
+    usage: dict[str, Any] = {
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+        "service_tier": "standard",
+    }
+    if web_searches:
+        usage["server_tool_use"] = {"web_search_requests": web_searches, "web_fetch_requests": 0}
+    return usage
+
+
+def anthropic_message(
+    content: list[dict[str, Any]],
+    *,
+    stop_reason: str = "end_turn",
+    model: str = "claude-sonnet-4-6",
+    input_tokens: int = 120,
+    output_tokens: int = 40,
+    stop_details: dict[str, Any] | None = None,
+    web_searches: int = 0,
+) -> dict[str, Any]:
+    return {
+        "id": _next_id("msg_"),
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "stop_details": stop_details,
+        "usage": anthropic_usage(input_tokens, output_tokens, web_searches),
+    }
+
+
+def anthropic_tool_message(
+    tool_input: dict[str, Any], *, name: str = "submit", preamble: str | None = None, **kwargs: Any
+) -> dict[str, Any]:
+    """A reply that called the client tool `name` with `tool_input` (stop_reason tool_use)."""
+    content: list[dict[str, Any]] = []
+    if preamble:
+        content.append({"type": "text", "text": preamble})
+    content.append({"type": "tool_use", "id": _next_id("toolu_"), "name": name, "input": tool_input})
+    return anthropic_message(content, stop_reason="tool_use", **kwargs)
+
+
+def anthropic_text_message(text: str, **kwargs: Any) -> dict[str, Any]:
+    return anthropic_message([{"type": "text", "text": text}], **kwargs)
+
+
+def anthropic_refusal_message(
+    explanation: str | None = "This request could enable harm.",
+    *,
+    category: str | None = "general_harms",
+    **kwargs: Any,
+) -> dict[str, Any]:
+    """stop_reason "refusal": the API's classifiers stopped the reply (content may be empty)."""
+    details = {"type": "refusal", "category": category, "explanation": explanation}
+    return anthropic_message([], stop_reason="refusal", stop_details=details, **kwargs)
+
+
+def anthropic_error(error_type: str, message: str) -> dict[str, Any]:
+    """e.g. overloaded_error (529), rate_limit_error (429), invalid_request_error (400),
+    authentication_error (401), api_error (500)."""
+    return {
+        "type": "error",
+        "error": {"type": error_type, "message": message},
+        "request_id": _next_id("req_"),
+    }
+
+
+@dataclass(frozen=True)
+class FakeSearchResult:
+    url: str
+    title: str
+    page_age: str | None = None
+    cited_text: str | None = None  # None: the model did not cite this result
+
+
+def anthropic_web_search_message(
+    query: str,
+    results: list[FakeSearchResult],
+    *,
+    summary: str = "Here is what the sources say.",
+    error_code: str | None = None,
+    **kwargs: Any,
+) -> dict[str, Any]:
+    """A web-search turn as the API returns it: the model's preamble, its server_tool_use call, the
+    web_search_tool_result (or an error object), then text blocks citing web_search_result_location."""
+    tool_id = _next_id("srvtoolu_")
+    tool_content: Any = (
+        {"type": "web_search_tool_result_error", "error_code": error_code}
+        if error_code
+        else [
+            {
+                "type": "web_search_result",
+                "url": r.url,
+                "title": r.title,
+                "encrypted_content": "EqgfCioIARgBIiQ3YTAwMjY1Mi1mZjM5LTQ1NGUtODgxNC1kNjNjNTk1ZWI3Y2E",
+                "page_age": r.page_age,
+            }
+            for r in results
+        ]
+    )
+    content: list[dict[str, Any]] = [
+        {"type": "text", "text": f"I'll search for {query}."},
+        {"type": "server_tool_use", "id": tool_id, "name": "web_search", "input": {"query": query}},
+        {"type": "web_search_tool_result", "tool_use_id": tool_id, "content": tool_content},
+        {"type": "text", "text": summary},
+    ]
+    for r in results:
+        if r.cited_text is None:
+            continue
+        content.append(
+            {
+                "type": "text",
+                "text": r.cited_text,
+                "citations": [
+                    {
+                        "type": "web_search_result_location",
+                        "url": r.url,
+                        "title": r.title,
+                        "encrypted_index": "Eo8BCioIAhgBIiQyYjQ0OWJmZi1lNm",
+                        "cited_text": r.cited_text,
+                    }
+                ],
+            }
+        )
+    kwargs.setdefault("web_searches", 1)
+    return anthropic_message(content, stop_reason="end_turn", **kwargs)
+
+
+# ---------------------------------------------------------------- OpenAI wire format
+
+
+def openai_completion(
+    content: str | None,
+    *,
+    refusal: str | None = None,
+    model: str = "gpt-4.1-2025-04-14",
+    prompt_tokens: int = 100,
+    completion_tokens: int = 30,
+    finish_reason: str = "stop",
+    usage: bool = True,
+) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": _next_id("chatcmpl-"),
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content, "refusal": refusal, "annotations": []},
+                "logprobs": None,
+                "finish_reason": finish_reason,
+            }
+        ],
+        "service_tier": "default",
+        "system_fingerprint": "fp_fake",
+    }
+    if usage:
+        body["usage"] = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        }
+    return body
+
+
+def openai_json_completion(payload: Any, **kwargs: Any) -> dict[str, Any]:
+    return openai_completion(json.dumps(payload), **kwargs)
+
+
+def openai_refusal(refusal: str = "I'm sorry, I can't help with that.", **kwargs: Any) -> dict[str, Any]:
+    return openai_completion(None, refusal=refusal, **kwargs)
+
+
+def openai_error(
+    message: str, error_type: str = "invalid_request_error", code: str | None = None
+) -> dict[str, Any]:
+    """e.g. ("Rate limit reached", "requests", "rate_limit_exceeded") with 429, ("The server is
+    overloaded", "server_error") with 503, ("Incorrect API key provided", ..., "invalid_api_key") with 401."""
+    return {"error": {"message": message, "type": error_type, "param": None, "code": code}}
