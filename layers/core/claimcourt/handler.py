@@ -46,7 +46,8 @@ def stage_handler(
             raise StageInputError(f"{stage}: unreadable payload: {err.errors()[:3]}") from err
         logger.set_correlation_id(payload.run_id)
         scope = _scope(payload)
-        logger.append_keys(stage=stage, **scope)
+        # Thread-safe: locally, parallel branches run their handlers in one process.
+        logger.thread_safe_append_keys(stage=stage, **scope)
         deps = current_deps()
         key = ":".join([stage, *(str(v) for v in scope.values())])
         event_scope = {k: scope.get(k) for k in ("round", "side")}

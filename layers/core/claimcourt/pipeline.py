@@ -40,7 +40,8 @@ from claimcourt.models import (
     Suitability,
     SuitabilityInput,
 )
-from claimcourt.reasoning.base import CallContext
+from claimcourt.reasoning.base import CallContext, CallRecord
+from claimcourt.reasoning.prices import cost_usd
 from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.settings import MIN_ROUNDS, ROLES, Settings
 from claimcourt.store.base import Store
@@ -173,8 +174,23 @@ def retrieval(deps: Deps, p: RetrievePayload) -> dict[str, Any]:
         "cache_hit": cache_hit,
         "items": [e.model_dump(mode="json") for e in found],
     }
+    _bill_search(deps, p)
     deps.store.put_artifact(p.run_id, evidence_key(p.round, p.directive.sub_claim_id), doc)
     return {"sub_claim_id": p.directive.sub_claim_id, "found": len(found), "cache_hit": cache_hit}
+
+
+def _bill_search(deps: Deps, p: RetrievePayload) -> None:
+    """A source that calls a model to search (Anthropic web search) is billed like any other call."""
+    usage: tuple[str, int, int] | None = getattr(deps.evidence, "last_usage", None)
+    if usage is None:
+        return
+    model, input_tokens, output_tokens = usage
+    cost, known = cost_usd(model, input_tokens, output_tokens)
+    key = f"retrieve:{p.round}:{p.directive.sub_claim_id}:search"
+    record = CallRecord(
+        p.run_id, key, deps.evidence.name, model, input_tokens, output_tokens, cost, known, None, None
+    )
+    deps.store.put_call(record)
 
 
 def _persona(deps: Deps, run_id: str, round: int) -> int:

@@ -4,6 +4,7 @@ built from the citations (quoted passages) and the search results (url, title, p
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Literal
@@ -91,15 +92,25 @@ class AnthropicWebSearch:
         self._client = anthropic.Anthropic(
             api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout
         )
-        self.last_usage: tuple[str, int, int] | None = None
-        self.last_search_requests = 0
+        # Per thread: a round's retrievals run side by side (a Map state) on one instance locally.
+        self._last = threading.local()
+
+    @property
+    def last_usage(self) -> tuple[str, int, int] | None:
+        """(model, input_tokens, output_tokens) of this thread's last search, for the caller to bill."""
+        usage: tuple[str, int, int] | None = getattr(self._last, "usage", None)
+        return usage
+
+    @property
+    def last_search_requests(self) -> int:
+        return int(getattr(self._last, "search_requests", 0))
 
     def __repr__(self) -> str:  # never the key
         return f"AnthropicWebSearch(model={self._model!r}, base_url={str(self._client.base_url)!r})"
 
     def search(self, query: str, *, limit: int, as_of: date | None = None) -> list[Hit]:
-        self.last_usage = None
-        self.last_search_requests = 0
+        self._last.usage = None
+        self._last.search_requests = 0
         if limit <= 0:
             return []
         search_for = f"{query} (as of {as_of.isoformat()})" if as_of else query
@@ -122,9 +133,9 @@ class AnthropicWebSearch:
             raise_mapped(err, f"anthropic web search {self._model}", self._max_retries, self._api_key)
 
         usage = response.usage
-        self.last_usage = (response.model or self._model, usage.input_tokens, usage.output_tokens)
+        self._last.usage = (response.model or self._model, usage.input_tokens, usage.output_tokens)
         if usage.server_tool_use is not None:
-            self.last_search_requests = usage.server_tool_use.web_search_requests
+            self._last.search_requests = usage.server_tool_use.web_search_requests
         return self._hits(response, limit, as_of)
 
     def _hits(self, response: Message, limit: int, as_of: date | None) -> list[Hit]:

@@ -1,5 +1,6 @@
-"""The one place the local runtime reaches into moto: Lambda Task states are dispatched
-in-process to the handlers template.yaml names.
+"""The one place the local runtime reaches into moto (pinned exactly; tests/integration/test_dispatch.py
+guards both seams): Lambda Task states are dispatched in-process to the handlers template.yaml names,
+and each state machine definition is parsed once rather than at every execution.
 
 moto's Step Functions interpreter (moto is pinned exactly) sends every `arn:aws:states:::lambda:invoke`
 task through `lambda_eval_utils._invoke_lambda_function`. Replacing that one function, rather than
@@ -13,6 +14,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import pickle
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -89,9 +92,46 @@ class LambdaDispatcher:
     @contextmanager
     def installed(self) -> Iterator[LambdaDispatcher]:
         from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
+        from moto.stepfunctions.parser.backend.execution_worker import ExecutionWorker
 
-        with mock.patch.object(lambda_eval_utils, "_invoke_lambda_function", self.invoke):
+        parsed = ParsedDefinitions()
+
+        def entrypoint(worker: ExecutionWorker) -> Any:  # a plain function, so it binds as a method
+            return parsed.entrypoint(worker)
+
+        with (
+            mock.patch.object(lambda_eval_utils, "_invoke_lambda_function", self.invoke),
+            mock.patch.object(ExecutionWorker, "_get_evaluation_entrypoint", entrypoint),
+        ):
             yield self
+
+
+class ParsedDefinitions:
+    """moto parses the ASL with ANTLR at every execution start (80–150 ms here: the largest single
+    overhead of a local run). Parse each definition once, keep it pickled, and give every execution
+    its own unpickled copy (0.5 ms): the component tree holds per-execution state, so executions
+    must never share one."""
+
+    def __init__(self) -> None:
+        self._pickled: dict[str, bytes] = {}
+        self._lock = threading.Lock()
+
+    def entrypoint(self, worker: Any) -> Any:
+        """Stands in for moto's `ExecutionWorker._get_evaluation_entrypoint(self)`."""
+        from moto.stepfunctions.parser.asl.parse.asl_parser import AmazonStateLanguageParser
+
+        definition: str = worker._evaluation_details.state_machine_details.definition
+        with self._lock:
+            blob = self._pickled.get(definition)
+        if blob is None:
+            program = AmazonStateLanguageParser.parse(definition)[0]
+            try:
+                blob = pickle.dumps(program)
+            except (pickle.PicklingError, TypeError, AttributeError):
+                return program  # not cacheable: behave exactly as moto does
+            with self._lock:
+                self._pickled[definition] = blob
+        return pickle.loads(blob)
 
 
 def _error(error_type: str, message: str) -> dict[str, Any]:

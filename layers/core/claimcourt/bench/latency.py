@@ -1,0 +1,147 @@
+"""How close a run comes to its critical path, and how much the two debaters overlap.
+
+A provider that answers like the offline reasoner but sleeps a fixed latency per call stands in
+for a real model, so the figures measure the orchestration (the ASL under the local runtime, the
+handlers, the store), not reasoning. Prints, per run and on average:
+
+- wall / critical path, where the critical path is the sequential LLM calls × latency
+  (suitability ∥ decompose, then per round max(argue for, argue against) + moderate, then adjudicate);
+- for each round, how much of the shorter debater call the other overlapped.
+
+    python -m claimcourt.bench.latency --latency 0.3 --runs 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from claimcourt.evidence.corpus import CorpusSource
+from claimcourt.local.runtime import LocalRuntime
+from claimcourt.models import ArgueInput, SourceTag
+from claimcourt.pipeline import Deps
+from claimcourt.reasoning.base import ProviderReply, Task
+from claimcourt.reasoning.offline import OfflineReasoner
+from claimcourt.reasoning.reasoner import Reasoner
+from claimcourt.runs import create_run, parse_request
+from claimcourt.settings import Settings
+from claimcourt.store.sqlite import SqliteStore
+
+CLAIMS = (
+    "Global warming is causing sea levels to rise and glaciers to retreat",
+    "Arctic sea ice extent has declined since 1979",
+    "Global warming is a hoax",
+    "Carbon dioxide is a greenhouse gas",
+    "Nokia's manufacturing scale is a durable competitive moat",
+)
+
+
+@dataclass(frozen=True)
+class Call:
+    kind: str
+    label: str  # the side for argue calls, else ""
+    start: float
+    end: float
+
+
+class LatencyProvider:
+    """The offline reasoner's answers, each after a fixed sleep, with every call's timing kept."""
+
+    name = "offline"
+
+    def __init__(self, latency_s: float) -> None:
+        self.latency_s = latency_s
+        self.inner = OfflineReasoner()
+        self.calls: list[Call] = []
+        self._lock = threading.Lock()
+
+    def complete(self, task: Task[Any], model: str, feedback: str | None = None) -> ProviderReply:
+        start = time.perf_counter()
+        time.sleep(self.latency_s)
+        reply = self.inner.complete(task, model, feedback)
+        label = task.inputs.side if isinstance(task.inputs, ArgueInput) else ""
+        with self._lock:
+            self.calls.append(Call(task.kind, label, start, time.perf_counter()))
+        return reply
+
+
+def critical_calls(calls: list[Call]) -> int:
+    """Sequential LLM calls on the run's longest path."""
+    count = defaultdict(int)
+    for c in calls:
+        count[c.kind] += 1
+    rounds = count["moderate"]
+    return (
+        max(count["suitability"], count["decompose"] + count["decompose_check"])
+        + rounds  # argue: the two sides of a round are parallel, one call each
+        + rounds  # moderate
+        + count["adjudicate"]
+    )
+
+
+def debater_overlaps(calls: list[Call]) -> list[float]:
+    """Per round: the overlap of the two argue calls, as a share of the shorter one."""
+    argues = [c for c in calls if c.kind == "argue"]
+    overlaps = []
+    for pro, con in zip(argues[0::2], argues[1::2], strict=False):
+        shared = min(pro.end, con.end) - max(pro.start, con.start)
+        shorter = min(pro.end - pro.start, con.end - con.start)
+        overlaps.append(max(0.0, shared) / shorter)
+    return overlaps
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--latency", type=float, default=0.3, help="seconds per LLM call")
+    parser.add_argument("--runs", type=int, default=len(CLAIMS))
+    args = parser.parse_args(argv)
+    logging.getLogger("claimcourt").setLevel(logging.WARNING)
+
+    settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix="claimcourt-bench-")))
+    store = SqliteStore(settings.resolved_data_dir() / "bench.sqlite3")
+    corpus = CorpusSource()
+    corpus.warm()  # the index is built once per process; do not bill it to the first run
+    ratios: list[float] = []
+    all_overlaps: list[float] = []
+    print(f"latency per LLM call: {args.latency * 1000:.0f} ms")
+    print(
+        f"{'run':>3}  {'calls':>5}  {'critical':>8}  {'wall s':>7}  {'ratio':>6}  debater overlap per round"
+    )
+    for i in range(args.runs):
+        provider = LatencyProvider(args.latency)
+        reasoner = Reasoner({"offline": provider}, settings.route, store, settings.budget_usd)
+        deps = Deps(settings=settings, store=store, reasoner=reasoner, evidence=corpus)
+        with LocalRuntime(deps) as runtime:
+            logging.getLogger("claimcourt").setLevel(logging.WARNING)
+            record = create_run(store, parse_request({"claim": CLAIMS[i % len(CLAIMS)]}), SourceTag.BENCH)
+            execution = runtime.execute(record.run_id)
+        if execution.status != "SUCCEEDED":
+            raise SystemExit(f"run {record.run_id} ended {execution.status}: {execution.error}")
+        critical = critical_calls(provider.calls) * args.latency
+        ratio = execution.wall_s / critical
+        overlaps = debater_overlaps(provider.calls)
+        ratios.append(ratio)
+        all_overlaps.extend(overlaps)
+        shown = ", ".join(f"{o:.1%}" for o in overlaps)
+        print(
+            f"{i + 1:>3}  {len(provider.calls):>5}  {critical:>7.2f}s  {execution.wall_s:>7.2f}  "
+            f"{ratio:>6.3f}  {shown}"
+        )
+    print(
+        f"wall / critical path: mean {sum(ratios) / len(ratios):.3f}, worst {max(ratios):.3f} (goal ≤ 1.10)"
+    )
+    mean_overlap = sum(all_overlaps) / len(all_overlaps)
+    print(f"debater overlap: mean {mean_overlap:.1%}, worst {min(all_overlaps):.1%} (goal ≥ 90%)")
+
+
+if __name__ == "__main__":
+    main()

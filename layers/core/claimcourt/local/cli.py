@@ -1,0 +1,143 @@
+"""`claimcourt`: run a debate on the laptop, list runs, show one.
+
+Progress goes to stderr and the verdict (or --json) to stdout, so `claimcourt run … --json | jq` works.
+Exit status: 0 succeeded, 1 failed, 2 bad input (nothing stored), 3 stopped by the suitability check.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from claimcourt.errors import InvalidRequestError, NotFoundError
+from claimcourt.local.render import ProgressView, render_record, render_runs
+from claimcourt.models import RunRecord, RunStatus, SourceTag
+
+EXIT_FAILED, EXIT_BAD_INPUT, EXIT_STOPPED = 1, 2, 3
+
+# Piped output is not cut to 80 columns: tables and long lines stay whole for files and pagers.
+out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
+err = Console(stderr=True, highlight=False)
+
+
+def _quiet_logs(verbose: bool) -> None:
+    """Stage logs are structured JSON for CloudWatch; on a terminal the progress view says it better."""
+    logging.getLogger("claimcourt").setLevel(logging.INFO if verbose else logging.WARNING)
+    for handler in logging.getLogger("claimcourt").handlers:
+        if isinstance(handler, logging.StreamHandler):
+            handler.setStream(sys.stderr)  # never mix logs into stdout (--json)
+
+
+def _deps(data_dir: Path | None) -> Any:
+    from claimcourt.settings import Settings
+    from claimcourt.wiring import build_deps
+
+    overrides: dict[str, Any] = {"data_dir": data_dir} if data_dir else {}
+    return build_deps(Settings(**overrides))
+
+
+def _fail(message: str, code: int) -> None:
+    err.print(f"[bold red]error:[/] {message}", markup=True, highlight=False)
+    sys.exit(code)
+
+
+data_dir_option = click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where runs are stored (default: the user data directory, or $CLAIMCOURT_DATA_DIR).",
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """claimcourt: a calibrated, source-cited score for a claim, from a staged debate."""
+
+
+@main.command()
+@click.argument("claim")
+@click.option("--mode", default="spectral", show_default=True, help="spectral (a 0–100 score) or verdict.")
+@click.option("--context", default=None, help="Background text the debaters may use.")
+@click.option("--as-of", "as_of", default=None, help="Backtest date YYYY-MM-DD: only evidence up to then.")
+@click.option("--effort", default="standard", show_default=True, help="low, standard or high (more rounds).")
+@click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON.")
+@click.option("--verbose", is_flag=True, help="Show each stage's structured log on stderr.")
+@data_dir_option
+def run(
+    claim: str,
+    mode: str,
+    context: str | None,
+    as_of: str | None,
+    effort: str,
+    as_json: bool,
+    verbose: bool,
+    data_dir: Path | None,
+) -> None:
+    """Run a debate on CLAIM and print the verdict."""
+    from claimcourt.runs import create_run, parse_request
+
+    try:
+        request = parse_request(
+            {"claim": claim, "mode": mode, "context": context, "as_of_date": as_of, "effort": effort}
+        )
+    except InvalidRequestError as exc:
+        _fail(f"{exc.field}: {exc.message}", EXIT_BAD_INPUT)
+        return
+    from claimcourt.local.runtime import LocalRuntime
+
+    deps = _deps(data_dir)
+    with LocalRuntime(deps) as runtime:
+        _quiet_logs(verbose)  # after the handlers are loaded: their logger is configured on import
+        record = create_run(deps.store, request, SourceTag.APP)
+        view = ProgressView(err, deps.store, record, label=deps.reasoner.label(("case_for", "adjudicator")))
+        with view:
+            runtime.execute(record.run_id, on_tick=view.refresh)
+    _print_record(deps.store.get_run(record.run_id), as_json)
+
+
+def _print_record(record: RunRecord, as_json: bool) -> None:
+    if as_json:
+        body = record.result.model_dump_json(indent=2) if record.result else record.model_dump_json(indent=2)
+        click.echo(body)
+    else:
+        render_record(out, record)
+    if record.status is RunStatus.FAILED:
+        sys.exit(EXIT_FAILED)
+    if record.status is RunStatus.STOPPED:
+        sys.exit(EXIT_STOPPED)
+
+
+@main.command()
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
+@click.option("--json", "as_json", is_flag=True, help="One JSON record per line.")
+@data_dir_option
+def runs(limit: int, as_json: bool, data_dir: Path | None) -> None:
+    """List past runs, newest first."""
+    records = _deps(data_dir).store.list_runs(limit)
+    if as_json:
+        for r in records:
+            click.echo(r.model_dump_json(exclude={"result"}))
+    else:
+        render_runs(out, records)
+
+
+@main.command()
+@click.argument("run_id")
+@click.option("--json", "as_json", is_flag=True, help="Print the stored record as JSON.")
+@data_dir_option
+def show(run_id: str, as_json: bool, data_dir: Path | None) -> None:
+    """Show one run: its verdict, or why it failed."""
+    try:
+        record = _deps(data_dir).store.get_run(run_id)
+    except NotFoundError:
+        _fail(f"run_id: no run {run_id}", EXIT_FAILED)
+        return
+    if as_json:
+        click.echo(record.model_dump_json(indent=2))
+    else:
+        render_record(out, record)

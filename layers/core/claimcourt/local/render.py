@@ -1,0 +1,249 @@
+"""What the CLI shows: live stage progress while a run executes, then a readable verdict."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from claimcourt.models import Result, RunEvent, RunRecord, RunStatus, Verdict
+from claimcourt.store.base import Store
+
+# Stages that share a line because the state machine runs them side by side.
+STEP_OF = {"suitability": "assess", "decompose": "assess"}
+STEP_TITLE = {
+    "assess": "suitability ∥ decompose",
+    "retrieve": "retrieve",
+    "argue": "argue",
+    "moderate": "moderate",
+    "adjudicate": "adjudicate (anonymized)",
+    "score": "score",
+    "finish": "finish",
+}
+VERDICT_STYLE = {
+    Verdict.SUPPORTED: "bold green",
+    Verdict.REFUTED: "bold red",
+    Verdict.CONFLICTING: "bold yellow",
+    Verdict.NOT_ENOUGH_EVIDENCE: "bold blue",
+}
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+@dataclass
+class _Step:
+    title: str
+    round: int | None
+    running: dict[str, float] = field(default_factory=dict)  # part → start (monotonic)
+    done: dict[str, float] = field(default_factory=dict)  # part → elapsed seconds
+    first_start: float = 0.0
+    last_end: float = 0.0
+
+    @property
+    def finished(self) -> bool:
+        return not self.running and bool(self.done)
+
+
+class ProgressView:
+    """Follows a run's event log and shows each step: what runs now, parallel parts joined by ∥,
+    elapsed time. On a terminal it redraws in place; elsewhere it prints one line per finished step."""
+
+    def __init__(self, console: Console, store: Store, record: RunRecord, label: str) -> None:
+        self.console = console
+        self.store = store
+        self.record = record
+        self.label = label
+        self.steps: dict[tuple[str, int | None], _Step] = {}
+        self.seq = 0
+        self.started = time.monotonic()
+        self._live: Live | None = None
+        self._printed: set[tuple[str, int | None]] = set()
+        self._last_refresh = 0.0
+
+    def __enter__(self) -> ProgressView:
+        reasoner = "offline reasoner — no model, no network" if self.label == "offline" else self.label
+        self.console.print(
+            f"[bold]claimcourt[/] · {self.record.run_id} · {escape(reasoner)}\n"
+            f"[dim]claim:[/] {escape(self.record.request.claim)}"
+        )
+        if self.console.is_terminal:
+            self._live = Live(self._table(), console=self.console, refresh_per_second=12, transient=False)
+            self._live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.refresh(force=True)
+        if self._live is not None:
+            self._live.__exit__(None, None, None)
+
+    def refresh(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._last_refresh < 0.05:
+            return
+        self._last_refresh = now
+        for event in self.store.list_events(self.record.run_id, after_seq=self.seq):
+            self.seq = event.seq
+            self._apply(event, now)
+        if self._live is not None:
+            self._live.update(self._table())
+        else:
+            self._print_finished()
+
+    def _apply(self, event: RunEvent, now: float) -> None:
+        if event.stage is None:
+            return
+        step_name = STEP_OF.get(event.stage, event.stage)
+        key = (step_name, event.round)
+        step = self.steps.setdefault(key, _Step(STEP_TITLE.get(step_name, step_name), event.round))
+        part = event.side or str(event.data.get("sub_claim_id") or "")
+        if event.type == "stage.started":
+            step.running[part] = now
+            step.first_start = step.first_start or now
+        elif event.type == "stage.completed":
+            step.running.pop(part, None)
+            step.done[part] = float(event.data.get("elapsed_ms", 0)) / 1000
+            step.last_end = now
+
+    def _line(self, step: _Step, now: float) -> tuple[Text, str, str, str]:
+        parts = [p for p in [*step.done, *step.running] if p]
+        joined = " ∥ ".join(parts) if len(parts) > 1 else (parts[0] if parts else "")
+        if step.title == STEP_TITLE["assess"]:
+            joined = ""
+        span = (step.last_end if step.finished else now) - step.first_start
+        mark = (
+            Text("✓", style="green") if step.finished else Text(SPINNER[int(now * 10) % len(SPINNER)], "cyan")
+        )
+        round_label = f"round {step.round}" if step.round else ""
+        return mark, round_label, f"{step.title}  [dim]{escape(joined)}[/]", f"{span:5.2f}s"
+
+    def _table(self) -> Group:
+        now = time.monotonic()
+        table = Table.grid(padding=(0, 2))
+        for _ in range(4):
+            table.add_column()
+        for step in self.steps.values():
+            table.add_row(*self._line(step, now))
+        return Group(table, Text(f"elapsed {now - self.started:.1f}s", style="dim"))
+
+    def _print_finished(self) -> None:
+        now = time.monotonic()
+        for key, step in self.steps.items():
+            if step.finished and key not in self._printed:
+                self._printed.add(key)
+                _, round_label, title, span = self._line(step, now)
+                self.console.print(f"  ✓ {round_label:8} {title}  {span}")
+
+
+def score_bar(score: int, low: int, high: int, width: int = 50) -> Text:
+    """0–100 on `width` cells: the interval drawn thick, the score as a dot."""
+    bar = Text()
+    marker = round(score * width / 100)
+    for cell in range(width + 1):
+        value = cell * 100 / width
+        if cell == marker:
+            bar.append("●", style="bold")
+        elif low <= value <= high:
+            bar.append("━", style="cyan")
+        else:
+            bar.append("─", style="dim")
+    return bar
+
+
+def render_record(console: Console, record: RunRecord) -> None:
+    if record.status is RunStatus.FAILED:
+        console.print(f"[bold red]Run failed[/] ({record.run_id}): {escape(record.error or 'unknown error')}")
+        return
+    if record.status is RunStatus.STOPPED:
+        console.print(
+            f"[bold yellow]Not debated[/] ({record.run_id}): the claim is not one a debate can settle."
+        )
+        for w in record.warnings:
+            console.print(f"  • {escape(w)}")
+        return
+    if record.status is RunStatus.RUNNING or record.result is None:
+        console.print(f"Run {record.run_id} is still running.")
+        return
+    render_result(console, record.result)
+
+
+def render_result(console: Console, r: Result) -> None:
+    verdict = Text(r.overall_verdict.value.upper(), style=VERDICT_STYLE[r.overall_verdict])
+    console.print()
+    console.print(Text.assemble(("Claim  ", "bold"), r.claim))
+    headline = Text.assemble(
+        ("Score  ", "bold"),
+        (f"{r.overall_score}", "bold"),
+        f" / 100   interval {r.interval.low}–{r.interval.high} ({r.interval_method.replace('_', ' ')})   ",
+        ("verdict ", "bold"),
+        verdict,
+    )
+    if r.mode == "verdict":
+        headline = Text.assemble(("Verdict  ", "bold"), verdict, f"   score {r.overall_score} / 100")
+    console.print(headline)
+    console.print(
+        Text.assemble("       0 ", score_bar(r.overall_score, r.interval.low, r.interval.high), " 100")
+    )
+    if r.reasoner == "offline":
+        console.print("[dim]Produced by the offline reasoner: no language model was used.[/]")
+    for w in r.warnings:
+        console.print(f"[yellow]⚠ {escape(w)}[/]")
+
+    console.print("\n[bold]Sub-claims[/]")
+    for s in r.sub_claims:
+        style = VERDICT_STYLE[s.verdict]
+        console.print(f" [bold]{s.id}[/] [{style}]{s.verdict.value}[/] {s.score}/100  {escape(s.text)}")
+        console.print(f"    [green]for[/]      {escape(s.case_for)}")
+        console.print(f"    [red]against[/]  {escape(s.case_against)}")
+        console.print(f"    [cyan]referee[/]  {escape(s.referee_synthesis)}")
+        if s.decisive_source:
+            d = s.decisive_source
+            console.print(f"    [bold]decisive[/] [{d.tier}] {escape(d.title)} — {d.source_url}")
+
+    if r.decisive_source:
+        d = r.decisive_source
+        console.print(f"\n[bold]Decisive source[/]  [{d.tier}] {escape(d.title)} — {d.source_url}")
+    if r.what_would_change:
+        console.print("\n[bold]What would change this score[/]")
+        for item in r.what_would_change:
+            console.print(f"  • {escape(item)}")
+    if r.sources:
+        console.print("\n[bold]Sources[/] (T1 primary first)")
+        for src in r.sources:
+            dated = f", {src.published.isoformat()}" if src.published else ""
+            console.print(
+                f"  [{src.tier}] {escape(src.title)}{dated} — {src.source_url}  [dim]{src.evidence_id}[/]"
+            )
+    u = r.usage
+    console.print(
+        f"\n[dim]{r.rounds} rounds · {u.llm_calls} LLM calls · {u.input_tokens + u.output_tokens} tokens · "
+        f"${u.total_cost_usd:.4f} · retrieval cache {u.cache_hits} hits / {u.cache_misses} misses · "
+        f"{r.run_id}[/]"
+    )
+
+
+def render_runs(console: Console, records: list[RunRecord]) -> None:
+    if not records:
+        console.print('No runs yet. Try: claimcourt run "Sea levels are rising"')
+        return
+    table = Table(show_edge=False, header_style="bold")
+    for col in ("run", "started (UTC)", "status", "score", "verdict", "source", "claim"):
+        table.add_column(col, no_wrap=col != "claim")
+    for rec in records:
+        score = ""
+        if rec.score is not None and rec.interval is not None:
+            score = f"{rec.score} ({rec.interval.low}–{rec.interval.high})"
+        claim = rec.request.claim if len(rec.request.claim) <= 60 else rec.request.claim[:59] + "…"
+        table.add_row(
+            rec.run_id,
+            rec.created_at.strftime("%Y-%m-%d %H:%M"),
+            rec.status.value,
+            score,
+            rec.verdict.value if rec.verdict else "",
+            rec.source_tag.value,
+            escape(claim),
+        )
+    console.print(table)

@@ -1,0 +1,135 @@
+"""Whole runs through the real state machine with the real provider SDKs, against servers on
+127.0.0.1 that speak each provider's HTTP protocol."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import SecretStr
+
+from claimcourt.evidence.base import Hit
+from claimcourt.evidence.golden import GoldenSource
+from claimcourt.local.runtime import LocalRuntime
+from claimcourt.models import RunStatus
+from claimcourt.runs import create_run, parse_request
+from claimcourt.settings import Settings
+from claimcourt.wiring import build_deps
+from tests.fakes.provider_servers import (
+    FakeAnthropicServer,
+    FakeOpenAIServer,
+    anthropic_error,
+    openai_json_completion,
+)
+
+pytestmark = pytest.mark.timeout(120)
+
+HITS = [
+    Hit(
+        "Global mean sea level has risen about 20 cm since 1900.",
+        "Sea level rise",
+        "https://www.noaa.gov/slr",
+    ),
+    Hit(
+        "Sea level rise is accelerating as ice sheets melt.",
+        "Sea level",
+        "https://en.wikipedia.org/wiki/Sea_level",
+    ),
+]
+
+# A valid reply per output model, keyed by the json_schema name the OpenAI provider sends.
+CANNED: dict[str, dict[str, Any]] = {
+    "Suitability": {"proceed": True, "flags": [], "warnings": []},
+    "Decomposition": {
+        "sub_claims": [{"id": "sc1", "text": "Sea levels are rising", "directive": "global sea level rise"}],
+        "rationale": "one proposition",
+    },
+    "DecompositionCheck": {"ok": True},
+    "ArgumentDraft": {
+        "points": [
+            {
+                "sub_claim_id": "sc1",
+                "argument": "Tide gauges show it.",
+                "implied_score": 80,
+                "confidence": 0.8,
+            }
+        ]
+    },
+    "ModeratorView": {
+        "decisive_dispute": "rate of rise",
+        "dispute_sub_claim_id": "sc1",
+        "next_query": "sea level rise acceleration satellite altimetry",
+        "recommendation": "continue",
+    },
+    "Judgement": {
+        "sub_claims": [
+            {
+                "sub_claim_id": "sc1",
+                "score": 82,
+                "verdict": "supported",
+                "referee_synthesis": "Well supported.",
+            }
+        ],
+        "overall_score": 82,
+        "what_would_change": ["Satellite data showing no rise."],
+    },
+}
+
+
+def answer_by_schema(body: dict[str, Any]) -> dict[str, Any]:
+    name = body["response_format"]["json_schema"]["name"]
+    return openai_json_completion(CANNED[name], prompt_tokens=1000, completion_tokens=200)
+
+
+def run_once(settings: Settings, claim: str = "Sea levels are rising") -> Any:
+    deps = build_deps(settings)
+    deps = type(deps)(
+        settings=deps.settings, store=deps.store, reasoner=deps.reasoner, evidence=GoldenSource(HITS)
+    )
+    with LocalRuntime(deps) as runtime:
+        record = create_run(deps.store, parse_request({"claim": claim}))
+        execution = runtime.execute(record.run_id, timeout_s=60)
+    return execution, deps.store.get_run(record.run_id)
+
+
+def test_run_through_the_openai_sdk_is_scored_and_billed(tmp_path: Path) -> None:
+    # Given an OpenAI-compatible server that answers every role with a valid structured reply
+    with FakeOpenAIServer(default=answer_by_schema) as server:
+        settings = Settings(
+            data_dir=tmp_path, openai_api_key=SecretStr("sk-test"), openai_base_url=server.url
+        )
+        # When a claim is debated
+        execution, record = run_once(settings)
+    # Then the run succeeds with the judge's score, labelled with the provider, and every call is billed
+    assert execution.status == "SUCCEEDED", record.error
+    assert record.result is not None
+    assert record.result.overall_score == 82
+    assert record.result.reasoner == "openai"
+    usage = record.result.usage
+    calls = len(server.requests)
+    assert usage.llm_calls == calls  # suitability, decompose, check, 2×(2 argue + moderate), adjudicate
+    assert calls == 10
+    assert usage.input_tokens == 1000 * calls and usage.output_tokens == 200 * calls
+    assert usage.total_cost_usd == pytest.approx(calls * (1000 * 2.0 + 200 * 8.0) / 1e6)
+    assert all(r.body["model"] == "gpt-4.1" for r in server.requests)
+
+
+def test_hard_provider_failure_ends_the_run_failed_without_leaking_the_key(tmp_path: Path) -> None:
+    # Given an Anthropic server that rejects the key on every request
+    with FakeAnthropicServer() as server:
+        server.enqueue_many(20, 401, anthropic_error("authentication_error", "invalid x-api-key"))
+        settings = Settings(
+            data_dir=tmp_path,
+            anthropic_api_key=SecretStr("sk-ant-secret-key"),
+            anthropic_base_url=server.url,
+            web_search=False,
+        )
+        execution, record = run_once(settings)
+    # Then the execution fails, the run is marked failed with the provider's reason, and no key leaks
+    assert execution.status == "FAILED"
+    assert record.status is RunStatus.FAILED
+    assert record.error is not None and record.error.startswith("ProviderError")
+    assert "sk-ant-secret-key" not in record.error
+    # Suitability and decomposition each tried once: a hard failure is not retried
+    assert len(server.requests) == 2
