@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -83,10 +84,7 @@ def answer_by_schema(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_once(settings: Settings, claim: str = "Sea levels are rising") -> Any:
-    deps = build_deps(settings)
-    deps = type(deps)(
-        settings=deps.settings, store=deps.store, reasoner=deps.reasoner, evidence=GoldenSource(HITS)
-    )
+    deps = dataclasses.replace(build_deps(settings), evidence=GoldenSource(HITS))
     with LocalRuntime(deps) as runtime:
         record = create_run(deps.store, parse_request({"claim": claim}))
         execution = runtime.execute(record.run_id, timeout_s=60)

@@ -37,7 +37,9 @@ class Settings(BaseSettings):
 
     # Where the embedded default keeps its SQLite store.
     data_dir: Path | None = None
-    store: Literal["sqlite"] = "sqlite"
+    run_timeout_s: float = Field(
+        default=900, gt=0, description="Local runtime: a run still going then is stopped."
+    )
 
     # Providers. A role uses `provider` unless models_by_role names another "provider:model".
     provider: ProviderName | None = Field(default=None, description="None: pick from the keys present.")

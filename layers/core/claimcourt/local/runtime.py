@@ -77,9 +77,9 @@ class LocalRuntime:
         )
 
     def wait(
-        self, execution_arn: str, timeout_s: float = 1800, on_tick: Callable[[], None] | None = None
+        self, execution_arn: str, timeout_s: float | None = None, on_tick: Callable[[], None] | None = None
     ) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout_s
+        deadline = time.monotonic() + (timeout_s or self.deps.settings.run_timeout_s)
         while time.monotonic() < deadline:
             described: dict[str, Any] = self._sfn.describe_execution(executionArn=execution_arn)
             if on_tick is not None:
@@ -91,7 +91,7 @@ class LocalRuntime:
         return dict(self._sfn.describe_execution(executionArn=execution_arn))
 
     def execute(
-        self, run_id: str, timeout_s: float = 1800, on_tick: Callable[[], None] | None = None
+        self, run_id: str, timeout_s: float | None = None, on_tick: Callable[[], None] | None = None
     ) -> Execution:
         started = time.perf_counter()
         described = self.wait(self.start(run_id), timeout_s, on_tick)
