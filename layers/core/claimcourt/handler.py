@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from claimcourt.errors import StageInputError
 from claimcourt.models import RunEvent
-from claimcourt.pipeline import Deps, Payload
+from claimcourt.pipeline import END_STAGES, Deps, Payload, announce_end
 from claimcourt.wiring import current_deps
 
 logger = Logger(service="claimcourt")
@@ -68,6 +68,8 @@ def stage_handler(
             ),
             key=key + ":completed",
         )
+        if stage in END_STAGES:
+            announce_end(deps.store, payload.run_id)
         logger.info("stage completed", extra={"elapsed_ms": elapsed_ms})
         return summary
 

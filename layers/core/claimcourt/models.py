@@ -55,7 +55,7 @@ class Strict(BaseModel):
 
 def _reject_control_chars(value: str, field: str) -> str:
     for ch in value:
-        if unicodedata.category(ch) == "Cc" and ch not in "\n\t":
+        if unicodedata.category(ch) == "Cc" and ch not in "\n\t\r":
             raise ValueError(f"{field} contains a control character (U+{ord(ch):04X})")
     return value
 
@@ -75,9 +75,7 @@ class RunRequest(Strict):
     @field_validator("claim")
     @classmethod
     def _claim(cls, value: str) -> str:
-        value = _reject_control_chars(value, "claim").strip()
-        if "\n" in value or "\t" in value:
-            value = re.sub(r"\s+", " ", value)
+        value = re.sub(r"\s+", " ", _reject_control_chars(value, "claim")).strip()
         if not value:
             raise ValueError("claim is empty")
         if len(value) > MAX_CLAIM_CHARS:
@@ -120,8 +118,9 @@ class Suitability(Strict):
 
 class SubClaim(Strict):
     id: str = Field(pattern=r"^sc[0-9]+$", description="sc1, sc2, …")
-    text: str = Field(min_length=3, max_length=600)
-    directive: str = Field(min_length=2, max_length=300, description="One exact search query.")
+    # As long as a claim may be: a claim debated whole is its own single sub-claim.
+    text: str = Field(min_length=1, max_length=MAX_CLAIM_CHARS)
+    directive: str = Field(min_length=1, max_length=300, description="One exact search query.")
 
 
 class Decomposition(Strict):

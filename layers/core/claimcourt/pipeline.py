@@ -300,17 +300,13 @@ def scoring(deps: Deps, p: Payload) -> dict[str, Any]:
         models=deps.reasoner.models(ROLES),
     )
     deps.store.finish_run(p.run_id, result)
-    summary = {
+    return {
         "run_id": p.run_id,
-        "status": RunStatus.SUCCEEDED.value,
+        "status": deps.store.get_run(p.run_id).status.value,
         "score": result.overall_score,
         "interval": result.interval.model_dump(),
         "verdict": result.overall_verdict.value,
     }
-    deps.store.append_event(
-        RunEvent(run_id=p.run_id, type="run.succeeded", data=summary), key="run.succeeded"
-    )
-    return summary
 
 
 def _reason(error: dict[str, Any] | None) -> str:
@@ -331,11 +327,32 @@ def finish(deps: Deps, p: FinishPayload) -> dict[str, Any]:
     if p.outcome == "stopped":
         warnings = Suitability.model_validate(deps.store.get_artifact(p.run_id, "suitability")).warnings
         deps.store.set_status(p.run_id, RunStatus.STOPPED, warnings=warnings, error="unsuitable claim")
-        data: dict[str, Any] = {"warnings": warnings}
     else:
-        reason = _reason(p.error)
-        deps.store.set_status(p.run_id, RunStatus.FAILED, error=reason)
-        data = {"error": reason}
-    event_type = f"run.{p.outcome}"
-    deps.store.append_event(RunEvent(run_id=p.run_id, type=event_type, data=data), key=event_type)
-    return {"run_id": p.run_id, "status": p.outcome, **data}
+        deps.store.set_status(p.run_id, RunStatus.FAILED, error=_reason(p.error))
+    # A run that had already ended keeps its status: report what it is, not what was asked.
+    record = deps.store.get_run(p.run_id)
+    return {
+        "run_id": p.run_id,
+        "status": record.status.value,
+        "error": record.error,
+        "warnings": record.warnings,
+    }
+
+
+END_STAGES = frozenset({"score", "finish"})
+
+
+def announce_end(store: Store, run_id: str) -> None:
+    """Append the run's one terminal event (run.succeeded, run.failed or run.stopped) from its
+    record, after the last stage's own events: a subscriber may stop reading at it."""
+    record = store.get_run(run_id)
+    if not record.status.terminal:
+        return
+    data: dict[str, Any] = {"status": record.status.value}
+    if record.status is RunStatus.SUCCEEDED and record.interval is not None:
+        data |= {"score": record.score, "interval": record.interval.model_dump(), "verdict": record.verdict}
+    elif record.status is RunStatus.FAILED:
+        data["error"] = record.error
+    else:
+        data["warnings"] = record.warnings
+    store.append_event(RunEvent(run_id=run_id, type=f"run.{record.status.value}", data=data), key="run.end")

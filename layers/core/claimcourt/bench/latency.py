@@ -74,7 +74,7 @@ class LatencyProvider:
 
 def critical_calls(calls: list[Call]) -> int:
     """Sequential LLM calls on the run's longest path."""
-    count = defaultdict(int)
+    count: dict[str, int] = defaultdict(int)
     for c in calls:
         count[c.kind] += 1
     rounds = count["moderate"]

@@ -74,6 +74,7 @@ class CallRecord:
     price_known: bool
     output_json: str | None
     refusal: str | None
+    attempts: int = 1  # a malformed reply and its retry are two billed calls
 
 
 class Ledger(Protocol):

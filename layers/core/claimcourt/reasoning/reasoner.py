@@ -127,5 +127,6 @@ class Reasoner:
                 price_known=known,
                 output_json=output.model_dump_json() if output is not None else None,
                 refusal=refusal,
+                attempts=len(spend.replies),
             )
         )

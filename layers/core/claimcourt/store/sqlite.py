@@ -38,7 +38,8 @@ CREATE TABLE IF NOT EXISTS artifacts (
 CREATE TABLE IF NOT EXISTS calls (
     run_id TEXT NOT NULL, call_key TEXT NOT NULL, provider TEXT NOT NULL, model TEXT NOT NULL,
     input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, cost_usd REAL NOT NULL,
-    price_known INTEGER NOT NULL, output_json TEXT, refusal TEXT, PRIMARY KEY (run_id, call_key)
+    price_known INTEGER NOT NULL, output_json TEXT, refusal TEXT, attempts INTEGER NOT NULL DEFAULT 1,
+    PRIMARY KEY (run_id, call_key)
 );
 CREATE TABLE IF NOT EXISTS retrieval_cache (
     key TEXT PRIMARY KEY, hits TEXT NOT NULL, expires_at REAL NOT NULL
@@ -66,6 +67,7 @@ def _call_record(row: tuple[Any, ...]) -> CallRecord:
         price_known=bool(row[7]),
         output_json=row[8],
         refusal=row[9],
+        attempts=row[10],
     )
 
 
@@ -163,9 +165,11 @@ class SqliteStore:
             self._save(db, record.model_copy(update=update))
             return True
 
-    def finish_run(self, run_id: str, result: Result) -> None:
+    def finish_run(self, run_id: str, result: Result) -> bool:
         with self._tx() as db:
             record = self.get_run(run_id)
+            if record.status.terminal:
+                return False  # terminal is final: a late result never overwrites a failed run
             finished = record.model_copy(
                 update={
                     "status": RunStatus.SUCCEEDED,
@@ -193,6 +197,7 @@ class SqliteStore:
                 "INSERT OR REPLACE INTO drift_points (claim_id, run_id, at, body) VALUES (?,?,?,?)",
                 (point.claim_id, run_id, point.at.isoformat(), point.model_dump_json()),
             )
+            return True
 
     # ------------------------------------------------------------ events
 
@@ -244,7 +249,7 @@ class SqliteStore:
     def get_call(self, run_id: str, call_key: str) -> CallRecord | None:
         rows = self._query(
             "SELECT run_id, call_key, provider, model, input_tokens, output_tokens, cost_usd, price_known,"
-            " output_json, refusal FROM calls WHERE run_id=? AND call_key=?",
+            " output_json, refusal, attempts FROM calls WHERE run_id=? AND call_key=?",
             (run_id, call_key),
         )
         return _call_record(rows[0]) if rows else None
@@ -252,7 +257,7 @@ class SqliteStore:
     def put_call(self, record: CallRecord) -> None:
         with self._tx() as db:
             db.execute(
-                "INSERT OR REPLACE INTO calls VALUES (?,?,?,?,?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     record.run_id,
                     record.call_key,
@@ -264,6 +269,7 @@ class SqliteStore:
                     int(record.price_known),
                     record.output_json,
                     record.refusal,
+                    record.attempts,
                 ),
             )
 
@@ -275,7 +281,7 @@ class SqliteStore:
     def run_calls(self, run_id: str) -> list[CallRecord]:
         rows = self._query(
             "SELECT run_id, call_key, provider, model, input_tokens, output_tokens, cost_usd, price_known,"
-            " output_json, refusal FROM calls WHERE run_id=? ORDER BY call_key",
+            " output_json, refusal, attempts FROM calls WHERE run_id=? ORDER BY call_key",
             (run_id,),
         )
         return [_call_record(r) for r in rows]

@@ -1,0 +1,189 @@
+"""Stage handlers invoked directly, as Lambda would: payload in, small summary out, store written."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from claimcourt.errors import StageInputError
+from claimcourt.local.dispatch import LocalContext, load_module
+from claimcourt.local.template import load_template, project_root
+from claimcourt.models import RunRecord, RunStatus
+from claimcourt.store.sqlite import SqliteStore
+from claimcourt.wiring import use_deps
+from tests.fakes.scripted import ScriptedProvider
+
+TEMPLATE = load_template(project_root())
+Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
+
+
+def _handler(logical_id: str) -> Handler:
+    module: ModuleType = load_module(TEMPLATE.root, TEMPLATE.functions[logical_id])
+    handler: Handler = module.handler
+    return handler
+
+
+def _invoke(logical_id: str, event: dict[str, Any]) -> dict[str, Any]:
+    return _handler(logical_id)(event, LocalContext(function_name=TEMPLATE.functions[logical_id].name))
+
+
+@pytest.fixture
+def provider() -> ScriptedProvider:
+    return ScriptedProvider()
+
+
+@pytest.fixture
+def run(make_deps: Any, provider: ScriptedProvider, new_run: Callable[..., RunRecord]) -> Iterator[RunRecord]:
+    """A recorded run, with handlers wired to a scripted provider and golden evidence."""
+    with use_deps(make_deps(provider)):
+        yield new_run("Sea levels are rising")
+
+
+def _events(store: SqliteStore, run_id: str, stage: str) -> list[tuple[str, int | None, str | None]]:
+    return [(e.type, e.round, e.side) for e in store.list_events(run_id) if e.stage == stage]
+
+
+def test_suitability_returns_a_small_summary_and_stores_its_artifact(
+    run: RunRecord, store: SqliteStore
+) -> None:
+    summary = _invoke("SuitabilityFunction", {"run_id": run.run_id})
+    assert summary == {"proceed": True, "flags": []}
+    assert store.get_artifact(run.run_id, "suitability") == {"proceed": True, "flags": [], "warnings": []}
+    assert _events(store, run.run_id, "suitability") == [
+        ("stage.started", None, None),
+        ("stage.completed", None, None),
+    ]
+
+
+def test_completed_event_carries_the_summary_and_timing(run: RunRecord, store: SqliteStore) -> None:
+    summary = _invoke("DecomposeFunction", {"run_id": run.run_id})
+    [completed] = [e for e in store.list_events(run.run_id) if e.type == "stage.completed"]
+    assert completed.data["summary"] == summary
+    assert completed.data["elapsed_ms"] >= 0
+
+
+def test_invoking_a_stage_twice_appends_its_events_once_and_calls_the_model_once(
+    run: RunRecord, store: SqliteStore, provider: ScriptedProvider
+) -> None:
+    # Given a stage that already ran (a Step Functions retry after, say, a lost response)
+    first = _invoke("SuitabilityFunction", {"run_id": run.run_id})
+    # When it is invoked again with the same payload
+    second = _invoke("SuitabilityFunction", {"run_id": run.run_id})
+    # Then it answers the same, the model was not asked again, and no event is duplicated
+    assert first == second
+    assert len(provider.calls_of("suitability")) == 1
+    assert len(_events(store, run.run_id, "suitability")) == 2
+
+
+def test_stage_chain_decompose_retrieve_argue(run: RunRecord, store: SqliteStore) -> None:
+    decomposed = _invoke("DecomposeFunction", {"run_id": run.run_id})
+    assert decomposed == {
+        "directives": [{"sub_claim_id": "sc1", "query": "sea levels rising"}],
+        "sub_claims": 1,
+    }
+
+    [directive] = decomposed["directives"]
+    retrieved = _invoke("RetrieveFunction", {"run_id": run.run_id, "round": 1, "directive": directive})
+    assert retrieved["sub_claim_id"] == "sc1" and retrieved["found"] > 0 and retrieved["cache_hit"] is False
+    evidence = store.get_artifact(run.run_id, "evidence/r01/sc1")
+    assert evidence["query"] == "sea levels rising" and len(evidence["items"]) == retrieved["found"]
+    assert _events(store, run.run_id, "retrieve") == [
+        ("stage.started", 1, None),
+        ("stage.completed", 1, None),
+    ]
+    assert all(
+        e.data["sub_claim_id"] == "sc1" for e in store.list_events(run.run_id) if e.stage == "retrieve"
+    )
+
+    argued = _invoke("ArgueFunction", {"run_id": run.run_id, "round": 1, "side": "for"})
+    assert argued["side"] == "for" and argued["refused"] is False
+    assert store.get_artifact(run.run_id, "argument/r01/for")["side"] == "for"
+    assert _events(store, run.run_id, "argue") == [("stage.started", 1, "for"), ("stage.completed", 1, "for")]
+    # every summary stays small: it travels in the state payload
+    for summary in (decomposed, retrieved, argued):
+        assert len(json.dumps(summary)) < 1024
+
+
+def test_extra_payload_fields_from_the_state_are_ignored(run: RunRecord) -> None:
+    event = {"run_id": run.run_id, "assess": {"big": "x" * 100}, "retrieved": []}
+    assert _invoke("SuitabilityFunction", event)["proceed"] is True
+
+
+@pytest.mark.parametrize(
+    ("logical_id", "event"),
+    [
+        ("SuitabilityFunction", {}),
+        ("SuitabilityFunction", {"run_id": ""}),
+        ("ArgueFunction", {"run_id": "run_x", "round": 1}),
+        ("ArgueFunction", {"run_id": "run_x", "round": 1, "side": "neutral"}),
+        ("ModerateFunction", {"run_id": "run_x", "round": 0}),
+        ("RetrieveFunction", {"run_id": "run_x", "round": 1, "directive": {"query": "q"}}),
+        ("FinishFunction", {"run_id": "run_x", "outcome": "succeeded"}),
+    ],
+)
+def test_unreadable_payload_raises_stage_input_error_before_anything_is_written(
+    run: RunRecord, store: SqliteStore, logical_id: str, event: dict[str, Any]
+) -> None:
+    before = store.list_events(run.run_id)
+    with pytest.raises(StageInputError):
+        _invoke(logical_id, event)
+    assert store.list_events(run.run_id) == before
+    assert store.list_events("run_x") == []
+
+
+def test_finish_failed_records_the_reason_without_a_stack_trace(run: RunRecord, store: SqliteStore) -> None:
+    cause = json.dumps({"errorType": "ProviderError", "errorMessage": "bad key", "stackTrace": ["  File x"]})
+    summary = _invoke(
+        "FinishFunction",
+        {"run_id": run.run_id, "outcome": "failed", "error": {"Error": "ProviderError", "Cause": cause}},
+    )
+    assert summary == {
+        "run_id": run.run_id,
+        "status": "failed",
+        "error": "ProviderError: bad key",
+        "warnings": [],
+    }
+    record = store.get_run(run.run_id)
+    assert (record.status, record.error) == (RunStatus.FAILED, "ProviderError: bad key")
+    [failed] = [e for e in store.list_events(run.run_id) if e.type == "run.failed"]
+    assert failed.data == {"status": "failed", "error": "ProviderError: bad key"}
+
+
+def test_finish_failed_with_a_plain_text_cause(run: RunRecord, store: SqliteStore) -> None:
+    _invoke(
+        "FinishFunction",
+        {
+            "run_id": run.run_id,
+            "outcome": "failed",
+            "error": {"Error": "States.Timeout", "Cause": "took too long"},
+        },
+    )
+    assert store.get_run(run.run_id).error == "States.Timeout: took too long"
+
+
+def test_finish_stopped_records_the_suitability_warnings(
+    make_deps: Any, new_run: Callable[..., RunRecord], store: SqliteStore
+) -> None:
+    with use_deps(make_deps()):  # offline: flags the self-reference
+        run = new_run("This statement is false.")
+        assert _invoke("SuitabilityFunction", {"run_id": run.run_id})["proceed"] is False
+        summary = _invoke("FinishFunction", {"run_id": run.run_id, "outcome": "stopped"})
+    record = store.get_run(run.run_id)
+    assert record.status is RunStatus.STOPPED
+    assert record.warnings and summary["warnings"] == record.warnings
+
+
+def test_finish_failed_on_an_already_finished_run_does_not_announce_a_failure(
+    run: RunRecord, store: SqliteStore
+) -> None:
+    # Given a run already succeeded (its Score stage stored the result, then failed writing its event)
+    store.set_status(run.run_id, RunStatus.SUCCEEDED)
+    # When the ASL's Catch sends it to MarkFailed
+    _invoke("FinishFunction", {"run_id": run.run_id, "outcome": "failed", "error": {"Error": "ClientError"}})
+    # Then the record and the event log must agree
+    assert store.get_run(run.run_id).status is RunStatus.SUCCEEDED
+    assert not [e for e in store.list_events(run.run_id) if e.type == "run.failed"]

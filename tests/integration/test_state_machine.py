@@ -1,0 +1,310 @@
+"""The real statemachine/debate.asl.json under moto's interpreter, stages dispatched in-process."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from claimcourt.errors import ProviderError, TransientError
+from claimcourt.models import ModeratorView, RunEvent, RunRecord, RunStatus
+from claimcourt.pipeline import Deps
+from claimcourt.store.sqlite import SqliteStore
+from tests.fakes.scripted import ScriptedProvider
+
+pytestmark = pytest.mark.timeout(120)
+
+WAIT_S = 60
+COMPOUND = "Sea levels are rising and glaciers are retreating worldwide"
+ONE_CALL_USD = 0.006  # 1000 in + 200 out on claude-sonnet-4-6
+STAGES = ("suitability", "decompose", "retrieve", "argue", "moderate", "adjudicate", "score")
+
+Runtime = Callable[[Deps], Any]
+
+
+def _scope(e: RunEvent) -> tuple[Any, ...]:
+    return (e.type, e.stage, e.round, e.side, e.data.get("sub_claim_id"))
+
+
+def _of(events: list[RunEvent], type: str, stage: str) -> list[RunEvent]:
+    return [e for e in events if e.type == type and e.stage == stage]
+
+
+def _always_continue(task: Any) -> ModeratorView:
+    return ModeratorView(
+        decisive_dispute="the sides still disagree",
+        dispute_sub_claim_id="sc1",
+        next_query=f"sea level evidence round {task.inputs.round}",
+        recommendation="continue",
+    )
+
+
+# ================================================================ the happy path
+
+
+def test_run_succeeds_and_records_result_and_progress(
+    make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], store: SqliteStore
+) -> None:
+    # Given a compound claim, a scripted (priced) provider and golden evidence
+    provider = ScriptedProvider()
+    run = new_run(COMPOUND)
+    # When the state machine runs it
+    execution = runtime(make_deps(provider)).execute(run.run_id, timeout_s=WAIT_S)
+
+    # Then the execution and the run succeeded
+    assert execution.status == "SUCCEEDED", execution.error
+    record = store.get_run(run.run_id)
+    assert record.status is RunStatus.SUCCEEDED and record.error is None
+    result = record.result
+    assert result is not None
+    assert execution.output == {
+        "run_id": run.run_id,
+        "status": "succeeded",
+        "score": result.overall_score,
+        "interval": result.interval.model_dump(),
+        "verdict": result.overall_verdict.value,
+    }
+    # and the result is complete
+    assert result.run_id == run.run_id and result.claim == COMPOUND
+    assert [s.id for s in result.sub_claims] == ["sc1", "sc2"]
+    assert result.rounds >= 2
+    assert result.interval.low <= result.overall_score <= result.interval.high
+    assert result.interval_method == "sub_claim_dispersion"
+    assert result.sources and result.what_would_change and result.structural_analysis.assumptions
+    assert [s.tier for s in result.sources] == sorted(s.tier for s in result.sources)
+    assert result.reasoner == "scripted"
+    assert set(result.models.values()) == {"scripted:claude-sonnet-4-6"}
+    assert all(s.case_for and s.case_against and s.referee_synthesis for s in result.sub_claims)
+    # and its usage is what the provider was asked
+    assert result.usage.llm_calls == len(provider.calls)
+    assert result.usage.total_cost_usd == pytest.approx(len(provider.calls) * ONE_CALL_USD)
+    assert record.cost_usd == result.usage.total_cost_usd
+    assert (record.score, record.verdict) == (result.overall_score, result.overall_verdict)
+
+    # and the event log tells the story: seq 1..n, every stage started and completed
+    events = store.list_events(run.run_id)
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    assert events[0].type == "run.created"
+    for stage in STAGES:
+        assert _of(events, "stage.started", stage), stage
+        assert len(_of(events, "stage.started", stage)) == len(_of(events, "stage.completed", stage)), stage
+    # one retrieval per sub-claim in round 1
+    assert sorted(
+        e.data["sub_claim_id"] for e in _of(events, "stage.completed", "retrieve") if e.round == 1
+    ) == [
+        "sc1",
+        "sc2",
+    ]
+    # both sides argued in every round, and the moderator read every round
+    for round in range(1, result.rounds + 1):
+        sides = sorted(e.side or "" for e in _of(events, "stage.completed", "argue") if e.round == round)
+        assert sides == ["against", "for"], round
+        assert [e.round for e in _of(events, "stage.completed", "moderate")].count(round) == 1
+    assert [e.type for e in events].count("run.succeeded") == 1
+    # no event was recorded twice
+    assert not [k for k, n in Counter(_scope(e) for e in events).items() if n > 1]
+    # artifacts of every stage are in the store
+    assert store.find_artifacts(run.run_id, "argument/").keys() >= {
+        "argument/r01/for",
+        "argument/r01/against",
+    }
+
+
+def test_run_succeeded_is_the_last_event(
+    make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], store: SqliteStore
+) -> None:
+    run = new_run()
+    assert runtime(make_deps()).execute(run.run_id, timeout_s=WAIT_S).status == "SUCCEEDED"
+    assert store.list_events(run.run_id)[-1].type == "run.succeeded"
+
+
+def test_debaters_argue_in_parallel(
+    make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], store: SqliteStore
+) -> None:
+    # Given debaters that each take 0.3 s
+    provider = ScriptedProvider().sleep("argue", 0.3)
+    run = new_run()
+    assert runtime(make_deps(provider)).execute(run.run_id, timeout_s=WAIT_S).status == "SUCCEEDED"
+    # Then in every round both sides started before either finished
+    events = store.list_events(run.run_id)
+    rounds = {e.round for e in events if e.stage == "argue"}
+    assert rounds and min(rounds) == 1
+    for round in rounds:
+        started = [e.seq for e in _of(events, "stage.started", "argue") if e.round == round]
+        completed = [e.seq for e in _of(events, "stage.completed", "argue") if e.round == round]
+        assert len(started) == len(completed) == 2
+        assert max(started) < min(completed), f"round {round}: {started} vs {completed}"
+
+
+# ================================================================ failures
+
+
+def test_transient_error_is_retried_by_the_state_machine(
+    make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], store: SqliteStore
+) -> None:
+    # Given a moderator whose first call fails with a TransientError
+    provider = ScriptedProvider().fail("moderate", TransientError("overloaded"), on_call=1)
+    run = new_run()
+    rt = runtime(make_deps(provider))
+    # When the run executes
+    execution = rt.execute(run.run_id, timeout_s=WAIT_S)
+    # Then the ASL's Retry invoked the stage again and the run succeeded
+    assert execution.status == "SUCCEEDED", execution.error
+    result = store.get_run(run.run_id).result
+    assert result is not None
+    moderations = rt.dispatcher.invocations.count("claimcourt-ModerateFunction")
+    assert moderations == result.rounds + 1
+    assert len(provider.calls_of("moderate")) == result.rounds + 1
+    # and the retried stage's events were not duplicated
+    events = store.list_events(run.run_id)
+    assert not [k for k, n in Counter(_scope(e) for e in events).items() if n > 1]
+    assert [e.round for e in _of(events, "stage.completed", "moderate")] == list(range(1, result.rounds + 1))
+
+
+def test_non_retryable_error_fails_the_run_with_its_reason(
+    make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], store: SqliteStore
+) -> None:
+    provider = ScriptedProvider().fail("argue", ProviderError("invalid x-api-key"), on_call=1)
+    run = new_run()
+    rt = runtime(make_deps(provider))
+    execution = rt.execute(run.run_id, timeout_s=WAIT_S)
+    assert execution.status == "FAILED"
+    record = store.get_run(run.run_id)
+    assert record.status is RunStatus.FAILED
+    assert record.error == "ProviderError: invalid x-api-key" == execution.error
+    assert record.result is None
+    # not retried: no side argued twice (the other branch may be cancelled before it starts)
+    sides = Counter(c.inputs.side for c in provider.calls_of("argue"))  # type: ignore[attr-defined]
+    assert set(sides.values()) == {1}
+    assert 1 <= rt.dispatcher.invocations.count("claimcourt-ArgueFunction") <= 2
+    events = store.list_events(run.run_id)
+    [failed] = [e for e in events if e.type == "run.failed"]
+    assert failed.data == {"status": "failed", "error": "ProviderError: invalid x-api-key"}
+    assert not [e for e in events if e.type == "run.succeeded"]
+    assert not _of(events, "stage.started", "adjudicate")
+
+
+def test_budget_exceeded_mid_run_fails_the_run(
+    make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], store: SqliteStore
+) -> None:
+    # Given a budget of a little over three calls
+    provider = ScriptedProvider()
+    run = new_run()
+    execution = runtime(make_deps(provider, budget_usd=0.02)).execute(run.run_id, timeout_s=WAIT_S)
+    # Then the run stopped, failed, once its spend reached the budget
+    assert execution.status == "FAILED"
+    record = store.get_run(run.run_id)
+    assert record.status is RunStatus.FAILED
+    assert record.error is not None and record.error.startswith("BudgetExceededError: ")
+    assert store.run_spend(run.run_id) >= 0.02
+    assert 3 <= len(provider.calls) < 10  # it got going, then was stopped
+    assert [e.type for e in store.list_events(run.run_id)].count("run.failed") == 1
+
+
+def test_judge_refusal_fails_the_run(
+    make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], store: SqliteStore
+) -> None:
+    provider = ScriptedProvider().refuse("adjudicate", "I will not judge this")
+    run = new_run()
+    assert runtime(make_deps(provider)).execute(run.run_id, timeout_s=WAIT_S).status == "FAILED"
+    assert store.get_run(run.run_id).error == "RefusedJudgementError: I will not judge this"
+
+
+def test_backtest_never_sees_evidence_dated_after_as_of(
+    make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], store: SqliteStore
+) -> None:
+    # Given golden evidence that includes a passage published in 2024
+    run = new_run(as_of_date="2023-01-01")
+    assert runtime(make_deps(ScriptedProvider())).execute(run.run_id, timeout_s=WAIT_S).status == "SUCCEEDED"
+    # Then no round retrieved it and the result says what date it was scored as of
+    published = {
+        item["published"]
+        for doc in store.find_artifacts(run.run_id, "evidence/").values()
+        for item in doc["items"]
+    }
+    assert published and all(p is None or p <= "2023-01-01" for p in published)
+    result = store.get_run(run.run_id).result
+    assert result is not None and str(result.as_of_date) == "2023-01-01"
+    assert all(s.published is None or str(s.published) <= "2023-01-01" for s in result.sources)
+
+
+# ================================================================ stopping and rounds
+
+
+def test_unsuitable_claim_is_stopped_with_warnings(
+    make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], store: SqliteStore
+) -> None:
+    run = new_run("This statement is false.")
+    execution = runtime(make_deps()).execute(run.run_id, timeout_s=WAIT_S)
+    assert execution.status == "SUCCEEDED"
+    assert execution.output is not None and execution.output["status"] == "stopped"
+    record = store.get_run(run.run_id)
+    assert record.status is RunStatus.STOPPED
+    assert record.warnings and any("refers to itself" in w for w in record.warnings)
+    assert record.result is None
+    events = store.list_events(run.run_id)
+    [stopped] = [e for e in events if e.type == "run.stopped"]
+    assert stopped.data["warnings"] == record.warnings
+    assert not [e for e in events if e.stage in ("retrieve", "argue")]
+
+
+def test_very_short_claim_is_stopped_not_failed(
+    make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], store: SqliteStore
+) -> None:
+    run = new_run("Hi")
+    runtime(make_deps()).execute(run.run_id, timeout_s=WAIT_S)
+    assert store.get_run(run.run_id).status is RunStatus.STOPPED
+
+
+def test_high_effort_debate_stops_at_four_rounds(
+    make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], store: SqliteStore
+) -> None:
+    # Given a moderator that always wants another round
+    provider = ScriptedProvider().respond("moderate", _always_continue)
+    run = new_run(effort="high")
+    execution = runtime(make_deps(provider)).execute(run.run_id, timeout_s=WAIT_S)
+    assert execution.status == "SUCCEEDED", execution.error
+    result = store.get_run(run.run_id).result
+    assert result is not None
+    # Then the controller stopped it at the high-effort maximum
+    assert result.rounds == 4
+    assert len(provider.calls_of("moderate")) == 4
+    decisions = [d["action"] for d in store.find_artifacts(run.run_id, "decision/").values()]
+    assert decisions == ["continue", "continue", "continue", "stop_max_rounds"]
+    # each later round retrieved the moderator's directive
+    queries = [
+        doc["query"]
+        for key, doc in store.find_artifacts(run.run_id, "evidence/").items()
+        if not key.startswith("evidence/r01/")
+    ]
+    assert queries == [f"sea level evidence round {r}" for r in (1, 2, 3)]
+    # high effort judges with self-consistency samples
+    assert result.interval_method == "self_consistency"
+    assert len(provider.calls_of("adjudicate")) == 4
+
+
+def test_state_payloads_stay_small(
+    make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], store: SqliteStore
+) -> None:
+    # Given the longest debate: high effort, a compound claim, a moderator that never converges
+    provider = ScriptedProvider().respond("moderate", _always_continue)
+    run = new_run(COMPOUND, effort="high")
+    rt = runtime(make_deps(provider))
+    arn = rt.start(run.run_id)
+    described = rt.wait(arn, timeout_s=WAIT_S)
+    assert described["status"] == "SUCCEEDED"
+    # Then no state input, output or task parameter in the history reaches 8 KB
+    sizes: list[tuple[int, str]] = []
+    for event in rt.history(arn):
+        for key, details in event.items():
+            if key.endswith("EventDetails") and isinstance(details, dict):
+                for field in ("input", "output", "parameters"):
+                    if isinstance(details.get(field), str):
+                        sizes.append((len(details[field].encode()), f"{event['type']}.{field}"))
+    assert len(sizes) > 50
+    assert max(sizes)[0] < 8 * 1024, max(sizes)
+    # while the artifacts the payloads point at are far bigger
+    assert sum(len(json.dumps(v)) for v in store.find_artifacts(run.run_id, "").values()) > max(sizes)[0]

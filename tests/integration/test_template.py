@@ -1,0 +1,213 @@
+"""template.yaml and statemachine/*.asl.json agree with each other, with the code and with the linters."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+import claimcourt.errors
+from claimcourt.local.dispatch import load_module
+from claimcourt.local.template import load_template, project_root
+
+ROOT = project_root()
+LAMBDA_RETRY = {
+    "Lambda.ServiceException",
+    "Lambda.AWSLambdaException",
+    "Lambda.SdkClientException",
+    "Lambda.TooManyRequestsException",
+}
+FAILURE_HANDLER = "MarkFailed"
+
+
+class _Loader(yaml.SafeLoader):
+    """Reads CloudFormation short-form tags (!Ref X → {"Ref": X}, !GetAtt A.B → {"Fn::GetAtt": [A, B]})."""
+
+
+def _tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
+    if isinstance(node, yaml.ScalarNode):
+        value: Any = loader.construct_scalar(node)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
+    if suffix == "GetAtt" and isinstance(value, str):
+        value = value.split(".", 1)
+    return {"Ref" if suffix == "Ref" else f"Fn::{suffix}": value}
+
+
+_Loader.add_multi_constructor("!", _tag)
+TEMPLATE: dict[str, Any] = yaml.load((ROOT / "template.yaml").read_text(), Loader=_Loader)
+RESOURCES: dict[str, Any] = TEMPLATE["Resources"]
+FUNCTIONS = {k: v for k, v in RESOURCES.items() if v["Type"] == "AWS::Serverless::Function"}
+MACHINES = {k: v for k, v in RESOURCES.items() if v["Type"] == "AWS::Serverless::StateMachine"}
+ASL_FILES = sorted((ROOT / "statemachine").glob("*.asl.json"))
+
+
+def _asl(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
+
+def _states(
+    states: dict[str, Any], enclosing: tuple[dict[str, Any], ...] = ()
+) -> Iterator[tuple[str, dict[str, Any], tuple[dict[str, Any], ...]]]:
+    """Every state, recursively, with the Parallel/Map states that enclose it (innermost last)."""
+    for name, state in states.items():
+        yield name, state, enclosing
+        inner = (*enclosing, state)
+        for branch in state.get("Branches", []):
+            yield from _states(branch["States"], inner)
+        processor = state.get("ItemProcessor") or state.get("Iterator")
+        if processor:
+            yield from _states(processor["States"], inner)
+
+
+def _all_states() -> list[tuple[str, str, dict[str, Any], tuple[dict[str, Any], ...]]]:
+    return [(p.name, n, s, enc) for p in ASL_FILES for n, s, enc in _states(_asl(p)["States"])]
+
+
+TASKS = [(f, n, s, enc) for f, n, s, enc in _all_states() if s["Type"] == "Task"]
+CAUGHT = [t for t in TASKS if t[1] != FAILURE_HANDLER]  # the failure handler itself ends in a Fail state
+
+
+def _machine_for(path: Path) -> dict[str, Any]:
+    rel = path.relative_to(ROOT).as_posix()
+    [machine] = [m for m in MACHINES.values() if m["Properties"]["DefinitionUri"] == rel]
+    return machine
+
+
+def test_there_is_a_state_machine_with_tasks() -> None:
+    assert ASL_FILES and MACHINES and FUNCTIONS
+    assert len(TASKS) >= 8
+
+
+@pytest.mark.parametrize("path", ASL_FILES, ids=lambda p: p.name)
+def test_placeholders_and_definition_substitutions_match(path: Path) -> None:
+    placeholders = set(re.findall(r"\$\{([A-Za-z0-9_]+)\}", path.read_text()))
+    substitutions = set(_machine_for(path)["Properties"].get("DefinitionSubstitutions", {}))
+    assert placeholders - substitutions == set(), "placeholders without a DefinitionSubstitution"
+    assert substitutions - placeholders == set(), "DefinitionSubstitutions no placeholder uses"
+
+
+@pytest.mark.parametrize(("file", "name", "state", "enclosing"), TASKS, ids=[f"{t[0]}:{t[1]}" for t in TASKS])
+def test_every_task_retries_lambda_and_transient_errors(
+    file: str, name: str, state: dict[str, Any], enclosing: object
+) -> None:
+    retried = {error for retrier in state.get("Retry", []) for error in retrier["ErrorEquals"]}
+    assert LAMBDA_RETRY | {"TransientError"} <= retried
+    for retrier in state["Retry"]:
+        assert retrier.get("MaxAttempts", 3) >= 1
+
+
+@pytest.mark.parametrize(
+    ("file", "name", "state", "enclosing"), CAUGHT, ids=[f"{t[0]}:{t[1]}" for t in CAUGHT]
+)
+def test_every_task_is_caught_into_the_failure_handler(
+    file: str, name: str, state: dict[str, Any], enclosing: tuple[dict[str, Any], ...]
+) -> None:
+    catchers = [c for s in (state, *enclosing) for c in s.get("Catch", [])]
+    assert any("States.ALL" in c["ErrorEquals"] and c["Next"] == FAILURE_HANDLER for c in catchers), (
+        f"{name} is not caught into {FAILURE_HANDLER}"
+    )
+
+
+def test_catchers_leading_to_the_failure_handler_put_the_error_where_it_reads_it() -> None:
+    for path in ASL_FILES:
+        handler = _asl(path)["States"][FAILURE_HANDLER]
+        reads = handler["Parameters"]["Payload"]["error.$"]
+        catchers = [c for _, s, _ in _states(_asl(path)["States"]) for c in s.get("Catch", [])]
+        into_handler = [c for c in catchers if c["Next"] == FAILURE_HANDLER]
+        assert into_handler and all(c.get("ResultPath") == reads for c in into_handler)
+
+
+def test_failure_handler_ends_the_execution_failed() -> None:
+    for path in ASL_FILES:
+        states = _asl(path)["States"]
+        handler = states[FAILURE_HANDLER]
+        assert states[handler["Next"]]["Type"] == "Fail"
+        assert all(states[c["Next"]]["Type"] == "Fail" for c in handler.get("Catch", []))
+
+
+def test_every_error_name_in_retry_and_catch_exists() -> None:
+    ours = {
+        name
+        for name, value in vars(claimcourt.errors).items()
+        if isinstance(value, type) and issubclass(value, BaseException)
+    }
+    names = {
+        error
+        for _, _, state, _ in _all_states()
+        for rule in (*state.get("Retry", []), *state.get("Catch", []))
+        for error in rule["ErrorEquals"]
+    }
+    unknown = {n for n in names if not n.startswith(("States.", "Lambda.")) and n not in ours}
+    assert unknown == set()
+    assert "TransientError" in names
+
+
+def test_retryable_errors_in_the_code_are_the_ones_the_asl_retries() -> None:
+    retried = {e for _, _, s, _ in TASKS for r in s.get("Retry", []) for e in r["ErrorEquals"]}
+    assert {cls.__name__ for cls in claimcourt.errors.RETRYABLE} <= retried
+
+
+@pytest.mark.parametrize("logical_id", sorted(FUNCTIONS))
+def test_every_function_has_a_handler_a_substitution_and_an_invoke_policy(logical_id: str) -> None:
+    spec = load_template(ROOT).functions[logical_id]
+    props = FUNCTIONS[logical_id]["Properties"]
+    handler_file = ROOT / props["CodeUri"] / "app.py"
+    assert handler_file.is_file()
+    assert props.get("Handler", "app.handler") == "app.handler"
+    assert callable(getattr(load_module(ROOT, spec), "handler", None))
+    substituted = [
+        v
+        for m in MACHINES.values()
+        for v in m["Properties"].get("DefinitionSubstitutions", {}).values()
+        if v == {"Fn::GetAtt": [logical_id, "Arn"]}
+    ]
+    assert substituted, f"{logical_id} is not in any DefinitionSubstitutions"
+    invokable = [
+        p["LambdaInvokePolicy"]["FunctionName"]
+        for m in MACHINES.values()
+        for p in m["Properties"].get("Policies", [])
+        if isinstance(p, dict) and "LambdaInvokePolicy" in p
+    ]
+    assert {"Ref": logical_id} in invokable
+
+
+def test_every_function_dir_is_in_the_template() -> None:
+    dirs = {p.parent.name for p in (ROOT / "functions").glob("*/app.py")}
+    declared = {Path(f["Properties"]["CodeUri"]).name for f in FUNCTIONS.values()}
+    assert dirs == declared
+
+
+def _tool(name: str) -> str:
+    return str(Path(sys.executable).parent / name)
+
+
+@pytest.mark.timeout(120)
+def test_cfn_lint_is_clean() -> None:
+    done = subprocess.run(
+        [_tool("cfn-lint"), "template.yaml"], cwd=ROOT, capture_output=True, text=True, timeout=110
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("path", ASL_FILES, ids=lambda p: p.name)
+def test_statelint_is_clean(path: Path) -> None:
+    done = subprocess.run(
+        [_tool("statelint"), str(path.relative_to(ROOT))],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip() == ""

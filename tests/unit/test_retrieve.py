@@ -1,0 +1,161 @@
+"""Retrieval: stable evidence ids, tiers, the query-keyed cache and backtest scrubbing."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from claimcourt.evidence.base import Hit
+from claimcourt.evidence.golden import GoldenSource
+from claimcourt.evidence.retrieve import evidence_id, retrieve
+from claimcourt.evidence.tiers import tier_for
+from claimcourt.models import Directive, Evidence
+from claimcourt.store.sqlite import SqliteStore
+
+GOV = Hit(
+    "Global sea levels are rising about 3.4 mm a year.",
+    "NOAA",
+    "https://www.noaa.gov/sea-level",
+    date(2021, 1, 1),
+)
+WIKI = Hit(
+    "Sea level rise is caused by ocean warming and melting ice.",
+    "Sea level rise",
+    "https://en.wikipedia.org/wiki/Sea",
+)
+LATE = Hit(
+    "In 2024 sea levels rose faster than ever.", "News", "https://news.example.com/2024", date(2024, 5, 1)
+)
+HITS = [GOV, WIKI, LATE]
+
+
+class CountingSource(GoldenSource):
+    """A GoldenSource that counts how often it was actually searched."""
+
+    def __init__(self, hits: list[Hit], name: str = "counting") -> None:
+        super().__init__(hits)
+        self.name = name
+        self.searches: list[tuple[str, date | None]] = []
+
+    def search(self, query: str, *, limit: int, as_of: date | None = None) -> list[Hit]:
+        self.searches.append((query, as_of))
+        return super().search(query, limit=limit, as_of=as_of)
+
+
+class UnfilteredSource(CountingSource):
+    """A source that ignores as_of (as a careless adapter might)."""
+
+    def search(self, query: str, *, limit: int, as_of: date | None = None) -> list[Hit]:
+        return super().search(query, limit=limit, as_of=None)
+
+
+def _run(
+    source: CountingSource,
+    store: SqliteStore,
+    query: str = "sea level rise",
+    *,
+    round: int = 1,
+    as_of: date | None = None,
+    sub: str = "sc1",
+) -> tuple[list[Evidence], bool]:
+    return retrieve(
+        Directive(sub_claim_id=sub, query=query),
+        round=round,
+        source=source,
+        cache=store,
+        limit=5,
+        as_of=as_of,
+        ttl_s=3600,
+    )
+
+
+def test_evidence_ids_are_stable_and_depend_on_url_and_text() -> None:
+    assert evidence_id(GOV) == evidence_id(Hit(GOV.text, "another title", GOV.url))
+    assert evidence_id(GOV).startswith("E") and len(evidence_id(GOV)) == 9
+    assert evidence_id(GOV) != evidence_id(Hit(GOV.text, GOV.title, "https://elsewhere.org/x"))
+    assert evidence_id(GOV) != evidence_id(Hit(GOV.text + "!", GOV.title, GOV.url))
+
+
+def test_evidence_carries_directive_round_and_tier(store: SqliteStore) -> None:
+    found, hit = _run(CountingSource(HITS), store, round=3, sub="sc2")
+    assert hit is False
+    by_url = {e.source_url: e for e in found}
+    assert by_url[GOV.url].tier == "T1"
+    assert by_url[WIKI.url].tier == "T2"
+    assert {(e.sub_claim_id, e.round, e.query) for e in found} == {("sc2", 3, "sea level rise")}
+    assert {e.id for e in found} == {evidence_id(h) for h in HITS}
+    assert by_url[GOV.url].published == date(2021, 1, 1)
+
+
+@pytest.mark.parametrize(
+    ("url", "tier"),
+    [
+        ("https://www.climate.gov/x", "T1"),
+        ("https://data.giss.nasa.gov/x", "T1"),
+        ("https://www.who.int/news", "T1"),
+        ("https://ipcc.ch/report", "T1"),
+        ("https://mit.edu/paper", "T1"),
+        ("https://en.wikipedia.org/wiki/X", "T2"),
+        ("https://notnasa.gov.example.com/x", "T2"),
+        ("not a url", "T2"),
+    ],
+)
+def test_tiering(url: str, tier: str) -> None:
+    assert tier_for(url) == tier
+
+
+def test_identical_directive_is_served_from_the_cache(store: SqliteStore) -> None:
+    source = CountingSource(HITS)
+    first, first_hit = _run(source, store, "Sea level rise")
+    # case and spacing do not make a new query
+    second, second_hit = _run(source, store, "  sea   LEVEL rise ")
+    assert (first_hit, second_hit) == (False, True)
+    assert len(source.searches) == 1
+    assert [(e.id, e.text, e.tier, e.published) for e in second] == [
+        (e.id, e.text, e.tier, e.published) for e in first
+    ]
+
+
+def test_cache_is_shared_across_sub_claims_and_rounds_but_not_across_sources(store: SqliteStore) -> None:
+    a, b = CountingSource(HITS, name="source-a"), CountingSource(HITS, name="source-b")
+    _run(a, store)
+    _, hit_b = _run(b, store)
+    _, hit_a = _run(a, store, sub="sc9", round=2)
+    assert (hit_b, hit_a) == (False, True)
+
+
+def test_different_as_of_is_a_different_cache_entry(store: SqliteStore) -> None:
+    source = CountingSource(HITS)
+    _run(source, store)
+    _, hit = _run(source, store, as_of=date(2022, 1, 1))
+    assert hit is False
+    assert source.searches == [("sea level rise", None), ("sea level rise", date(2022, 1, 1))]
+    _, hit_again = _run(source, store, as_of=date(2022, 1, 1))
+    assert hit_again is True
+
+
+def test_as_of_drops_hits_dated_after_it_even_if_the_source_does_not(store: SqliteStore) -> None:
+    found, _ = _run(UnfilteredSource(HITS), store, as_of=date(2022, 1, 1))
+    # undated hits stay (nothing says they are from the future); the 2024 one goes
+    assert {e.source_url for e in found} == {GOV.url, WIKI.url}
+
+
+def test_as_of_on_the_publication_day_keeps_the_hit(store: SqliteStore) -> None:
+    found, _ = _run(UnfilteredSource(HITS), store, as_of=date(2024, 5, 1))
+    assert LATE.url in {e.source_url for e in found}
+
+
+def test_as_of_filter_also_applies_to_cached_hits(store: SqliteStore) -> None:
+    source = UnfilteredSource(HITS)
+    _run(source, store, as_of=date(2022, 1, 1))
+    found, hit = _run(source, store, as_of=date(2022, 1, 1))
+    assert hit is True
+    assert LATE.url not in {e.source_url for e in found}
+
+
+def test_duplicate_passages_are_returned_once(store: SqliteStore) -> None:
+    copy = Hit(GOV.text, "NOAA mirror title", GOV.url, GOV.published)
+    found, _ = _run(CountingSource([GOV, copy, WIKI]), store)
+    assert [e.id for e in found].count(evidence_id(GOV)) == 1
+    assert len(found) == 2

@@ -1,0 +1,720 @@
+"""Each stage function on its own, with a scripted reasoner over a tmp SQLite ledger."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from claimcourt.adjudication.adjudicate import SAMPLE_TEMPERATURE, adjudicate
+from claimcourt.adjudication.anonymize import anonymize
+from claimcourt.adjudication.score import (
+    HIGH_TAIL,
+    LOW_TAIL,
+    compose_result,
+    interval_for,
+    tail_constraint,
+    usage_from,
+    verdict_for,
+)
+from claimcourt.debate.argue import argue, enforce_rules
+from claimcourt.debate.decompose import decompose
+from claimcourt.debate.moderate import decide, moderate
+from claimcourt.debate.suitability import assess
+from claimcourt.errors import RefusedJudgementError
+from claimcourt.models import (
+    AdjudicateInput,
+    AnonymousPosition,
+    ArgueInput,
+    Argument,
+    ArgumentDraft,
+    Decomposition,
+    DecompositionCheck,
+    Evidence,
+    Interval,
+    Judgement,
+    ModerateInput,
+    ModeratorAction,
+    ModeratorView,
+    Point,
+    Refusal,
+    RunRequest,
+    SubClaim,
+    SubClaimJudgement,
+    Suitability,
+    SuitabilityFlag,
+    SuitabilityInput,
+    Usage,
+    Verdict,
+)
+from claimcourt.reasoning.base import CallContext, CallRecord
+from claimcourt.reasoning.offline import OfflineReasoner
+from claimcourt.reasoning.reasoner import Reasoner
+from claimcourt.store.sqlite import SqliteStore
+from tests.fakes.scripted import PRICED_MODEL, Refuse, ScriptedProvider
+
+RUN = "run_stages"
+CLAIM = "Sea levels are rising and glaciers are retreating"
+SC1 = SubClaim(id="sc1", text="Sea levels are rising", directive="sea level rise")
+SC2 = SubClaim(id="sc2", text="Glaciers are retreating", directive="glacier retreat")
+
+
+def _reasoner(provider: ScriptedProvider, store: SqliteStore) -> Reasoner:
+    return Reasoner(
+        {"offline": OfflineReasoner(), "scripted": provider},
+        lambda role: ("scripted", PRICED_MODEL),
+        store,
+        budget_usd=1.0,
+    )
+
+
+def _evidence(eid: str, *, tier: str = "T2", round: int = 1, sub: str = "sc1") -> Evidence:
+    return Evidence(
+        id=eid,
+        text=f"passage {eid}",
+        title=f"title {eid}",
+        source_url=f"https://{'noaa.gov' if tier == 'T1' else 'example.com'}/{eid}",
+        tier=tier,  # type: ignore[arg-type]
+        published=date(2020, 1, 1),
+        query="sea level",
+        sub_claim_id=sub,
+        round=round,
+    )
+
+
+def _point(sub: str, score: int, *cites: str, change: str | None = None) -> Point:
+    return Point(
+        sub_claim_id=sub,
+        argument=f"argument on {sub}",
+        implied_score=score,
+        confidence=0.5,
+        citations=list(cites),
+        position_change=change,
+    )
+
+
+# ================================================================ suitability
+
+
+def test_time_sensitive_flag_alone_never_stops_the_run(store: SqliteStore) -> None:
+    # Given a model that flags only time_sensitive but says proceed=false
+    view = Suitability(proceed=False, flags=[SuitabilityFlag.TIME_SENSITIVE], warnings=["dated"])
+    provider = ScriptedProvider().queue("suitability", view)
+    # When the claim is assessed
+    result = assess(
+        SuitabilityInput(claim="It will rain tomorrow"),
+        _reasoner(provider, store),
+        CallContext(RUN, "suitability"),
+    )
+    # Then the run proceeds, keeping the flag and its warning
+    assert result.proceed is True
+    assert result.flags == [SuitabilityFlag.TIME_SENSITIVE]
+    assert result.warnings == ["dated"]
+
+
+def test_blocking_flag_with_time_sensitive_still_stops(store: SqliteStore) -> None:
+    view = Suitability(
+        proceed=False,
+        flags=[SuitabilityFlag.TIME_SENSITIVE, SuitabilityFlag.UNFALSIFIABLE],
+        warnings=["a", "b"],
+    )
+    provider = ScriptedProvider().queue("suitability", view)
+    result = assess(
+        SuitabilityInput(claim="Karma will win today"),
+        _reasoner(provider, store),
+        CallContext(RUN, "suitability"),
+    )
+    assert result.proceed is False
+
+
+def test_refusal_to_screen_stops_the_run_with_a_warning(store: SqliteStore) -> None:
+    provider = ScriptedProvider().refuse("suitability", "policy")
+    result = assess(
+        SuitabilityInput(claim="Sea levels are rising"),
+        _reasoner(provider, store),
+        CallContext(RUN, "suitability"),
+    )
+    assert result.proceed is False
+    assert result.flags == [SuitabilityFlag.NOT_A_CLAIM]
+    assert len(result.warnings) == 1 and "policy" in result.warnings[0]
+
+
+# ================================================================ decompose
+
+
+def _split(*pairs: tuple[str, str]) -> Decomposition:
+    return Decomposition(sub_claims=[SubClaim(id=i, text=t, directive=t) for i, t in pairs])
+
+
+def _accepted(split: Decomposition) -> ScriptedProvider:
+    """A decomposer that replies `split` and a self-check that accepts whatever it is shown."""
+    return (
+        ScriptedProvider()
+        .queue("decompose", split)
+        .respond("decompose_check", lambda task: DecompositionCheck(ok=True))
+    )
+
+
+def test_decomposition_ids_are_renumbered_from_sc1(store: SqliteStore) -> None:
+    provider = _accepted(_split(("sc7", "Sea levels are rising"), ("sc3", "Glaciers retreat")))
+    result = decompose(CLAIM, None, 4, _reasoner(provider, store), CallContext(RUN, "decompose"))
+    assert [s.id for s in result.sub_claims] == ["sc1", "sc2"]
+    # the self-check audits the normalised split, not the raw reply
+    [check] = provider.calls_of("decompose_check")
+    assert [s.id for s in check.inputs.decomposition.sub_claims] == ["sc1", "sc2"]  # type: ignore[attr-defined]
+    assert [s.text for s in result.sub_claims] == ["Sea levels are rising", "Glaciers retreat"]
+
+
+def test_decomposition_is_capped_at_max_sub_claims(store: SqliteStore) -> None:
+    many = _split(*((f"sc{i}", f"Distinct statement number {i}") for i in range(1, 7)))
+    provider = _accepted(many)
+    result = decompose(CLAIM, None, 3, _reasoner(provider, store), CallContext(RUN, "decompose"))
+    assert [s.id for s in result.sub_claims] == ["sc1", "sc2", "sc3"]
+    assert result.sub_claims[2].text == "Distinct statement number 3"
+
+
+def test_duplicate_sub_claims_are_dropped_ignoring_case_and_spacing(store: SqliteStore) -> None:
+    dupes = _split(
+        ("sc1", "Sea levels are rising"), ("sc2", "sea  LEVELS are rising"), ("sc3", "Glaciers retreat")
+    )
+    provider = _accepted(dupes)
+    result = decompose(CLAIM, None, 4, _reasoner(provider, store), CallContext(RUN, "decompose"))
+    assert [(s.id, s.text) for s in result.sub_claims] == [
+        ("sc1", "Sea levels are rising"),
+        ("sc2", "Glaciers retreat"),
+    ]
+
+
+def test_failed_self_check_retries_once_with_its_findings_as_feedback(store: SqliteStore) -> None:
+    # Given a first split the self-check rejects, then a second it accepts
+    first = _split(("sc1", "Sea levels are rising"), ("sc2", "Sea levels are going up"))
+    second = _split(("sc1", "Sea levels are rising"), ("sc2", "Glaciers are retreating"))
+    provider = (
+        ScriptedProvider()
+        .queue("decompose", first, second)
+        .queue(
+            "decompose_check",
+            DecompositionCheck(ok=False, overlaps=["sc1 and sc2"], gaps=["glaciers"]),
+            DecompositionCheck(ok=True),
+        )
+    )
+    # When the claim is decomposed
+    result = decompose(CLAIM, None, 4, _reasoner(provider, store), CallContext(RUN, "decompose"))
+    # Then the decomposer was asked twice, the second time with the self-check's findings
+    calls = provider.calls_of("decompose")
+    assert len(calls) == 2
+    assert calls[0].inputs.feedback == []  # type: ignore[attr-defined]
+    assert calls[1].inputs.feedback == ["overlap: sc1 and sc2", "gap: glaciers"]  # type: ignore[attr-defined]
+    assert result.sub_claims[1].text == "Glaciers are retreating"
+
+
+def test_second_split_stands_even_if_the_self_check_still_objects(store: SqliteStore) -> None:
+    bad = DecompositionCheck(ok=False, overlaps=["sc1 and sc2"])
+    second = _split(("sc1", "Second split A"), ("sc2", "Second split B"))
+    provider = (
+        ScriptedProvider()
+        .queue("decompose", _split(("sc1", "First split")), second)
+        .queue("decompose_check", bad, bad)
+    )
+    result = decompose(CLAIM, None, 4, _reasoner(provider, store), CallContext(RUN, "decompose"))
+    assert len(provider.calls_of("decompose")) == 2
+    assert [s.text for s in result.sub_claims] == ["Second split A", "Second split B"]
+
+
+def test_decomposer_refusal_debates_the_claim_whole(store: SqliteStore) -> None:
+    provider = ScriptedProvider().refuse("decompose", "not today")
+    result = decompose(CLAIM, None, 4, _reasoner(provider, store), CallContext(RUN, "decompose"))
+    assert result.sub_claims == [SubClaim(id="sc1", text=CLAIM, directive=CLAIM)]
+    assert "not today" in result.rationale
+
+
+def test_decomposer_refusal_of_a_long_claim_still_debates_it_whole(store: SqliteStore) -> None:
+    long_claim = ("Sea levels are rising along every coast of the world. " * 13).strip()
+    assert 600 < len(long_claim) <= 2000
+    provider = ScriptedProvider().refuse("decompose", "too long")
+    result = decompose(long_claim, None, 4, _reasoner(provider, store), CallContext(RUN, "decompose"))
+    assert len(result.sub_claims) == 1
+
+
+# ================================================================ argue
+
+
+def _argue_input(**overrides: object) -> ArgueInput:
+    base: dict[str, object] = {
+        "claim": CLAIM,
+        "side": "for",
+        "round": 2,
+        "sub_claims": [SC1, SC2],
+        "evidence": [_evidence("E1"), _evidence("E2", round=2)],
+        "new_evidence_ids": ["E2"],
+        "own_previous": Argument(
+            side="for", round=1, points=[_point("sc1", 50, "E1"), _point("sc2", 50, "E1")]
+        ),
+    }
+    return ArgueInput.model_validate({**base, **overrides})
+
+
+def test_citations_not_in_the_pool_are_dropped_and_duplicates_collapsed() -> None:
+    draft = Argument(side="for", round=2, points=[_point("sc1", 55, "E1", "E404", "E1")])
+    result = enforce_rules(draft, _argue_input())
+    assert result.points[0].citations == ["E1"]
+
+
+def test_points_on_unknown_sub_claims_are_dropped() -> None:
+    draft = Argument(side="for", round=2, points=[_point("sc1", 55, "E1"), _point("sc9", 80, "E1")])
+    result = enforce_rules(draft, _argue_input())
+    assert [p.sub_claim_id for p in result.points] == ["sc1"]
+
+
+def test_big_move_without_new_evidence_is_held_at_the_previous_score() -> None:
+    # Given a round-1 score of 50 and a round-2 jump to 80 citing only old evidence
+    draft = Argument(side="for", round=2, points=[_point("sc1", 80, "E1")])
+    result = enforce_rules(draft, _argue_input())
+    # Then the point is held at 50, saying why
+    assert result.points[0].implied_score == 50
+    assert result.points[0].position_change is not None
+    assert "80" in result.points[0].position_change
+
+
+def test_big_move_citing_new_evidence_stands() -> None:
+    draft = Argument(side="for", round=2, points=[_point("sc1", 80, "E2", change="moved by E2")])
+    result = enforce_rules(draft, _argue_input())
+    assert result.points[0].implied_score == 80
+    assert result.points[0].position_change == "moved by E2"
+
+
+def test_move_of_ten_points_or_less_needs_no_new_evidence() -> None:
+    draft = Argument(side="for", round=2, points=[_point("sc1", 60, "E1"), _point("sc2", 40, "E1")])
+    result = enforce_rules(draft, _argue_input())
+    assert [p.implied_score for p in result.points] == [60, 40]
+
+
+def test_big_move_citing_an_id_not_in_the_pool_is_still_held() -> None:
+    # "E2x" looks new but is not in the pool: it is dropped before the move is judged
+    draft = Argument(side="for", round=2, points=[_point("sc1", 90, "E2x")])
+    result = enforce_rules(draft, _argue_input(new_evidence_ids=["E2", "E2x"]))
+    assert result.points[0].implied_score == 50
+    assert result.points[0].citations == []
+
+
+def test_debater_refusal_becomes_argument_refusal(store: SqliteStore) -> None:
+    provider = ScriptedProvider().refuse("argue", "won't argue that")
+    result = argue(_argue_input(), _reasoner(provider, store), CallContext(RUN, "argue", 2, "for"))
+    assert result.refusal == Refusal(reason="won't argue that")
+    assert result.points == []
+    assert (result.side, result.round) == ("for", 2)
+
+
+def test_argue_applies_the_rules_to_the_model_reply(store: SqliteStore) -> None:
+    draft = ArgumentDraft(points=[_point("sc1", 90, "E1", "E404"), _point("sc7", 10)])
+    provider = ScriptedProvider().queue("argue", draft)
+    result = argue(_argue_input(persona=2), _reasoner(provider, store), CallContext(RUN, "argue", 2, "for"))
+    assert [(p.sub_claim_id, p.implied_score, p.citations) for p in result.points] == [("sc1", 50, ["E1"])]
+    assert result.persona == 2
+
+
+# ================================================================ moderate / decide
+
+
+def _view(recommendation: str, dispute: str = "sc2", query: str = "glacier mass balance") -> ModeratorView:
+    return ModeratorView(
+        decisive_dispute="whether glaciers retreat",
+        dispute_sub_claim_id=dispute,
+        next_query=query,
+        recommendation=recommendation,  # type: ignore[arg-type]
+    )
+
+
+def test_converged_in_round_one_continues_because_of_min_rounds() -> None:
+    decision = decide(
+        _view("converged"), round=1, min_rounds=2, max_rounds=4, persona=0, known_sub_claims={"sc1", "sc2"}
+    )
+    assert decision.action is ModeratorAction.CONTINUE
+    assert [(d.sub_claim_id, d.query) for d in decision.directives] == [("sc2", "glacier mass balance")]
+
+
+def test_converged_from_min_rounds_stops() -> None:
+    decision = decide(
+        _view("converged"), round=2, min_rounds=2, max_rounds=4, persona=0, known_sub_claims={"sc1"}
+    )
+    assert decision.action is ModeratorAction.STOP_CONVERGED
+    assert decision.directives == []
+
+
+@pytest.mark.parametrize("recommendation", ["continue", "escalate", "converged"])
+def test_max_rounds_stops_whatever_the_moderator_recommends(recommendation: str) -> None:
+    decision = decide(
+        _view(recommendation), round=4, min_rounds=2, max_rounds=4, persona=1, known_sub_claims={"sc2"}
+    )
+    assert decision.action is ModeratorAction.STOP_MAX_ROUNDS
+    assert not decision.action.another_round
+
+
+def test_safety_stops_even_in_round_one() -> None:
+    decision = decide(
+        _view("safety"), round=1, min_rounds=2, max_rounds=4, persona=0, known_sub_claims={"sc2"}
+    )
+    assert decision.action is ModeratorAction.STOP_SAFETY
+
+
+def test_escalate_bumps_the_persona_and_carries_the_directive() -> None:
+    decision = decide(
+        _view("escalate"), round=2, min_rounds=2, max_rounds=4, persona=1, known_sub_claims={"sc1", "sc2"}
+    )
+    assert decision.action is ModeratorAction.ESCALATE
+    assert decision.action.another_round
+    assert decision.persona == 2
+    assert [(d.sub_claim_id, d.query) for d in decision.directives] == [("sc2", "glacier mass balance")]
+
+
+def test_continue_keeps_the_persona() -> None:
+    decision = decide(
+        _view("continue"), round=2, min_rounds=2, max_rounds=4, persona=3, known_sub_claims={"sc2"}
+    )
+    assert decision.action is ModeratorAction.CONTINUE
+    assert decision.persona == 3
+
+
+def test_directive_for_an_unknown_sub_claim_goes_to_sc1() -> None:
+    decision = decide(
+        _view("continue", dispute="sc9"),
+        round=1,
+        min_rounds=2,
+        max_rounds=4,
+        persona=0,
+        known_sub_claims={"sc1", "sc2"},
+    )
+    assert decision.directives[0].sub_claim_id == "sc1"
+
+
+def test_no_view_is_a_safety_stop() -> None:
+    decision = decide(None, round=1, min_rounds=2, max_rounds=4, persona=2, known_sub_claims={"sc1"})
+    assert decision.action is ModeratorAction.STOP_SAFETY
+    assert decision.persona == 2
+
+
+def test_moderator_refusal_stops_for_safety(store: SqliteStore) -> None:
+    provider = ScriptedProvider().refuse("moderate", "no")
+    inputs = ModerateInput(
+        claim=CLAIM,
+        round=1,
+        sub_claims=[SC1],
+        case_for=Argument(side="for", round=1, points=[_point("sc1", 70)]),
+        case_against=Argument(side="against", round=1, points=[_point("sc1", 30)]),
+        evidence=[_evidence("E1")],
+    )
+    decision = moderate(
+        inputs,
+        _reasoner(provider, store),
+        CallContext(RUN, "moderate", 1),
+        min_rounds=2,
+        max_rounds=4,
+        persona=0,
+    )
+    assert decision.action is ModeratorAction.STOP_SAFETY
+
+
+# ================================================================ adjudicate
+
+
+def _adjudicate_input() -> AdjudicateInput:
+    return AdjudicateInput(
+        claim=CLAIM,
+        mode="spectral",
+        sub_claims=[SC1, SC2],
+        positions=[AnonymousPosition(label="A", round=1, points=[_point("sc1", 70)])],
+        evidence=[_evidence("E1"), _evidence("E2", sub="sc2")],
+    )
+
+
+def _judgement(*subs: SubClaimJudgement, overall: int = 70, decisive: str | None = "E1") -> Judgement:
+    return Judgement(sub_claims=list(subs), overall_score=overall, decisive_evidence_id=decisive)
+
+
+def _sj(
+    sub: str, score: int, verdict: Verdict = Verdict.SUPPORTED, decisive: str | None = None
+) -> SubClaimJudgement:
+    return SubClaimJudgement(
+        sub_claim_id=sub, score=score, verdict=verdict, referee_synthesis="s", decisive_evidence_id=decisive
+    )
+
+
+def test_sub_claims_the_judge_skipped_are_not_enough_evidence(store: SqliteStore) -> None:
+    provider = ScriptedProvider().queue(
+        "adjudicate", _judgement(_sj("sc1", 80, decisive="E1"), _sj("sc9", 10))
+    )
+    [judgement] = adjudicate(_adjudicate_input(), _reasoner(provider, store), CallContext(RUN, "adjudicate"))
+    assert [j.sub_claim_id for j in judgement.sub_claims] == ["sc1", "sc2"]
+    filled = judgement.sub_claims[1]
+    assert (filled.score, filled.verdict, filled.decisive_evidence_id) == (
+        50,
+        Verdict.NOT_ENOUGH_EVIDENCE,
+        None,
+    )
+
+
+def test_unknown_evidence_ids_are_cleared(store: SqliteStore) -> None:
+    reply = _judgement(_sj("sc1", 80, decisive="E404"), _sj("sc2", 60, decisive="E2"), decisive="E999")
+    provider = ScriptedProvider().queue("adjudicate", reply)
+    [judgement] = adjudicate(_adjudicate_input(), _reasoner(provider, store), CallContext(RUN, "adjudicate"))
+    assert [j.decisive_evidence_id for j in judgement.sub_claims] == [None, "E2"]
+    assert judgement.decisive_evidence_id is None
+
+
+def test_self_consistency_samples_use_suffixes_and_a_higher_temperature(store: SqliteStore) -> None:
+    provider = ScriptedProvider().respond(
+        "adjudicate", lambda task: _judgement(_sj("sc1", 70), _sj("sc2", 70))
+    )
+    judgements = adjudicate(
+        _adjudicate_input(), _reasoner(provider, store), CallContext(RUN, "adjudicate"), samples=3
+    )
+    assert len(judgements) == 4
+    calls = provider.calls_of("adjudicate")
+    assert [c.temperature for c in calls] == [0.0, SAMPLE_TEMPERATURE, SAMPLE_TEMPERATURE, SAMPLE_TEMPERATURE]
+    assert [c.inputs.sample for c in calls] == [0, 1, 2, 3]  # type: ignore[attr-defined]
+    keys = sorted(c.call_key for c in store.run_calls(RUN))
+    assert keys == [f"adjudicate:0::adjudicate:s{i}" for i in range(4)]
+
+
+def test_refused_sample_is_skipped(store: SqliteStore) -> None:
+    ok = _judgement(_sj("sc1", 70), _sj("sc2", 70))
+    provider = ScriptedProvider().queue("adjudicate", ok, Refuse("no"), ok)
+    judgements = adjudicate(
+        _adjudicate_input(), _reasoner(provider, store), CallContext(RUN, "adjudicate"), samples=2
+    )
+    assert len(judgements) == 2
+
+
+def test_refused_first_judgement_raises(store: SqliteStore) -> None:
+    provider = ScriptedProvider().refuse("adjudicate", "will not judge")
+    with pytest.raises(RefusedJudgementError, match="will not judge"):
+        adjudicate(_adjudicate_input(), _reasoner(provider, store), CallContext(RUN, "adjudicate"))
+
+
+# ================================================================ anonymize
+
+
+def _debate() -> list[Argument]:
+    return [
+        Argument(side="for", round=1, points=[_point("sc1", 80, "E1", change="moved by E1")]),
+        Argument(side="against", round=1, points=[_point("sc1", 20, "E2", change="moved by E2")]),
+        Argument(side="for", round=2, points=[_point("sc1", 85, "E1")]),
+        Argument(side="against", round=2, refusal=Refusal(reason="no")),
+    ]
+
+
+def test_positions_carry_labels_not_sides_and_both_labels_are_used() -> None:
+    positions, mapping = anonymize(_debate(), seed="run_x")
+    assert sorted(mapping) == ["A", "B"] and sorted(mapping.values()) == ["against", "for"]
+    assert {p.label for p in positions} == {"A", "B"}
+    for p in positions:
+        assert "side" not in p.model_dump()
+    # the mapping re-attaches every position to the side that argued it
+    label_of = {side: label for label, side in mapping.items()}
+    assert sorted((p.label, p.round) for p in positions) == sorted(
+        (label_of[a.side], a.round) for a in _debate()
+    )
+
+
+def test_position_change_notes_are_stripped_and_refusals_flagged() -> None:
+    positions, _ = anonymize(_debate(), seed="run_x")
+    assert all(q.position_change is None for p in positions for q in p.points)
+    assert sum(p.refused for p in positions) == 1
+
+
+def test_same_seed_gives_the_same_order_and_labels() -> None:
+    assert anonymize(_debate(), seed="run_abc") == anonymize(_debate(), seed="run_abc")
+
+
+def test_order_and_labels_depend_on_the_seed() -> None:
+    outcomes = {
+        (tuple((p.label, p.round) for p in positions), tuple(sorted(mapping.items())))
+        for positions, mapping in (anonymize(_debate(), seed=f"run_{i}") for i in range(20))
+    }
+    assert len(outcomes) > 1
+    mappings = {m for _, m in outcomes}
+    assert len(mappings) == 2  # both sides get to be "A" for some seed
+
+
+# ================================================================ score
+
+
+def _args(pro: int, con: int) -> list[Argument]:
+    return [
+        Argument(side="for", round=1, points=[_point("sc1", 99)]),
+        Argument(side="for", round=2, points=[_point("sc1", pro)]),
+        Argument(side="against", round=2, points=[_point("sc1", con)]),
+    ]
+
+
+def test_interval_from_self_consistency_samples() -> None:
+    judgements = [_judgement(_sj("sc1", s), overall=s) for s in (70, 60, 80, 66)]
+    centre, interval, method = interval_for(judgements, _args(70, 60))
+    assert method == "self_consistency"
+    assert centre == 68  # median of 60, 66, 70, 80
+    assert interval == Interval(low=56, high=80)  # half width (80 - 60) / 2 + 2
+
+
+def test_interval_from_identical_samples_is_at_least_min_half_width() -> None:
+    judgements = [_judgement(_sj("sc1", 70), overall=70)] * 3
+    assert interval_for(judgements, []) == (70, Interval(low=66, high=74), "self_consistency")
+
+
+def test_interval_from_sub_claim_dispersion_and_the_final_round_gap() -> None:
+    judgement = _judgement(_sj("sc1", 80), _sj("sc2", 40), overall=60)
+    centre, interval, method = interval_for([judgement], _args(70, 30))
+    assert method == "sub_claim_dispersion"
+    assert centre == 60
+    # pstdev(80, 40) = 20; gap of the FINAL round (70 vs 30) = 40: 0.5*20 + 0.2*40 + 4 = 22
+    assert interval == Interval(low=38, high=82)
+
+
+def test_dispersion_interval_is_clamped_to_0_100_and_capped_in_width() -> None:
+    judgement = _judgement(_sj("sc1", 100), _sj("sc2", 0), _sj("sc3", 100), overall=95)
+    _, interval, _ = interval_for([judgement], _args(100, 0))
+    assert interval.high == 100
+    assert interval.low == 95 - 35
+
+
+def test_high_score_without_a_t1_source_is_capped() -> None:
+    pool = {"E1": _evidence("E1", tier="T2")}
+    score, warnings = tail_constraint(95, _judgement(_sj("sc1", 95, decisive="E1"), decisive="E1"), pool)
+    assert score == HIGH_TAIL == 85
+    assert len(warnings) == 1 and "85" in warnings[0]
+
+
+def test_low_score_without_a_t1_source_is_floored() -> None:
+    pool = {"E1": _evidence("E1", tier="T2")}
+    score, warnings = tail_constraint(3, _judgement(_sj("sc1", 3, decisive="E1"), decisive=None), pool)
+    assert score == LOW_TAIL == 15
+    assert len(warnings) == 1 and "15" in warnings[0]
+
+
+@pytest.mark.parametrize("score", [3, 95])
+def test_tail_score_resting_on_a_t1_source_stands(score: int) -> None:
+    pool = {"E1": _evidence("E1", tier="T2"), "G1": _evidence("G1", tier="T1")}
+    # the T1 source is decisive for a sub-claim only
+    judgement = _judgement(_sj("sc1", score, decisive="G1"), decisive="E1")
+    assert tail_constraint(score, judgement, pool) == (score, [])
+
+
+def test_scores_inside_the_tails_are_untouched() -> None:
+    assert tail_constraint(85, _judgement(_sj("sc1", 85)), {}) == (85, [])
+    assert tail_constraint(15, _judgement(_sj("sc1", 15)), {}) == (15, [])
+
+
+def test_t1_id_that_is_not_in_the_pool_does_not_count() -> None:
+    assert tail_constraint(95, _judgement(_sj("sc1", 95, decisive="G404"), decisive="G404"), {})[0] == 85
+
+
+@pytest.mark.parametrize(
+    ("score", "interval", "verdicts", "expected"),
+    [
+        (80, (70, 90), [Verdict.SUPPORTED], Verdict.SUPPORTED),
+        (20, (10, 30), [Verdict.REFUTED], Verdict.REFUTED),
+        (50, (45, 55), [Verdict.SUPPORTED, Verdict.REFUTED], Verdict.CONFLICTING),
+        (50, (30, 70), [Verdict.SUPPORTED], Verdict.CONFLICTING),  # interval straddles both thresholds
+        (50, (45, 55), [Verdict.CONFLICTING], Verdict.CONFLICTING),
+        (
+            80,
+            (70, 90),
+            [Verdict.NOT_ENOUGH_EVIDENCE, Verdict.NOT_ENOUGH_EVIDENCE],
+            Verdict.NOT_ENOUGH_EVIDENCE,
+        ),
+        (50, (45, 55), [Verdict.SUPPORTED], Verdict.NOT_ENOUGH_EVIDENCE),
+        (65, (35, 80), [Verdict.SUPPORTED], Verdict.CONFLICTING),  # high score, wide low end
+    ],
+)
+def test_every_verdict_is_reachable(
+    score: int, interval: tuple[int, int], verdicts: list[Verdict], expected: Verdict
+) -> None:
+    judgement = _judgement(*(_sj(f"sc{i}", score, v) for i, v in enumerate(verdicts, start=1)), overall=score)
+    assert verdict_for(score, Interval(low=interval[0], high=interval[1]), judgement) is expected
+
+
+def _call(
+    key: str, provider: str, model: str, tin: int, tout: int, cost: float, known: bool = True
+) -> CallRecord:
+    return CallRecord(RUN, key, provider, model, tin, tout, cost, known, None, None)
+
+
+def test_usage_sums_tokens_cost_and_calls_per_model() -> None:
+    calls = [
+        _call("a", "anthropic", "claude-sonnet-4-6", 1000, 200, 0.006),
+        _call("b", "anthropic", "claude-sonnet-4-6", 500, 100, 0.003),
+        _call("c", "openai", "mystery-model", 10, 5, 0.0, known=False),
+        _call("d", "offline", "offline", 0, 0, 0.0),
+    ]
+    usage = usage_from(calls, cache_hits=2, cache_misses=3)
+    sonnet = usage.models["claude-sonnet-4-6"]
+    assert (sonnet.provider, sonnet.calls, sonnet.input_tokens, sonnet.output_tokens) == (
+        "anthropic",
+        2,
+        1500,
+        300,
+    )
+    assert sonnet.cost_usd == pytest.approx(0.009)
+    assert usage.models["mystery-model"].price_known is False
+    assert sonnet.price_known is True
+    assert usage.llm_calls == 3  # offline calls are not LLM calls
+    assert (usage.input_tokens, usage.output_tokens) == (1510, 305)
+    assert usage.total_cost_usd == pytest.approx(0.009)
+    assert (usage.cache_hits, usage.cache_misses) == (2, 3)
+
+
+def test_usage_of_no_calls_is_zero() -> None:
+    assert usage_from([], 0, 0) == Usage()
+
+
+def test_result_lists_cited_sources_t1_first_in_citation_order() -> None:
+    pool = [
+        _evidence("E1"),
+        _evidence("G1", tier="T1"),
+        _evidence("E2"),
+        _evidence("G2", tier="T1"),
+        _evidence("E3"),  # never cited
+    ]
+    arguments = [
+        Argument(side="for", round=1, points=[_point("sc1", 80, "E1", "G1")]),
+        Argument(side="against", round=1, points=[_point("sc1", 30, "E2", "E404")]),
+    ]
+    judgement = _judgement(_sj("sc1", 70, decisive="G2"), overall=70, decisive="G2")
+    result = compose_result(
+        run_id=RUN,
+        request=RunRequest(claim=CLAIM),
+        decomposition=Decomposition(sub_claims=[SC1]),
+        arguments=arguments,
+        judgements=[judgement],
+        evidence=pool,
+        usage=Usage(),
+        warnings=["w"],
+        reasoner="scripted",
+        models={"adjudicator": "scripted:m"},
+    )
+    assert [s.evidence_id for s in result.sources] == ["G1", "G2", "E1", "E2"]
+    assert result.decisive_source is not None and result.decisive_source.evidence_id == "G2"
+    sub = result.sub_claims[0]
+    assert (sub.case_for, sub.case_against) == ("argument on sc1", "argument on sc1")
+    assert sub.decisive_source is not None and sub.decisive_source.tier == "T1"
+    assert result.rounds == 1
+    assert result.warnings == ["w"]
+
+
+def test_result_with_a_capped_score_keeps_the_interval_around_it() -> None:
+    judgement = _judgement(_sj("sc1", 96, decisive="E1"), overall=96, decisive="E1")
+    result = compose_result(
+        run_id=RUN,
+        request=RunRequest(claim=CLAIM),
+        decomposition=Decomposition(sub_claims=[SC1]),
+        arguments=_args(96, 90),
+        judgements=[judgement],
+        evidence=[_evidence("E1")],
+        usage=Usage(),
+        warnings=[],
+        reasoner="scripted",
+        models={},
+    )
+    assert result.overall_score == 85
+    assert result.interval.low <= 85 <= result.interval.high
+    assert result.overall_verdict is Verdict.SUPPORTED
+    assert any("capped" in w for w in result.warnings)
