@@ -106,18 +106,22 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     logging.getLogger("claimcourt").setLevel(logging.WARNING)
 
-    settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix="claimcourt-bench-")))
+    with tempfile.TemporaryDirectory(prefix="claimcourt-bench-") as tmp:
+        measure(args.latency, args.runs, Settings(data_dir=Path(tmp)))
+
+
+def measure(latency: float, runs: int, settings: Settings) -> None:
     store = SqliteStore(settings.resolved_data_dir() / "bench.sqlite3")
     corpus = CorpusSource()
     corpus.warm()  # the index is built once per process; do not bill it to the first run
     ratios: list[float] = []
     all_overlaps: list[float] = []
-    print(f"latency per LLM call: {args.latency * 1000:.0f} ms")
+    print(f"latency per LLM call: {latency * 1000:.0f} ms")
     print(
         f"{'run':>3}  {'calls':>5}  {'critical':>8}  {'wall s':>7}  {'ratio':>6}  debater overlap per round"
     )
-    for i in range(args.runs):
-        provider = LatencyProvider(args.latency)
+    for i in range(runs):
+        provider = LatencyProvider(latency)
         reasoner = Reasoner({"offline": provider}, settings.route, store, settings.budget_usd)
         deps = Deps(settings=settings, store=store, reasoner=reasoner, evidence=corpus)
         with LocalRuntime(deps) as runtime:
@@ -126,7 +130,7 @@ def main(argv: list[str] | None = None) -> None:
             execution = runtime.execute(record.run_id)
         if execution.status != "SUCCEEDED":
             raise SystemExit(f"run {record.run_id} ended {execution.status}: {execution.error}")
-        critical = critical_calls(provider.calls) * args.latency
+        critical = critical_calls(provider.calls) * latency
         ratio = execution.wall_s / critical
         overlaps = debater_overlaps(provider.calls)
         ratios.append(ratio)
