@@ -294,7 +294,7 @@ def test_state_payloads_stay_small(
     run = new_run(COMPOUND, effort="high")
     rt = runtime(make_deps(provider))
     arn = rt.start(run.run_id)
-    described = rt.wait(arn, timeout_s=WAIT_S)
+    described = rt.wait(arn, run.run_id, timeout_s=WAIT_S)
     assert described["status"] == "SUCCEEDED"
     # Then no state input, output or task parameter in the history reaches 8 KB
     sizes: list[tuple[int, str]] = []

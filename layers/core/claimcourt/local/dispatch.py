@@ -94,10 +94,8 @@ class LambdaDispatcher:
         from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
         from moto.stepfunctions.parser.backend.execution_worker import ExecutionWorker
 
-        parsed = ParsedDefinitions()
-
         def entrypoint(worker: ExecutionWorker) -> Any:  # a plain function, so it binds as a method
-            return parsed.entrypoint(worker)
+            return PARSED.entrypoint(worker)
 
         with (
             mock.patch.object(lambda_eval_utils, "_invoke_lambda_function", self.invoke),
@@ -140,3 +138,7 @@ def _error(error_type: str, message: str) -> dict[str, Any]:
         "FunctionError": "Unhandled",
         "Payload": {"errorType": error_type, "errorMessage": message},
     }
+
+
+# Process-wide: keyed by the definition's text, so runtimes in one process share the parse.
+PARSED = ParsedDefinitions()

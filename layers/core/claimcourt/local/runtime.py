@@ -15,11 +15,12 @@ from typing import Any
 from claimcourt.local.dispatch import LambdaDispatcher, load_handlers
 from claimcourt.local.template import ACCOUNT, REGION, load_template, project_root
 from claimcourt.models import RunStatus
-from claimcourt.pipeline import Deps
+from claimcourt.pipeline import Deps, announce_end
 from claimcourt.wiring import use_deps
 
 STATE_MACHINE = "DebateStateMachine"
 POLL_S = 0.01
+DESCRIBE_EVERY_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -77,15 +78,26 @@ class LocalRuntime:
         )
 
     def wait(
-        self, execution_arn: str, timeout_s: float | None = None, on_tick: Callable[[], None] | None = None
+        self,
+        execution_arn: str,
+        run_id: str,
+        timeout_s: float | None = None,
+        on_tick: Callable[[], None] | None = None,
     ) -> dict[str, Any]:
+        """Until the execution ends. The run's record says first (a SELECT, microseconds); moto's
+        describe_execution costs milliseconds of CPU that the handler threads would feel, so it is
+        asked only once the record has ended, or every half second in case the execution died."""
         deadline = time.monotonic() + (timeout_s or self.deps.settings.run_timeout_s)
+        next_describe = time.monotonic() + DESCRIBE_EVERY_S
         while time.monotonic() < deadline:
-            described: dict[str, Any] = self._sfn.describe_execution(executionArn=execution_arn)
             if on_tick is not None:
                 on_tick()
-            if described["status"] != "RUNNING":
-                return described
+            now = time.monotonic()
+            if self.deps.store.get_run(run_id).status.terminal or now >= next_describe:
+                described: dict[str, Any] = self._sfn.describe_execution(executionArn=execution_arn)
+                if described["status"] != "RUNNING":
+                    return described
+                next_describe = now + DESCRIBE_EVERY_S
             time.sleep(POLL_S)
         self._sfn.stop_execution(executionArn=execution_arn, error="Timeout", cause="local wait timed out")
         return dict(self._sfn.describe_execution(executionArn=execution_arn))
@@ -94,18 +106,23 @@ class LocalRuntime:
         self, run_id: str, timeout_s: float | None = None, on_tick: Callable[[], None] | None = None
     ) -> Execution:
         started = time.perf_counter()
-        described = self.wait(self.start(run_id), timeout_s, on_tick)
+        try:
+            described = self.wait(self.start(run_id), run_id, timeout_s, on_tick)
+        except BaseException:  # Ctrl-C or a crash: the run still ends in a terminal state
+            self._end_unfinished(run_id, "interrupted before it finished")
+            raise
         wall = time.perf_counter() - started
         status = described["status"]
         if status != "SUCCEEDED":
             # The Catch path records the reason; an execution that died without it is recorded here.
-            reason = described.get("cause") or described.get("error") or status
-            self.deps.store.set_status(
-                run_id, RunStatus.FAILED, error=f"execution {status.lower()}: {reason}"
-            )
+            self._end_unfinished(run_id, f"execution {status.lower()}: {described.get('cause') or status}")
         output = json.loads(described["output"]) if described.get("output") else None
         record = self.deps.store.get_run(run_id)
         return Execution(run_id, status, output, record.error, wall)
+
+    def _end_unfinished(self, run_id: str, reason: str) -> None:
+        if self.deps.store.set_status(run_id, RunStatus.FAILED, error=reason):
+            announce_end(self.deps.store, run_id)
 
     def history(self, execution_arn: str) -> list[dict[str, Any]]:
         events: list[dict[str, Any]] = self._sfn.get_execution_history(executionArn=execution_arn)["events"]

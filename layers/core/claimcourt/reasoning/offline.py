@@ -59,7 +59,7 @@ from claimcourt.models import (
     Verdict,
 )
 from claimcourt.reasoning.base import ProviderReply, Task
-from claimcourt.reasoning.stance import Stance, content_stems, key_terms, stance
+from claimcourt.reasoning.stance import Stance, content_stems, key_terms, stance, tokens
 
 MODEL = "offline"
 
@@ -191,7 +191,8 @@ class OfflineReasoner:
         if _UNFALSIFIABLE.search(claim):
             flags.append(SuitabilityFlag.UNFALSIFIABLE)
             warnings.append("The claim concerns something no evidence could count against.")
-        if claim.rstrip().endswith("?") or len(content_stems(claim)) < 2:
+        # A question, a lone word, or nothing but function words ("it is not") asserts nothing.
+        if claim.rstrip().endswith("?") or len(tokens(claim)) < 2 or not content_stems(claim):
             flags.append(SuitabilityFlag.NOT_A_CLAIM)
             warnings.append("This reads as a question or fragment, not a claim that can be true or false.")
         if _TIME_SENSITIVE.search(claim):
