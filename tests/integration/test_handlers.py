@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from claimcourt.errors import StageInputError
+from claimcourt.errors import ProviderError, StageInputError
 from claimcourt.local.dispatch import LocalContext, load_module
 from claimcourt.local.template import load_template, project_root
 from claimcourt.models import RunRecord, RunStatus
@@ -187,3 +187,48 @@ def test_finish_failed_on_an_already_finished_run_does_not_announce_a_failure(
     # Then the record and the event log must agree
     assert store.get_run(run.run_id).status is RunStatus.SUCCEEDED
     assert not [e for e in store.list_events(run.run_id) if e.type == "run.failed"]
+
+
+class _BilledSource:
+    """A source that calls a model to search, as Anthropic web search does."""
+
+    name = "billed-source"
+
+    def __init__(self) -> None:
+        self.searches = 0
+        self.last_usage: tuple[str, int, int] | None = None
+        self.last_search_requests = 0
+
+    def search(self, query: str, *, limit: int, as_of: Any = None) -> list[Any]:
+        from claimcourt.evidence.base import Hit
+
+        self.searches += 1
+        self.last_usage, self.last_search_requests = ("claude-sonnet-4-6", 1000, 100), 2
+        return [Hit("Sea levels are rising.", "Sea level", "https://www.noaa.gov/x")]
+
+
+def test_a_search_is_billed_when_it_runs_and_not_on_a_cache_hit(
+    make_deps: Any, new_run: Callable[..., RunRecord], store: SqliteStore
+) -> None:
+    source = _BilledSource()
+    event = {"round": 1, "directive": {"sub_claim_id": "sc1", "query": "sea level rise"}}
+    with use_deps(make_deps(evidence=source)):
+        first, second = new_run("Sea levels are rising"), new_run("Sea levels are rising")
+        _invoke("RetrieveFunction", {"run_id": first.run_id, **event})
+        _invoke("RetrieveFunction", {"run_id": second.run_id, **event})  # same directive: cached
+    assert source.searches == 1
+    # tokens at $3/$15 per Mtok plus two searches at $0.01
+    assert store.run_spend(first.run_id) == pytest.approx(0.003 + 0.0015 + 0.02)
+    assert store.run_spend(second.run_id) == 0
+
+
+def test_a_stage_that_raises_leaves_a_failed_event(
+    make_deps: Any, new_run: Callable[..., RunRecord], store: SqliteStore
+) -> None:
+    provider = ScriptedProvider().fail("suitability", ProviderError("bad key"))
+    with use_deps(make_deps(provider)):
+        run = new_run("Sea levels are rising")
+        with pytest.raises(ProviderError):
+            _invoke("SuitabilityFunction", {"run_id": run.run_id})
+    failed = [e for e in store.list_events(run.run_id) if e.type == "stage.failed"]
+    assert [(e.stage, e.data["error"]) for e in failed] == [("suitability", "ProviderError")]

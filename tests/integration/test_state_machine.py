@@ -78,6 +78,12 @@ def test_run_succeeds_and_records_result_and_progress(
     assert result.reasoner == "scripted"
     assert set(result.models.values()) == {"scripted:claude-sonnet-4-6"}
     assert all(s.case_for and s.case_against and s.referee_synthesis for s in result.sub_claims)
+    # the judge saw A/B; the result names the side again, through the stored mapping
+    mapping = store.get_artifact(run.run_id, "judgements")["mapping"]
+    assert sorted(mapping.values()) == ["against", "for"]
+    judged = store.get_artifact(run.run_id, "judgements")["items"][0]["sub_claims"]
+    for sub, j in zip(result.sub_claims, judged, strict=True):
+        assert sub.stronger_side == mapping.get(j["stronger_position"])
     # and its usage is what the provider was asked
     assert result.usage.llm_calls == len(provider.calls)
     assert result.usage.total_cost_usd == pytest.approx(len(provider.calls) * ONE_CALL_USD)
@@ -198,6 +204,9 @@ def test_budget_exceeded_mid_run_fails_the_run(
     assert execution.status == "FAILED"
     record = store.get_run(run.run_id)
     assert record.status is RunStatus.FAILED
+    # and what it spent is on the record, though it was never scored
+    assert record.cost_usd == pytest.approx(store.run_spend(run.run_id)) and record.cost_usd >= 0.02
+    assert record.tokens > 0
     assert record.error is not None and record.error.startswith("BudgetExceededError: ")
     assert store.run_spend(run.run_id) >= 0.02
     assert 3 <= len(provider.calls) < 10  # it got going, then was stopped
@@ -308,3 +317,23 @@ def test_state_payloads_stay_small(
     assert max(sizes)[0] < 8 * 1024, max(sizes)
     # while the artifacts the payloads point at are far bigger
     assert sum(len(json.dumps(v)) for v in store.find_artifacts(run.run_id, "").values()) > max(sizes)[0]
+
+
+def test_an_interrupted_run_ends_failed_with_its_terminal_event(
+    make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], store: SqliteStore
+) -> None:
+    # Given a run whose caller is interrupted (Ctrl-C) while it executes
+    provider = ScriptedProvider().sleep("argue", 0.5)
+    run = new_run()
+    rt = runtime(make_deps(provider))
+
+    def interrupt() -> None:
+        if _of(store.list_events(run.run_id), "stage.started", "argue"):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        rt.execute(run.run_id, timeout_s=WAIT_S, on_tick=interrupt)
+    # Then the run is not left running: it failed, said why, and announced its end
+    record = store.get_run(run.run_id)
+    assert record.status is RunStatus.FAILED and record.error == "interrupted before it finished"
+    assert [e.type for e in store.list_events(run.run_id) if e.type.startswith("run.")][-1] == "run.failed"

@@ -590,12 +590,23 @@ def test_low_score_without_a_t1_source_is_floored() -> None:
     assert len(warnings) == 1 and "15" in warnings[0]
 
 
-@pytest.mark.parametrize("score", [3, 95])
-def test_tail_score_resting_on_a_t1_source_stands(score: int) -> None:
+@pytest.mark.parametrize(("score", "verdict"), [(3, Verdict.REFUTED), (95, Verdict.SUPPORTED)])
+def test_tail_score_resting_on_a_t1_source_stands(score: int, verdict: Verdict) -> None:
     pool = {"E1": _evidence("E1", tier="T2"), "G1": _evidence("G1", tier="T1")}
-    # the T1 source is decisive for a sub-claim only
-    judgement = _judgement(_sj("sc1", score, decisive="G1"), decisive="E1")
+    # the T1 source decided a sub-claim the same way as the tail
+    judgement = _judgement(_sj("sc1", score, verdict, decisive="G1"), decisive="E1")
     assert tail_constraint(score, judgement, pool) == (score, [])
+
+
+@pytest.mark.parametrize(
+    ("score", "verdict", "bound"), [(3, Verdict.SUPPORTED, 15), (95, Verdict.REFUTED, 85)]
+)
+def test_t1_source_on_the_other_side_does_not_license_a_tail_score(
+    score: int, verdict: Verdict, bound: int
+) -> None:
+    pool = {"G1": _evidence("G1", tier="T1")}
+    judgement = _judgement(_sj("sc1", score, verdict, decisive="G1"))
+    assert tail_constraint(score, judgement, pool)[0] == bound
 
 
 def test_scores_inside_the_tails_are_untouched() -> None:

@@ -56,7 +56,21 @@ def stage_handler(
             key=key + ":started",
         )
         started = time.perf_counter()
-        summary = service(deps, payload)
+        try:
+            summary = service(deps, payload)
+        except Exception as exc:
+            # One event per failed attempt, so a retry that then succeeds is visible too.
+            deps.store.append_event(
+                RunEvent(
+                    run_id=payload.run_id,
+                    type="stage.failed",
+                    stage=stage,
+                    data={**scope, "error": type(exc).__name__},
+                    **event_scope,
+                ),
+                key=f"{key}:failed:{context.aws_request_id}",
+            )
+            raise
         elapsed_ms = round((time.perf_counter() - started) * 1000)
         deps.store.append_event(
             RunEvent(

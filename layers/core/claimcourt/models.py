@@ -271,6 +271,9 @@ class SubClaimResult(Strict):
     case_for: str
     case_against: str
     referee_synthesis: str
+    stronger_side: Side | None = Field(
+        default=None, description="Which side the judge found stronger, re-attached after anonymized judging."
+    )
     decisive_source: SourceRef | None = None
 
 

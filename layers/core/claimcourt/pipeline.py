@@ -41,7 +41,7 @@ from claimcourt.models import (
     SuitabilityInput,
 )
 from claimcourt.reasoning.base import CallContext, CallRecord
-from claimcourt.reasoning.prices import cost_usd
+from claimcourt.reasoning.prices import WEB_SEARCH_USD_PER_REQUEST, cost_usd
 from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.settings import MIN_ROUNDS, ROLES, Settings
 from claimcourt.store.base import Store
@@ -174,7 +174,8 @@ def retrieval(deps: Deps, p: RetrievePayload) -> dict[str, Any]:
         "cache_hit": cache_hit,
         "items": [e.model_dump(mode="json") for e in found],
     }
-    _bill_search(deps, p)
+    if not cache_hit:  # a cached answer cost nothing this time
+        _bill_search(deps, p)
     deps.store.put_artifact(p.run_id, evidence_key(p.round, p.directive.sub_claim_id), doc)
     return {"sub_claim_id": p.directive.sub_claim_id, "found": len(found), "cache_hit": cache_hit}
 
@@ -186,6 +187,7 @@ def _bill_search(deps: Deps, p: RetrievePayload) -> None:
         return
     model, input_tokens, output_tokens = usage
     cost, known = cost_usd(model, input_tokens, output_tokens)
+    cost += WEB_SEARCH_USD_PER_REQUEST * int(getattr(deps.evidence, "last_search_requests", 0))
     key = f"retrieve:{p.round}:{p.directive.sub_claim_id}:search"
     record = CallRecord(
         p.run_id, key, deps.evidence.name, model, input_tokens, output_tokens, cost, known, None, None
@@ -298,6 +300,7 @@ def scoring(deps: Deps, p: Payload) -> dict[str, Any]:
         warnings=suitability_doc.warnings,
         reasoner=deps.reasoner.label(ROLES),
         models=deps.reasoner.models(ROLES),
+        sides=judged["mapping"],
     )
     deps.store.finish_run(p.run_id, result)
     return {
@@ -324,11 +327,17 @@ def _reason(error: dict[str, Any] | None) -> str:
 
 def finish(deps: Deps, p: FinishPayload) -> dict[str, Any]:
     """The two ends that are not a score: stopped by the suitability check, or failed."""
+    spent = usage_from(deps.store.run_calls(p.run_id), 0, 0)
+    tokens = spent.input_tokens + spent.output_tokens
     if p.outcome == "stopped":
         warnings = Suitability.model_validate(deps.store.get_artifact(p.run_id, "suitability")).warnings
-        deps.store.set_status(p.run_id, RunStatus.STOPPED, warnings=warnings, error="unsuitable claim")
+        deps.store.set_status(
+            p.run_id, RunStatus.STOPPED, warnings=warnings, cost_usd=spent.total_cost_usd, tokens=tokens
+        )
     else:
-        deps.store.set_status(p.run_id, RunStatus.FAILED, error=_reason(p.error))
+        deps.store.set_status(
+            p.run_id, RunStatus.FAILED, error=_reason(p.error), cost_usd=spent.total_cost_usd, tokens=tokens
+        )
     # A run that had already ended keeps its status: report what it is, not what was asked.
     record = deps.store.get_run(p.run_id)
     return {

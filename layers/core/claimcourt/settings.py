@@ -6,14 +6,16 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ProviderName = Literal["anthropic", "openai", "offline"]
 ROLES = ("suitability", "decomposer", "case_for", "case_against", "moderator", "adjudicator")
 
 
-class EffortProfile(BaseSettings):
+class EffortProfile(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
     max_rounds: int
     max_sub_claims: int
     evidence_per_query: int
@@ -54,12 +56,25 @@ class Settings(BaseSettings):
     )
     max_output_tokens: int = 4096
     provider_max_retries: int = Field(default=3, description="SDK-level retries with backoff.")
-    provider_timeout_s: float = 120.0
+    provider_timeout_s: float = Field(
+        default=60.0, description="Per request; × (retries + 1) × 2 stays inside the 900 s function timeout."
+    )
 
     # Spend and size limits.
     budget_usd: float = Field(default=2.0, gt=0, description="Per-run spend cap.")
     web_search: bool = Field(default=True, description="Use Anthropic web search when a key is set.")
     cache_ttl_s: int = 24 * 3600
+
+    @model_validator(mode="after")
+    def _provider_has_key(self) -> Settings:
+        if self.provider is not None and not self.has_key(self.provider):
+            raise ValueError(f"CLAIMCOURT_PROVIDER={self.provider} but no key or base URL is set for it")
+        for role, wanted in self.models_by_role.items():
+            if role not in ROLES:
+                raise ValueError(f"CLAIMCOURT_MODELS_BY_ROLE names an unknown role {role!r}; roles: {ROLES}")
+            if wanted.partition(":")[0] not in ("anthropic", "openai", "offline"):
+                raise ValueError(f"CLAIMCOURT_MODELS_BY_ROLE[{role}] must be provider:model, got {wanted!r}")
+        return self
 
     def effort(self, name: str) -> EffortProfile:
         return EFFORT_PROFILES[name]

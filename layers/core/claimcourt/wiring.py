@@ -53,7 +53,8 @@ def build_providers(settings: Settings) -> dict[str, Provider]:
 
 
 def build_evidence(settings: Settings) -> EvidenceSource:
-    if settings.web_search and settings.anthropic_api_key is not None:
+    uses_anthropic = any(settings.route(role)[0] == "anthropic" for role in ROLES)
+    if settings.web_search and uses_anthropic and settings.anthropic_api_key is not None:
         from claimcourt.evidence.web_search import AnthropicWebSearch
 
         return AnthropicWebSearch(

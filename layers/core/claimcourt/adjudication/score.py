@@ -82,12 +82,19 @@ def interval_for(
 
 
 def tail_constraint(score: int, judgement: Judgement, evidence: dict[str, Evidence]) -> tuple[int, list[str]]:
-    """A score in either tail must rest on at least one T1 source among the judge's decisive ones."""
-    decisive = [judgement.decisive_evidence_id, *(j.decisive_evidence_id for j in judgement.sub_claims)]
-    has_t1 = any(d in evidence and evidence[d].tier == "T1" for d in decisive)
-    if score > HIGH_TAIL and not has_t1:
+    """A score in either tail must rest on a T1 source that decided a sub-claim the same way."""
+
+    def t1_decided(verdict: Verdict) -> bool:
+        return any(
+            j.verdict is verdict
+            and j.decisive_evidence_id in evidence
+            and evidence[j.decisive_evidence_id].tier == "T1"
+            for j in judgement.sub_claims
+        )
+
+    if score > HIGH_TAIL and not t1_decided(Verdict.SUPPORTED):
         return HIGH_TAIL, [f"Score capped at {HIGH_TAIL}: no primary (T1) source supports a higher one."]
-    if score < LOW_TAIL and not has_t1:
+    if score < LOW_TAIL and not t1_decided(Verdict.REFUTED):
         return LOW_TAIL, [f"Score floored at {LOW_TAIL}: no primary (T1) source supports a lower one."]
     return score, []
 
@@ -150,7 +157,9 @@ def compose_result(
     warnings: list[str],
     reasoner: str,
     models: dict[str, str],
+    sides: dict[str, Side] | None = None,
 ) -> Result:
+    """`sides` maps the judge's anonymous labels back to for/against ({"A": "against", "B": "for"})."""
     pool = {e.id: e for e in evidence}
     judgement = judgements[0]
     centre, interval, method = interval_for(judgements, arguments)
@@ -174,6 +183,7 @@ def compose_result(
                 case_for=_side_text(pro, sub.id),
                 case_against=_side_text(con, sub.id),
                 referee_synthesis=j.referee_synthesis,
+                stronger_side=(sides or {}).get(j.stronger_position),
                 decisive_source=source_ref(decisive) if decisive else None,
             )
         )
@@ -182,6 +192,11 @@ def compose_result(
     sources = [source_ref(pool[c]) for c in dict.fromkeys(cited) if c in pool]
     sources.sort(key=lambda s: s.tier)  # stable: T1 first, then citation order
     decisive_overall = pool.get(judgement.decisive_evidence_id or "")
+    if request.as_of_date is not None and any(s.published is None for s in sources):
+        tail_warnings.append(
+            f"Backtest as of {request.as_of_date.isoformat()}: some cited sources are undated, so they "
+            "could not be checked against the date."
+        )
     return Result(
         run_id=run_id,
         claim=request.claim,

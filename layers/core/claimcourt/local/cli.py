@@ -9,20 +9,25 @@ from __future__ import annotations
 import logging
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
+from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 
 from claimcourt.errors import InvalidRequestError, NotFoundError
 from claimcourt.local.render import ProgressView, render_record, render_runs
 from claimcourt.models import RunRecord, RunStatus, SourceTag
+from claimcourt.settings import ROLES, Settings
+from claimcourt.store.base import Store
+from claimcourt.wiring import build_deps, build_store
 
 EXIT_FAILED, EXIT_BAD_INPUT, EXIT_STOPPED = 1, 2, 3
 
 # Piped output is not cut to 80 columns: tables and long lines stay whole for files and pagers.
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)  # an error stays one line
 
 
 def _quiet_logs(verbose: bool) -> None:
@@ -33,17 +38,25 @@ def _quiet_logs(verbose: bool) -> None:
             handler.setStream(sys.stderr)  # never mix logs into stdout (--json)
 
 
-def _deps(data_dir: Path | None) -> Any:
-    from claimcourt.settings import Settings
-    from claimcourt.wiring import build_deps
-
-    overrides: dict[str, Any] = {"data_dir": data_dir} if data_dir else {}
-    return build_deps(Settings(**overrides))
-
-
-def _fail(message: str, code: int) -> None:
-    err.print(f"[bold red]error:[/] {message}", markup=True, highlight=False)
+def _fail(message: str, code: int) -> NoReturn:
+    err.print(f"[bold red]error:[/] {escape(message)}", markup=True, highlight=False)
     sys.exit(code)
+
+
+def _settings(data_dir: Path | None) -> Settings:
+    """Settings from the environment; a bad one is a one-line error, before anything runs."""
+    overrides: dict[str, Any] = {"data_dir": data_dir} if data_dir else {}
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "settings"
+        _fail(f"configuration: {where}: {first['msg'].removeprefix('Value error, ')}", EXIT_BAD_INPUT)
+
+
+def _store(data_dir: Path | None) -> Store:
+    """Reading history needs the store only: no providers, no corpus."""
+    return build_store(_settings(data_dir))
 
 
 data_dir_option = click.option(
@@ -87,14 +100,13 @@ def run(
         )
     except InvalidRequestError as exc:
         _fail(f"{exc.field}: {exc.message}", EXIT_BAD_INPUT)
-        return
     from claimcourt.local.runtime import LocalRuntime
 
-    deps = _deps(data_dir)
+    deps = build_deps(_settings(data_dir))
     with LocalRuntime(deps) as runtime:
         _quiet_logs(verbose)  # after the handlers are loaded: their logger is configured on import
         record = create_run(deps.store, request, SourceTag.APP)
-        view = ProgressView(err, deps.store, record, label=deps.reasoner.label(("case_for", "adjudicator")))
+        view = ProgressView(err, deps.store, record, deps.reasoner.label(ROLES), deps.evidence.name)
         with view:
             runtime.execute(record.run_id, on_tick=view.refresh)
     _print_record(deps.store.get_run(record.run_id), as_json)
@@ -118,7 +130,7 @@ def _print_record(record: RunRecord, as_json: bool) -> None:
 @data_dir_option
 def runs(limit: int, as_json: bool, data_dir: Path | None) -> None:
     """List past runs, newest first."""
-    records = _deps(data_dir).store.list_runs(limit)
+    records = _store(data_dir).list_runs(limit)
     if as_json:
         for r in records:
             click.echo(r.model_dump_json(exclude={"result"}))
@@ -133,10 +145,9 @@ def runs(limit: int, as_json: bool, data_dir: Path | None) -> None:
 def show(run_id: str, as_json: bool, data_dir: Path | None) -> None:
     """Show one run: its verdict, or why it failed."""
     try:
-        record = _deps(data_dir).store.get_run(run_id)
+        record = _store(data_dir).get_run(run_id)
     except NotFoundError:
-        _fail(f"run_id: no run {run_id}", EXIT_FAILED)
-        return
+        _fail(f"run_id: no run {run_id}", EXIT_BAD_INPUT)
     if as_json:
         click.echo(record.model_dump_json(indent=2))
     else:

@@ -40,23 +40,27 @@ class _Step:
     round: int | None
     running: dict[str, float] = field(default_factory=dict)  # part → start (monotonic)
     done: dict[str, float] = field(default_factory=dict)  # part → elapsed seconds
+    failed: set[str] = field(default_factory=set)  # parts whose last attempt raised
     first_start: float = 0.0
     last_end: float = 0.0
 
     @property
     def finished(self) -> bool:
-        return not self.running and bool(self.done)
+        return not self.running and (bool(self.done) or bool(self.failed))
 
 
 class ProgressView:
     """Follows a run's event log and shows each step: what runs now, parallel parts joined by ∥,
     elapsed time. On a terminal it redraws in place; elsewhere it prints one line per finished step."""
 
-    def __init__(self, console: Console, store: Store, record: RunRecord, label: str) -> None:
+    def __init__(
+        self, console: Console, store: Store, record: RunRecord, reasoner: str, evidence: str
+    ) -> None:
         self.console = console
         self.store = store
         self.record = record
-        self.label = label
+        self.reasoner = reasoner
+        self.evidence = evidence
         self.steps: dict[tuple[str, int | None], _Step] = {}
         self.seq = 0
         self.started = time.monotonic()
@@ -65,10 +69,10 @@ class ProgressView:
         self._last_refresh = 0.0
 
     def __enter__(self) -> ProgressView:
-        reasoner = "offline reasoner — no model, no network" if self.label == "offline" else self.label
+        reasoner = "offline reasoner (no model)" if self.reasoner == "offline" else f"models: {self.reasoner}"
         self.console.print(
-            f"[bold]claimcourt[/] · {self.record.run_id} · {escape(reasoner)}\n"
-            f"[dim]claim:[/] {escape(self.record.request.claim)}"
+            f"[bold]claimcourt[/] · {self.record.run_id} · {escape(reasoner)} · "
+            f"evidence: {escape(self.evidence)}\n[dim]claim:[/] {escape(self.record.request.claim)}"
         )
         if self.console.is_terminal:
             self._live = Live(self._table(), console=self.console, refresh_per_second=12, transient=False)
@@ -105,7 +109,12 @@ class ProgressView:
             step.first_start = step.first_start or now
         elif event.type == "stage.completed":
             step.running.pop(part, None)
+            step.failed.discard(part)  # a retry that succeeded
             step.done[part] = float(event.data.get("elapsed_ms", 0)) / 1000
+            step.last_end = now
+        elif event.type == "stage.failed":
+            step.running.pop(part, None)
+            step.failed.add(part)
             step.last_end = now
 
     def _line(self, step: _Step, now: float) -> tuple[Text, str, str, str]:
@@ -134,8 +143,8 @@ class ProgressView:
         for key, step in self.steps.items():
             if step.finished and key not in self._printed:
                 self._printed.add(key)
-                _, round_label, title, span = self._line(step, now)
-                self.console.print(f"  ✓ {round_label:8} {title}  {span}")
+                mark, round_label, title, span = self._line(step, now)
+                self.console.print(f"  {mark.plain} {round_label:8} {title}  {span}")
 
 
 def score_bar(score: int, low: int, high: int, width: int = 50) -> Text:

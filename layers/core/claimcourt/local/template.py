@@ -118,3 +118,18 @@ def project_root() -> Path:
         if (parent / "template.yaml").is_file() and (parent / "statemachine").is_dir():
             return parent
     raise FileNotFoundError("template.yaml not found above the claimcourt package: run from a clone")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m claimcourt.local.template OUT_DIR`: write each state machine's rendered ASL there
+    (what CloudFormation hands Step Functions), for linting."""
+    import sys
+
+    out = Path((argv or sys.argv[1:])[0])
+    template = load_template(project_root())
+    for logical_id in template.state_machines:
+        (out / f"{logical_id}.asl.json").write_text(template.render(logical_id))
+
+
+if __name__ == "__main__":
+    main()

@@ -23,6 +23,10 @@ PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
 }
 
 
+# Anthropic's server-side web search is billed per search on top of tokens ($10 per 1,000).
+WEB_SEARCH_USD_PER_REQUEST = 0.01
+
+
 def price_for(model: str) -> tuple[float, float] | None:
     """Exact match first, then the longest known prefix (dated snapshots share their family's rate)."""
     if model in PRICES_PER_MTOK:

@@ -91,7 +91,11 @@ class Reasoner:
             except (ValidationError, ValueError) as first_error:
                 feedback = describe_validation_error(first_error)
                 logger.warning("malformed reply, retrying once", extra={"task": task.kind, "error": feedback})
-                reply = provider.complete(task, model, feedback=feedback)
+                try:
+                    reply = provider.complete(task, model, feedback=feedback)
+                except Exception:
+                    self._record(ctx, key + "!malformed", provider_name, spend, None, None)
+                    raise
                 spend.add(reply)
                 if reply.refusal is None:
                     try:

@@ -29,7 +29,14 @@ class Store(Protocol):
     def get_run(self, run_id: str) -> RunRecord: ...
     def list_runs(self, limit: int = 20) -> list[RunRecord]: ...
     def set_status(
-        self, run_id: str, status: RunStatus, *, error: str | None = None, warnings: list[str] | None = None
+        self,
+        run_id: str,
+        status: RunStatus,
+        *,
+        error: str | None = None,
+        warnings: list[str] | None = None,
+        cost_usd: float | None = None,
+        tokens: int | None = None,
     ) -> bool:
         """Move a running run to a terminal status; False if it was already terminal."""
         ...

@@ -151,7 +151,14 @@ class SqliteStore:
         )
 
     def set_status(
-        self, run_id: str, status: RunStatus, *, error: str | None = None, warnings: list[str] | None = None
+        self,
+        run_id: str,
+        status: RunStatus,
+        *,
+        error: str | None = None,
+        warnings: list[str] | None = None,
+        cost_usd: float | None = None,
+        tokens: int | None = None,
     ) -> bool:
         with self._tx() as db:
             record = self.get_run(run_id)
@@ -162,6 +169,10 @@ class SqliteStore:
                 update["finished_at"] = utcnow()
             if warnings is not None:
                 update["warnings"] = warnings
+            if cost_usd is not None:
+                update["cost_usd"] = cost_usd
+            if tokens is not None:
+                update["tokens"] = tokens
             self._save(db, record.model_copy(update=update))
             return True
 

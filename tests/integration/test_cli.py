@@ -1,0 +1,93 @@
+"""The `claimcourt` command as a user runs it: exit statuses, what is stored, what is printed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from claimcourt.local.cli import main
+from claimcourt.store.sqlite import SqliteStore
+
+pytestmark = [pytest.mark.timeout(180), pytest.mark.usefixtures("clean_env")]
+
+
+def invoke(data_dir: Path, *args: str) -> Result:
+    return CliRunner().invoke(main, [*args, "--data-dir", str(data_dir)], catch_exceptions=False)
+
+
+def stored_runs(data_dir: Path) -> int:
+    path = data_dir / "claimcourt.sqlite3"
+    return len(SqliteStore(path).list_runs(100)) if path.exists() else 0
+
+
+def test_run_prints_a_verdict_and_stores_the_run(tmp_path: Path) -> None:
+    result = invoke(tmp_path, "run", "Global warming is causing sea levels to rise")
+    assert result.exit_code == 0, result.output
+    assert "Score" in result.stdout and "verdict" in result.stdout
+    assert "no language model was used" in result.stdout
+    assert "round 2" in result.stderr  # progress went to stderr, every round shown
+    assert stored_runs(tmp_path) == 1
+
+
+def test_run_json_is_the_full_result_on_a_clean_stdout(tmp_path: Path) -> None:
+    result = invoke(tmp_path, "run", "Arctic sea ice is declining", "--json", "--mode", "verdict")
+    assert result.exit_code == 0, result.output
+    body = json.loads(result.stdout)  # nothing but the JSON on stdout
+    assert body["mode"] == "verdict" and body["reasoner"] == "offline"
+    assert body["overall_verdict"] in {"supported", "refuted", "not-enough-evidence", "conflicting"}
+    assert 0 <= body["interval"]["low"] <= body["overall_score"] <= body["interval"]["high"] <= 100
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        (["   "], "claim"),
+        (["x" * 2001], "claim"),
+        (["bell\x07 claim"], "claim"),
+        (["Sea levels rise", "--mode", "bogus"], "mode"),
+        (["Sea levels rise", "--effort", "max"], "effort"),
+        (["Sea levels rise", "--as-of", "2020-13-45"], "as_of_date"),
+        (["Sea levels rise", "--as-of", "2999-01-01"], "as_of_date"),
+    ],
+)
+def test_bad_input_is_one_line_naming_the_field_and_stores_nothing(
+    tmp_path: Path, args: list[str], field: str
+) -> None:
+    result = invoke(tmp_path, "run", *args)
+    assert result.exit_code == 2
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith(f"error: {field}:")
+    assert stored_runs(tmp_path) == 0
+
+
+def test_an_unsuitable_claim_exits_3_with_its_warning(tmp_path: Path) -> None:
+    result = invoke(tmp_path, "run", "This statement is false.")
+    assert result.exit_code == 3
+    assert "refers to itself" in result.stdout
+
+
+def test_runs_lists_history_newest_first_and_show_prints_one(tmp_path: Path) -> None:
+    first = json.loads(invoke(tmp_path, "run", "Sea levels are rising", "--json").stdout)["run_id"]
+    second = json.loads(invoke(tmp_path, "run", "Glaciers are retreating", "--json").stdout)["run_id"]
+    listing = invoke(tmp_path, "runs", "--json")
+    assert [json.loads(line)["run_id"] for line in listing.stdout.splitlines()] == [second, first]
+    shown = invoke(tmp_path, "show", first)
+    assert shown.exit_code == 0 and "Sea levels are rising" in shown.stdout
+
+
+def test_show_an_unknown_run_is_bad_input(tmp_path: Path) -> None:
+    result = invoke(tmp_path, "show", "run_nope")
+    assert result.exit_code == 2 and "no run run_nope" in result.stderr
+
+
+def test_a_bad_configuration_is_one_line_before_anything_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAIMCOURT_PROVIDER", "anthropic")  # forced, but no key
+    result = invoke(tmp_path, "run", "Sea levels are rising")
+    assert result.exit_code == 2
+    assert "CLAIMCOURT_PROVIDER=anthropic" in result.stderr and "Traceback" not in result.output
+    assert stored_runs(tmp_path) == 0

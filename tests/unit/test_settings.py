@@ -1,0 +1,43 @@
+"""Settings: role routing, key fallback and the errors a bad configuration gives."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import SecretStr, ValidationError
+
+from claimcourt.settings import Settings
+
+pytestmark = pytest.mark.usefixtures("clean_env")
+
+
+def test_no_key_means_the_offline_reasoner_for_every_role() -> None:
+    assert Settings().route("adjudicator") == ("offline", "offline")
+
+
+def test_an_anthropic_key_routes_every_role_to_claude() -> None:
+    s = Settings(anthropic_api_key=SecretStr("k"))
+    assert s.route("case_for") == ("anthropic", s.anthropic_model)
+
+
+def test_a_role_model_whose_provider_has_no_key_falls_back_to_the_default() -> None:
+    s = Settings(anthropic_api_key=SecretStr("k"), models_by_role={"moderator": "openai:gpt-4.1"})
+    assert s.route("moderator") == ("anthropic", s.anthropic_model)
+
+
+def test_a_role_model_with_a_key_is_used() -> None:
+    s = Settings(openai_base_url="http://127.0.0.1:9/v1", models_by_role={"adjudicator": "openai:gpt-4o"})
+    assert s.route("adjudicator") == ("openai", "gpt-4o")
+    assert s.route("case_for") == ("openai", s.openai_model)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"provider": "anthropic"}, "no key"),
+        ({"models_by_role": {"judge": "openai:gpt-4o"}}, "unknown role"),
+        ({"models_by_role": {"moderator": "gpt-4o"}}, "provider:model"),
+    ],
+)
+def test_a_bad_configuration_is_refused_with_a_reason(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        Settings(**kwargs)  # type: ignore[arg-type]
