@@ -15,7 +15,7 @@ import yaml
 
 import claimcourt.errors
 from claimcourt.local.dispatch import load_module
-from claimcourt.local.template import load_template, project_root
+from claimcourt.local.template import CfnLoader, load_template, project_root
 
 ROOT = project_root()
 LAMBDA_RETRY = {
@@ -27,24 +27,7 @@ LAMBDA_RETRY = {
 FAILURE_HANDLER = "MarkFailed"
 
 
-class _Loader(yaml.SafeLoader):
-    """Reads CloudFormation short-form tags (!Ref X → {"Ref": X}, !GetAtt A.B → {"Fn::GetAtt": [A, B]})."""
-
-
-def _tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
-    if isinstance(node, yaml.ScalarNode):
-        value: Any = loader.construct_scalar(node)
-    elif isinstance(node, yaml.SequenceNode):
-        value = loader.construct_sequence(node, deep=True)
-    else:
-        value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
-    if suffix == "GetAtt" and isinstance(value, str):
-        value = value.split(".", 1)
-    return {"Ref" if suffix == "Ref" else f"Fn::{suffix}": value}
-
-
-_Loader.add_multi_constructor("!", _tag)
-TEMPLATE: dict[str, Any] = yaml.load((ROOT / "template.yaml").read_text(), Loader=_Loader)
+TEMPLATE: dict[str, Any] = yaml.load((ROOT / "template.yaml").read_text(), Loader=CfnLoader)
 RESOURCES: dict[str, Any] = TEMPLATE["Resources"]
 FUNCTIONS = {k: v for k, v in RESOURCES.items() if v["Type"] == "AWS::Serverless::Function"}
 MACHINES = {k: v for k, v in RESOURCES.items() if v["Type"] == "AWS::Serverless::StateMachine"}

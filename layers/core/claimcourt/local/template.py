@@ -13,7 +13,7 @@ import yaml
 ACCOUNT, REGION = "123456789012", "us-east-1"
 
 
-class _CfnLoader(yaml.SafeLoader):
+class CfnLoader(yaml.SafeLoader):
     """Reads CloudFormation short-form intrinsics (!Ref, !GetAtt, !Sub, …) as {"Fn": value}."""
 
 
@@ -30,7 +30,7 @@ def _intrinsic(loader: yaml.SafeLoader, tag_suffix: str, node: yaml.Node) -> dic
     return {name: value}
 
 
-_CfnLoader.add_multi_constructor("!", _intrinsic)
+CfnLoader.add_multi_constructor("!", _intrinsic)
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ class Template:
 
 
 def load_template(root: Path) -> Template:
-    doc = yaml.load((root / "template.yaml").read_text(), Loader=_CfnLoader)
+    doc = yaml.load((root / "template.yaml").read_text(), Loader=CfnLoader)
     handler_default = doc.get("Globals", {}).get("Function", {}).get("Handler")
     functions: dict[str, FunctionSpec] = {}
     machines: dict[str, StateMachineSpec] = {}
