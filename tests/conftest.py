@@ -19,6 +19,7 @@ from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.runs import create_run, parse_request
 from claimcourt.settings import Settings
+from claimcourt.store.idempotency import SqliteIdempotencyLayer
 from claimcourt.store.sqlite import SqliteStore
 from tests.fakes.scripted import PRICED_MODEL
 
@@ -115,7 +116,13 @@ def make_deps(store: SqliteStore, settings: Settings) -> MakeDeps:
         registry.update({p.name: p for p in providers})
         target = (providers[0].name, PRICED_MODEL) if providers else ("offline", "offline")
         reasoner = Reasoner(registry, route or (lambda role: target), store, budget_usd)
-        return Deps(settings=settings, store=store, reasoner=reasoner, evidence=evidence or golden())
+        return Deps(
+            settings=settings,
+            store=store,
+            reasoner=reasoner,
+            evidence=evidence or golden(),
+            idempotency=SqliteIdempotencyLayer(store),
+        )
 
     return make
 

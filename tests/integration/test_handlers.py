@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from claimcourt.errors import ProviderError, StageInputError
+from claimcourt.errors import ProviderError, StageInputError, TransientError
 from claimcourt.local.dispatch import LocalContext, load_module
 from claimcourt.local.template import load_template, project_root
 from claimcourt.models import RunRecord, RunStatus
@@ -232,3 +232,34 @@ def test_a_stage_that_raises_leaves_a_failed_event(
             _invoke("SuitabilityFunction", {"run_id": run.run_id})
     failed = [e for e in store.list_events(run.run_id) if e.type == "stage.failed"]
     assert [(e.stage, e.data["error"]) for e in failed] == [("suitability", "ProviderError")]
+
+
+def test_a_retried_task_that_already_completed_gets_the_stored_summary_and_runs_nothing(
+    run: RunRecord, store: SqliteStore, provider: ScriptedProvider
+) -> None:
+    # Given a stage that completed once
+    first = _invoke("SuitabilityFunction", {"run_id": run.run_id})
+    store._db.execute("DELETE FROM artifacts WHERE run_id=?", (run.run_id,))  # to see whether it runs again
+    # When Step Functions retries the same task
+    second = _invoke("SuitabilityFunction", {"run_id": run.run_id})
+    # Then it gets the same summary back without running: no model call, no artifact, no new event
+    assert second == first
+    assert len(provider.calls_of("suitability")) == 1
+    assert store.find_artifacts(run.run_id, "suitability") == {}
+    assert _events(store, run.run_id, "suitability") == [
+        ("stage.started", None, None),
+        ("stage.completed", None, None),
+    ]
+
+
+def test_a_failed_attempt_does_not_block_its_retry(
+    make_deps: Any, new_run: Callable[..., RunRecord], store: SqliteStore
+) -> None:
+    provider = ScriptedProvider().fail("suitability", TransientError("overloaded"), on_call=1)
+    with use_deps(make_deps(provider)):
+        run = new_run("Sea levels are rising")
+        with pytest.raises(TransientError):
+            _invoke("SuitabilityFunction", {"run_id": run.run_id})
+        summary = _invoke("SuitabilityFunction", {"run_id": run.run_id})
+    assert summary["proceed"] is True
+    assert len(provider.calls_of("suitability")) == 2

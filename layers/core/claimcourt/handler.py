@@ -11,15 +11,18 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from aws_lambda_powertools import Logger
+from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
+from aws_lambda_powertools.utilities.idempotency.exceptions import IdempotencyAlreadyInProgressError
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import ValidationError
 
-from claimcourt.errors import StageInputError
+from claimcourt.errors import StageInputError, TransientError
 from claimcourt.models import RunEvent
 from claimcourt.pipeline import END_STAGES, Deps, Payload, announce_end
 from claimcourt.wiring import current_deps
 
 logger = Logger(service="claimcourt")
+IDEMPOTENCY_TTL_S = 24 * 3600  # longer than any run, including its retries
 
 P = TypeVar("P", bound=Payload)
 Handler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
@@ -33,6 +36,31 @@ def _scope(payload: Payload) -> dict[str, Any]:
     if isinstance(directive, dict):
         scope["sub_claim_id"] = directive["sub_claim_id"]
     return scope
+
+
+def _once(
+    deps: Deps, stage: str, payload: P, service: Callable[[Deps, P], dict[str, Any]], context: LambdaContext
+) -> dict[str, Any]:
+    """The service at most once per (stage, payload) — that is, per run, stage, round and side or
+    sub-claim: a Step Functions retry of a task that already completed gets the stored summary back,
+    with no second model call. A failure deletes the record, so a real retry runs again."""
+    if deps.idempotency is None:
+        return service(deps, payload)
+    config = IdempotencyConfig(expires_after_seconds=IDEMPOTENCY_TTL_S)
+    config.register_lambda_context(context)  # an attempt that dies mid-way unlocks when its time is up
+
+    @idempotent_function(  # type: ignore[untyped-decorator]
+        data_keyword_argument="key", config=config, persistence_store=deps.idempotency
+    )
+    def run(key: dict[str, Any]) -> dict[str, Any]:
+        return service(deps, payload)
+
+    try:
+        summary: dict[str, Any] = run(key={"stage": stage, **payload.model_dump(mode="json")})
+        return summary
+    except IdempotencyAlreadyInProgressError as err:
+        # The same task is running elsewhere (a duplicate delivery): retry later, through the ASL.
+        raise TransientError(f"{stage} is already in progress for this run") from err
 
 
 def stage_handler(
@@ -57,7 +85,7 @@ def stage_handler(
         )
         started = time.perf_counter()
         try:
-            summary = service(deps, payload)
+            summary = _once(deps, stage, payload, service, context)
         except Exception as exc:
             # One event per failed attempt, so a retry that then succeeds is visible too.
             deps.store.append_event(

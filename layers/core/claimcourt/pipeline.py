@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 from pydantic import BaseModel, ConfigDict, Field
 
 from claimcourt.adjudication.adjudicate import adjudicate
@@ -55,6 +56,8 @@ class Deps:
     store: Store
     reasoner: Reasoner
     evidence: EvidenceSource
+    # Powertools idempotency records: DynamoDB in the cloud, the SQLite file on the laptop.
+    idempotency: BasePersistenceLayer | None = None
 
 
 # ---------------------------------------------------------------- state payloads (kept small)
