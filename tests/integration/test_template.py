@@ -194,3 +194,27 @@ def test_statelint_is_clean_on_the_rendered_definition(logical_id: str, tmp_path
     done = subprocess.run([_tool("statelint"), str(rendered)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip() == ""
+
+
+def _statements(node: Any) -> list[dict[str, Any]]:
+    """Every IAM policy statement anywhere in the template (inline policies and role documents)."""
+    found: list[dict[str, Any]] = []
+    if isinstance(node, dict):
+        if "Effect" in node and "Action" in node:
+            found.append(node)
+        for value in node.values():
+            found += _statements(value)
+    elif isinstance(node, list):
+        for value in node:
+            found += _statements(value)
+    return found
+
+
+def test_no_policy_grants_a_wildcard_action() -> None:
+    # Least privilege: every action is named (SAM policy templates expand to named actions too).
+    statements = _statements(TEMPLATE["Resources"])
+    assert statements, "expected inline IAM statements in the template"
+    for statement in statements:
+        actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+        wild = [a for a in actions if a == "*" or str(a).endswith(":*")]
+        assert not wild, f"wildcard action {wild} in {statement}"
