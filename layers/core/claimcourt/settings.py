@@ -65,6 +65,19 @@ class Settings(BaseSettings):
     web_search: bool = Field(default=True, description="Use Anthropic web search when a key is set.")
     cache_ttl_s: int = 24 * 3600
 
+    # Store. SQLite (one file under data_dir) on a laptop; DynamoDB + S3 in the cloud, or on a laptop
+    # pointed at a moto server, DynamoDB Local or a real account.
+    store: Literal["sqlite", "dynamodb"] = "sqlite"
+    table_name: str = Field(default="claimcourt-main", description="Runs, events, artifacts, calls, claims.")
+    cache_table_name: str = Field(default="claimcourt-cache", description="Retrieval cache (TTL).")
+    idempotency_table_name: str = Field(default="claimcourt-idempotency", description="Powertools (TTL).")
+    limits_table_name: str = Field(default="claimcourt-limits", description="Rate-limit counters (TTL).")
+    connections_table_name: str = Field(default="claimcourt-connections", description="WebSockets (TTL).")
+    artifacts_bucket: str = Field(default="claimcourt-artifacts", description="Documents over 350 KB.")
+    aws_region: str = "us-east-1"
+    dynamodb_endpoint_url: str | None = Field(default=None, description="None: the region's endpoint.")
+    s3_endpoint_url: str | None = Field(default=None, description="None: the region's endpoint.")
+
     @model_validator(mode="after")
     def _provider_has_key(self) -> Settings:
         if self.provider is not None and not self.has_key(self.provider):

@@ -20,6 +20,17 @@ from claimcourt.store.base import Store
 
 
 def build_store(settings: Settings) -> Store:
+    if settings.store == "dynamodb":
+        from claimcourt.store.dynamodb import DynamoStore  # imports boto3: only when selected
+
+        return DynamoStore(
+            settings.table_name,
+            settings.cache_table_name,
+            settings.artifacts_bucket,
+            region=settings.aws_region,
+            endpoint_url=settings.dynamodb_endpoint_url,
+            s3_endpoint_url=settings.s3_endpoint_url,
+        )
     from claimcourt.store.sqlite import SqliteStore
 
     return SqliteStore(settings.resolved_data_dir() / "claimcourt.sqlite3")

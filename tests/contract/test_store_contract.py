@@ -1,0 +1,565 @@
+"""The Store contract: one suite, run against SqliteStore and against DynamoStore (moto, with the
+tables and bucket made from template.yaml, and every Scan refused)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from moto import mock_aws
+
+from claimcourt.errors import NotFoundError
+from claimcourt.models import (
+    Interval,
+    Result,
+    RunEvent,
+    RunRecord,
+    RunRequest,
+    RunStatus,
+    StructuralAnalysis,
+    Usage,
+    Verdict,
+)
+from claimcourt.reasoning.base import CallRecord
+from claimcourt.store import dynamodb
+from claimcourt.store.base import Store, claim_id_for
+from claimcourt.store.dynamodb import INLINE_LIMIT, DynamoStore
+from claimcourt.store.sqlite import SqliteStore
+from claimcourt.wiring import build_store
+from tests.contract.aws_resources import (
+    RESOURCE_SETTINGS,
+    create_from_template,
+    data_resources,
+    dynamo_store,
+    dynamodb_settings,
+    template,
+)
+
+T0 = datetime(2025, 1, 1, tzinfo=UTC)
+ITEM_LIMIT = 400 * 1024  # DynamoDB's item size limit
+BIG = "x" * (INLINE_LIMIT + 50_000)  # a document over the inline threshold
+
+
+@pytest.fixture
+def aws(clean_env: None) -> Iterator[None]:
+    with mock_aws():
+        yield
+
+
+@pytest.fixture
+def dynamo(aws: None) -> DynamoStore:
+    settings = dynamodb_settings()
+    create_from_template(settings)
+    return dynamo_store(settings)
+
+
+@pytest.fixture(params=["sqlite", "dynamodb"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    if request.param == "sqlite":
+        sqlite = SqliteStore(tmp_path / "claimcourt.sqlite3")
+        yield sqlite
+        sqlite.close()
+    else:
+        yield request.getfixturevalue("dynamo")
+
+
+def _record(
+    run_id: str, claim: str = "Sea levels are rising", created: datetime = T0, **request: object
+) -> RunRecord:
+    return RunRecord(
+        run_id=run_id,
+        claim_id=claim_id_for(claim),
+        status=RunStatus.RUNNING,
+        request=RunRequest.model_validate({"claim": claim, **request}),
+        created_at=created,
+    )
+
+
+def _result(run_id: str, score: int = 72, **changes: Any) -> Result:
+    return Result(
+        run_id=run_id,
+        claim="Sea levels are rising",
+        mode="spectral",
+        overall_score=score,
+        interval=Interval(low=score - 5, high=score + 5),
+        overall_verdict=Verdict.SUPPORTED,
+        interval_method="sub_claim_dispersion",
+        rounds=2,
+        sub_claims=[],
+        what_would_change=[],
+        structural_analysis=StructuralAnalysis(),
+        sources=[],
+        warnings=["capped"],
+        reasoner="offline",
+        usage=Usage(total_cost_usd=0.25, input_tokens=1000, output_tokens=234),
+    ).model_copy(update=changes)
+
+
+# ================================================================ runs
+
+
+def test_created_run_reads_back_unchanged(store: Store) -> None:
+    record = _record("run_a", as_of_date="2020-02-02", context="ctx")
+    store.create_run(record)
+    assert store.get_run("run_a") == record
+
+
+def test_unknown_run_is_not_found(store: Store) -> None:
+    with pytest.raises(NotFoundError):
+        store.get_run("run_missing")
+
+
+def test_runs_are_listed_newest_first_up_to_the_limit(store: Store) -> None:
+    for i, run_id in enumerate(["run_old", "run_new", "run_mid"]):
+        store.create_run(_record(run_id, created=T0 + timedelta(minutes=[0, 10, 5][i])))
+    assert [r.run_id for r in store.list_runs()] == ["run_new", "run_mid", "run_old"]
+    assert [r.run_id for r in store.list_runs(limit=1)] == ["run_new"]
+
+
+def test_runs_created_at_the_same_instant_are_listed_by_run_id_descending(store: Store) -> None:
+    for run_id in ["run_b", "run_c", "run_a"]:
+        store.create_run(_record(run_id))
+    assert [r.run_id for r in store.list_runs()] == ["run_c", "run_b", "run_a"]
+
+
+def test_listing_more_runs_than_one_batch_read_takes(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dynamodb, "BATCH_KEYS", 2)  # BatchGetItem reads 100 keys at a time; here 2
+    for i in range(7):
+        store.create_run(_record(f"run_{i}", created=T0 + timedelta(seconds=i)))
+    assert [r.run_id for r in store.list_runs(limit=5)] == ["run_6", "run_5", "run_4", "run_3", "run_2"]
+
+
+def test_listed_runs_show_their_latest_status(store: Store) -> None:
+    store.create_run(_record("run_a"))
+    store.set_status("run_a", RunStatus.FAILED, error="boom")
+    [listed] = store.list_runs()
+    assert (listed.status, listed.error) == (RunStatus.FAILED, "boom")
+
+
+def test_set_status_moves_a_running_run_to_a_terminal_status(store: Store) -> None:
+    store.create_run(_record("run_a"))
+    assert store.set_status("run_a", RunStatus.STOPPED, error="unsuitable claim", warnings=["w1"]) is True
+    run = store.get_run("run_a")
+    assert (run.status, run.error, run.warnings) == (RunStatus.STOPPED, "unsuitable claim", ["w1"])
+    assert run.finished_at is not None
+
+
+def test_set_status_records_spend(store: Store) -> None:
+    store.create_run(_record("run_a"))
+    store.set_status("run_a", RunStatus.FAILED, error="e", cost_usd=0.125, tokens=321)
+    run = store.get_run("run_a")
+    assert (run.cost_usd, run.tokens) == (0.125, 321)
+
+
+def test_terminal_status_is_final(store: Store) -> None:
+    store.create_run(_record("run_a"))
+    store.set_status("run_a", RunStatus.FAILED, error="ProviderError: bad key")
+    assert store.set_status("run_a", RunStatus.SUCCEEDED) is False
+    assert store.set_status("run_a", RunStatus.FAILED, error="something else") is False
+    assert store.finish_run("run_a", _result("run_a")) is False
+    run = store.get_run("run_a")
+    assert (run.status, run.error, run.result) == (RunStatus.FAILED, "ProviderError: bad key", None)
+    assert store.drift_series(run.claim_id) == []
+
+
+def test_finish_run_stores_the_result_and_a_drift_point(store: Store) -> None:
+    store.create_run(_record("run_a", as_of_date="2020-02-02"))
+    assert store.finish_run("run_a", _result("run_a")) is True
+    run = store.get_run("run_a")
+    assert run.status is RunStatus.SUCCEEDED
+    assert run.result == _result("run_a")
+    assert (run.score, run.interval, run.verdict) == (72, Interval(low=67, high=77), Verdict.SUPPORTED)
+    assert (run.cost_usd, run.tokens, run.warnings) == (0.25, 1234, ["capped"])
+    assert run.finished_at is not None
+    [point] = store.drift_series(run.claim_id)
+    assert (point.run_id, point.score, point.as_of_date, point.verdict) == (
+        "run_a",
+        72,
+        date(2020, 2, 2),
+        Verdict.SUPPORTED,
+    )
+
+
+def test_finishing_twice_keeps_one_drift_point_and_the_first_finish_time(store: Store) -> None:
+    store.create_run(_record("run_a"))
+    assert store.finish_run("run_a", _result("run_a")) is True
+    finished = store.get_run("run_a").finished_at
+    assert store.finish_run("run_a", _result("run_a", score=10)) is False
+    assert store.get_run("run_a").finished_at == finished
+    assert store.get_run("run_a").score == 72
+    assert len(store.drift_series(claim_id_for("Sea levels are rising"))) == 1
+
+
+def test_a_result_too_big_for_one_item_round_trips(store: Store) -> None:
+    store.create_run(_record("run_a"))
+    big = _result("run_a", what_would_change=[BIG])
+    assert store.finish_run("run_a", big) is True
+    assert store.get_run("run_a").result == big
+    assert [r.result for r in store.list_runs()] == [big]
+    assert store.set_status("run_a", RunStatus.FAILED) is False
+
+
+def test_drift_series_is_per_claim_in_time_order(store: Store) -> None:
+    for run_id, score in [("run_1", 60), ("run_2", 70), ("run_3", 65)]:
+        store.create_run(_record(run_id))
+        store.finish_run(run_id, _result(run_id, score))
+    store.create_run(_record("run_other", claim="Glaciers are retreating"))
+    store.finish_run("run_other", _result("run_other", 10))
+    series = store.drift_series(claim_id_for("Sea levels are rising"))
+    assert [p.score for p in series] == [60, 70, 65]
+    assert [p.at for p in series] == sorted(p.at for p in series)
+    assert store.drift_series("c_unknown") == []
+
+
+# ================================================================ claims
+
+
+def test_claims_are_counted_once_per_distinct_claim_ignoring_case_and_spacing(store: Store) -> None:
+    store.create_run(_record("run_1", "Sea levels are rising"))
+    store.create_run(_record("run_2", "sea LEVELS are rising"))
+    store.create_run(_record("run_3", "Sea levels  are   rising"))
+    store.create_run(_record("run_4", "Glaciers are retreating", created=T0 + timedelta(hours=1)))
+    claims = {c.text: c for c in store.list_claims()}
+    assert set(claims) == {"Sea levels are rising", "Glaciers are retreating"}
+    assert claims["Sea levels are rising"].run_count == 3
+    assert claims["Glaciers are retreating"].run_count == 1
+    assert store.list_claims()[0].text == "Glaciers are retreating"  # most recently seen first
+
+
+def test_a_claim_keeps_its_first_sighting_and_moves_its_last(store: Store) -> None:
+    store.create_run(_record("run_1", created=T0))
+    store.create_run(_record("run_2", created=T0 + timedelta(days=1)))
+    store.create_run(_record("run_3", "Glaciers are retreating", created=T0 + timedelta(hours=1)))
+    first = store.list_claims()[0]
+    assert (first.text, first.first_seen, first.last_seen) == (
+        "Sea levels are rising",
+        T0,
+        T0 + timedelta(days=1),
+    )
+    assert [c.text for c in store.list_claims(limit=1)] == ["Sea levels are rising"]
+
+
+# ================================================================ events
+
+
+def _event(run_id: str, type: str = "stage.started", **data: object) -> RunEvent:
+    return RunEvent(run_id=run_id, type=type, data=dict(data))
+
+
+def test_events_get_increasing_seq_per_run_and_list_in_order(store: Store) -> None:
+    stored = [store.append_event(_event("run_a", n=i), key=f"k{i}") for i in range(3)]
+    store.append_event(_event("run_b"), key="k0")
+    assert [e.seq for e in stored if e] == [1, 2, 3]
+    assert [e.data["n"] for e in store.list_events("run_a")] == [0, 1, 2]
+    assert [e.seq for e in store.list_events("run_a")] == [1, 2, 3]
+    assert [e.seq for e in store.list_events("run_b")] == [1]
+    assert store.list_events("run_none") == []
+
+
+def test_events_after_a_seq(store: Store) -> None:
+    for i in range(4):
+        store.append_event(_event("run_a", n=i), key=f"k{i}")
+    assert [e.seq for e in store.list_events("run_a", after_seq=2)] == [3, 4]
+    assert store.list_events("run_a", after_seq=4) == []
+
+
+def test_appending_the_same_key_twice_stores_one_event_and_leaves_no_gap(store: Store) -> None:
+    assert store.append_event(_event("run_a", n=1), key="argue:1:for:started") is not None
+    assert store.append_event(_event("run_a", n=2), key="argue:1:for:started") is None
+    [event] = store.list_events("run_a")
+    assert event.data == {"n": 1}
+    later = store.append_event(_event("run_a", n=3), key="argue:1:for:completed")
+    assert later is not None and later.seq == 2
+
+
+def test_events_appended_from_many_threads_get_seq_1_to_n_once_each(store: Store) -> None:
+    def append(i: int) -> None:
+        store.append_event(_event("run_a", n=i), key=f"k{i}")
+        store.append_event(_event("run_a", n=i), key=f"k{i}")  # a retry: no second event
+
+    threads = [threading.Thread(target=append, args=(i,)) for i in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    events = store.list_events("run_a")
+    assert [e.seq for e in events] == list(range(1, 13))
+    assert sorted(e.data["n"] for e in events) == list(range(12))
+
+
+# ================================================================ artifacts
+
+
+def test_artifacts_round_trip_and_missing_ones_are_not_found(store: Store) -> None:
+    store.put_artifact("run_a", "decomposition", {"sub_claims": [{"id": "sc1"}]})
+    assert store.get_artifact("run_a", "decomposition") == {"sub_claims": [{"id": "sc1"}]}
+    with pytest.raises(NotFoundError):
+        store.get_artifact("run_a", "judgements")
+    with pytest.raises(NotFoundError):
+        store.get_artifact("run_b", "decomposition")
+
+
+def test_artifact_numbers_round_trip_exactly(store: Store) -> None:
+    value = {"score": 0.1, "big": 2**60, "tiny": 1e-300, "neg": -3.5, "none": None, "empty": [], "s": ""}
+    store.put_artifact("run_a", "k", value)
+    assert store.get_artifact("run_a", "k") == value
+
+
+def test_put_artifact_replaces(store: Store) -> None:
+    store.put_artifact("run_a", "k", {"v": 1})
+    store.put_artifact("run_a", "k", {"v": 2})
+    assert store.get_artifact("run_a", "k") == {"v": 2}
+
+
+def test_find_artifacts_by_prefix_in_key_order_within_one_run(store: Store) -> None:
+    for key in ["evidence/r02/sc1", "evidence/r01/sc2", "evidence/r01/sc1", "evidencex", "argument/r01/for"]:
+        store.put_artifact("run_a", key, {"key": key})
+    store.put_artifact("run_b", "evidence/r01/sc1", {"key": "other run"})
+    found = store.find_artifacts("run_a", "evidence/")
+    assert list(found) == ["evidence/r01/sc1", "evidence/r01/sc2", "evidence/r02/sc1"]
+    assert found["evidence/r01/sc1"] == {"key": "evidence/r01/sc1"}
+    assert store.find_artifacts("run_a", "decision/") == {}
+
+
+def test_a_large_artifact_round_trips_by_get_and_by_prefix(store: Store) -> None:
+    big = {"items": [{"text": BIG}], "query": "sea level"}
+    store.put_artifact("run_a", "evidence/r01/sc1", big)
+    store.put_artifact("run_a", "evidence/r01/sc2", {"items": []})
+    assert store.get_artifact("run_a", "evidence/r01/sc1") == big
+    assert store.find_artifacts("run_a", "evidence/") == {
+        "evidence/r01/sc1": big,
+        "evidence/r01/sc2": {"items": []},
+    }
+    store.put_artifact("run_a", "evidence/r01/sc1", {"items": ["small again"]})
+    assert store.get_artifact("run_a", "evidence/r01/sc1") == {"items": ["small again"]}
+
+
+def test_many_artifacts_past_one_query_page_are_all_found(store: Store) -> None:
+    # DynamoDB returns at most 1 MB per Query page: 5 × 300 KB needs several pages.
+    for i in range(5):
+        store.put_artifact("run_a", f"evidence/r01/sc{i}", {"text": "y" * 300_000, "i": i})
+    found = store.find_artifacts("run_a", "evidence/")
+    assert [doc["i"] for doc in found.values()] == list(range(5))
+
+
+# ================================================================ retrieval cache
+
+
+def test_cache_returns_what_was_put_until_it_expires(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    now = time.time()
+    monkeypatch.setattr(time, "time", lambda: now)
+    store.cache_put("golden|-|5|sea level", [{"text": "t", "url": "u"}], ttl_s=60)
+    assert store.cache_get("golden|-|5|sea level") == [{"text": "t", "url": "u"}]
+    monkeypatch.setattr(time, "time", lambda: now + 59)
+    assert store.cache_get("golden|-|5|sea level") is not None
+    monkeypatch.setattr(time, "time", lambda: now + 61)
+    assert store.cache_get("golden|-|5|sea level") is None
+
+
+def test_cache_miss_is_none(store: Store) -> None:
+    assert store.cache_get("nothing") is None
+
+
+def test_cache_put_refreshes_the_entry(store: Store) -> None:
+    store.cache_put("k", [{"n": 1}], ttl_s=60)
+    store.cache_put("k", [{"n": 2}], ttl_s=60)
+    assert store.cache_get("k") == [{"n": 2}]
+
+
+def test_cache_keys_longer_than_a_partition_key_allows_still_work(store: Store) -> None:
+    long_a, long_b = "q" * 3000 + "a", "q" * 3000 + "b"
+    store.cache_put(long_a, [{"n": "a"}], ttl_s=60)
+    store.cache_put(long_b, [{"n": "b"}], ttl_s=60)
+    assert (store.cache_get(long_a), store.cache_get(long_b)) == ([{"n": "a"}], [{"n": "b"}])
+
+
+# ================================================================ usage ledger
+
+
+def _call(run_id: str, key: str, cost: float, tokens: int = 10) -> CallRecord:
+    return CallRecord(
+        run_id, key, "scripted", "claude-sonnet-4-6", tokens, tokens, cost, True, '{"a":1}', None
+    )
+
+
+def test_ledger_sums_spend_per_run_and_lists_calls_by_key(store: Store) -> None:
+    store.put_call(_call("run_a", "b", 0.25))
+    store.put_call(_call("run_a", "a", 0.5))
+    store.put_call(_call("run_b", "a", 9.0))
+    assert store.run_spend("run_a") == pytest.approx(0.75)
+    assert store.run_spend("run_none") == 0.0
+    assert [c.call_key for c in store.run_calls("run_a")] == ["a", "b"]
+    assert store.get_call("run_a", "a") == _call("run_a", "a", 0.5)
+    assert store.get_call("run_a", "zzz") is None
+
+
+def test_putting_the_same_call_key_replaces_it(store: Store) -> None:
+    store.put_call(_call("run_a", "a", 0.5))
+    store.put_call(_call("run_a", "a", 0.1))
+    assert store.run_spend("run_a") == pytest.approx(0.1)
+    assert len(store.run_calls("run_a")) == 1
+
+
+def test_a_call_with_a_refusal_and_retries_round_trips(store: Store) -> None:
+    call = CallRecord("run_a", "judge:0::adjudicate:", "openai", "gpt-4.1", 5, 0, 0.0, False, None, "no", 2)
+    store.put_call(call)
+    assert store.get_call("run_a", call.call_key) == call
+    assert store.run_calls("run_a") == [call]
+
+
+# ================================================================ DynamoDB only: items, S3, keys, races
+
+
+def _item_size(item: dict[str, Any]) -> int:
+    """DynamoDB's item size: attribute names plus values (strings as UTF-8, numbers ~ digits)."""
+    size = 0
+    for name, value in item.items():
+        size += len(name.encode())
+        (kind, raw) = next(iter(value.items()))
+        size += len(raw.encode()) if kind in ("S", "N") else len(str(raw))
+    return size
+
+
+def _items(dynamo: DynamoStore, pk: str) -> list[dict[str, Any]]:
+    """Every item of a partition, as stored (following Query pages)."""
+    pages = dynamo.client.get_paginator("query").paginate(
+        TableName=dynamo.table,
+        KeyConditionExpression="pk = :pk",
+        ExpressionAttributeValues={":pk": {"S": pk}},
+    )
+    return [item for page in pages for item in page["Items"]]
+
+
+def test_settings_select_the_dynamodb_store_and_name_its_tables(aws: None, tmp_path: Path) -> None:
+    settings = dynamodb_settings(
+        aws_region="eu-west-1", dynamodb_endpoint_url="http://127.0.0.1:1", data_dir=tmp_path
+    )
+    store = build_store(settings)
+    assert isinstance(store, DynamoStore)
+    assert (store.table, store.cache_table, store.bucket) == (
+        settings.table_name,
+        settings.cache_table_name,
+        settings.artifacts_bucket,
+    )
+    assert store.client.meta.region_name == "eu-west-1"
+    assert store.client.meta.endpoint_url == "http://127.0.0.1:1"
+    assert isinstance(build_store(settings.model_copy(update={"store": "sqlite"})), SqliteStore)
+
+
+def test_the_scan_guard_is_armed(dynamo: DynamoStore) -> None:
+    with pytest.raises(AssertionError, match="Scan"):
+        dynamo.client.scan(TableName=dynamo.table)
+
+
+def test_a_large_artifact_goes_to_s3_behind_a_small_item(dynamo: DynamoStore) -> None:
+    dynamo.put_artifact("run_a", "evidence/r01/sc1", {"items": [{"text": BIG}]})
+    [item] = _items(dynamo, "RUN#run_a")
+    assert "doc" not in item and _item_size(item) < 1000
+    key = item["s3_key"]["S"]
+    assert key.startswith("run_a/evidence/r01/sc1.") and key.endswith(".json")
+    body = dynamo.s3.get_object(Bucket=dynamo.bucket, Key=key)["Body"].read()
+    assert len(body) > INLINE_LIMIT and int(item["size"]["N"]) == len(body)
+
+
+def test_every_item_of_a_big_run_stays_under_400_kb(dynamo: DynamoStore) -> None:
+    dynamo.create_run(_record("run_a", context="c" * 20_000))
+    for i in range(3):
+        dynamo.put_artifact("run_a", f"evidence/r01/sc{i}", {"text": "z" * (INLINE_LIMIT - 100)})
+    dynamo.put_artifact("run_a", "judgements", {"text": BIG * 2})
+    dynamo.put_call(CallRecord("run_a", "argue:1:for:argue:", "p", "m", 1, 1, 0.1, True, BIG, None))
+    dynamo.append_event(_event("run_a", note="e" * 10_000), key="k")
+    dynamo.finish_run("run_a", _result("run_a", what_would_change=[BIG], warnings=[BIG]))
+    items = _items(dynamo, "RUN#run_a")
+    sizes = sorted(_item_size(item) for item in items)
+    assert sizes[-1] < ITEM_LIMIT
+    assert sum("s3_key" in item for item in items) == 3  # judgements, the call, the finished run
+
+
+def test_event_items_carry_what_a_stream_consumer_filters_on(dynamo: DynamoStore) -> None:
+    dynamo.append_event(_event("run_a", type="stage.completed"), key="k1")
+    [event] = [i for i in _items(dynamo, "RUN#run_a") if i["kind"]["S"] == "event"]
+    assert (event["sk"]["S"], event["type"]["S"], event["run_id"]["S"], event["seq"]["N"]) == (
+        "EV#0000000001",
+        "stage.completed",
+        "run_a",
+        "1",
+    )
+
+
+def test_two_processes_appending_at_once_never_share_a_seq(aws: None) -> None:
+    # Two stores (two Lambda processes) on one table; A's first read of the counter is stale, as when
+    # B appends between A's read and A's write. A's conditional write fails and A tries again.
+    settings = dynamodb_settings()
+    create_from_template(settings)
+    a, b = dynamo_store(settings), dynamo_store(settings)
+    real_get = a._get
+    raced = []
+
+    def stale_once(table: str, key: dict[str, Any], consistent: bool = True) -> dict[str, Any] | None:
+        seen = real_get(table, key, consistent)
+        if key["sk"]["S"] == "EVSEQ" and not raced:
+            raced.append(b.append_event(_event("run_a", by="b"), key="from-b"))
+        return seen
+
+    a._get = stale_once  # type: ignore[method-assign]
+    stored = a.append_event(_event("run_a", by="a"), key="from-a")
+    assert stored is not None and stored.seq == 2
+    assert [(e.seq, e.data["by"]) for e in a.list_events("run_a")] == [(1, "b"), (2, "a")]
+
+
+def test_a_finish_that_loses_a_race_to_a_failure_changes_nothing(aws: None) -> None:
+    settings = dynamodb_settings()
+    create_from_template(settings)
+    a, b = dynamo_store(settings), dynamo_store(settings)
+    a.create_run(_record("run_a"))
+    real_load = a._load_run
+
+    def fail_in_between(run_id: str) -> tuple[RunRecord, int]:
+        loaded = real_load(run_id)
+        b.set_status(run_id, RunStatus.FAILED, error="ProviderError: late")
+        return loaded
+
+    a._load_run = fail_in_between  # type: ignore[method-assign]
+    assert a.finish_run("run_a", _result("run_a")) is False
+    run = b.get_run("run_a")
+    assert (run.status, run.error, run.result) == (RunStatus.FAILED, "ProviderError: late", None)
+    assert b.drift_series(run.claim_id) == []
+
+
+def test_cache_entries_carry_the_ttl_attribute_the_table_expires_on(dynamo: DynamoStore) -> None:
+    dynamo.cache_put("k", [{"n": 1}], ttl_s=3600)
+    ttl = dynamo.client.describe_time_to_live(TableName=dynamo.cache_table)["TimeToLiveDescription"]
+    item = dynamo.client.get_item(TableName=dynamo.cache_table, Key={"pk": {"S": "k"}})["Item"]
+    assert ttl["TimeToLiveStatus"] == "ENABLED"
+    assert abs(int(item[ttl["AttributeName"]]["N"]) - (time.time() + 3600)) < 5
+
+
+def test_a_cache_entry_too_big_for_an_item_is_not_cached(dynamo: DynamoStore) -> None:
+    dynamo.cache_put("k", [{"text": BIG}], ttl_s=60)
+    assert dynamo.cache_get("k") is None
+
+
+# ================================================================ the template and the settings agree
+
+
+def test_every_table_and_the_bucket_is_named_to_the_functions_by_its_setting() -> None:
+    env = template()["Globals"]["Function"]["Environment"]["Variables"]
+    assert env["CLAIMCOURT_STORE"] == "dynamodb"
+    assert set(data_resources()) == set(RESOURCE_SETTINGS)
+    for logical, field in RESOURCE_SETTINGS.items():
+        assert env[f"CLAIMCOURT_{field.upper()}"] == {"Ref": logical}
+
+
+def test_the_main_table_streams_new_images_and_ttl_tables_expire() -> None:
+    tables = {k: v["Properties"] for k, v in data_resources().items() if v["Type"].endswith("Table")}
+    assert tables["MainTable"]["StreamSpecification"] == {"StreamViewType": "NEW_IMAGE"}
+    for name, props in tables.items():
+        assert props["BillingMode"] == "PAY_PER_REQUEST"
+        assert props["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
+        assert props["SSESpecification"] == {"SSEEnabled": True}
+        assert (name == "MainTable") != ("TimeToLiveSpecification" in props)

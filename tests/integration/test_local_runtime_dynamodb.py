@@ -1,0 +1,187 @@
+"""A whole debate through the local runtime with the DynamoDB store, selected by settings from the
+environment, on moto tables made from template.yaml. The test's own mock_aws holds the tables; the
+runtime's mock_aws nests inside it (moto resets its backends only when the outermost mock starts)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from moto import mock_aws
+
+from claimcourt.errors import NotFoundError, ProviderError
+from claimcourt.evidence.base import Hit
+from claimcourt.evidence.golden import GoldenSource
+from claimcourt.local.runtime import LocalRuntime
+from claimcourt.models import RunStatus
+from claimcourt.pipeline import Deps
+from claimcourt.reasoning.offline import OfflineReasoner
+from claimcourt.reasoning.reasoner import Reasoner
+from claimcourt.runs import create_run, parse_request
+from claimcourt.settings import Settings
+from claimcourt.store.dynamodb import DynamoStore
+from claimcourt.wiring import build_store
+from tests.contract.aws_resources import (
+    RESOURCE_SETTINGS,
+    create_from_template,
+    dynamodb_settings,
+    forbid_scans,
+)
+from tests.fakes.scripted import PRICED_MODEL, ScriptedProvider
+
+pytestmark = pytest.mark.timeout(120)
+
+WAIT_S = 60
+COMPOUND = "Sea levels are rising and glaciers are retreating worldwide"
+HITS = (
+    Hit(
+        text="Global sea levels are rising: the global mean has risen about 21 to 24 centimeters since 1880.",
+        title="Climate Change: Global Sea Level",
+        url="https://www.climate.gov/news-features/understanding-climate/climate-change-global-sea-level",
+    ),
+    Hit(
+        text="Glaciers are retreating almost everywhere around the world as temperatures rise.",
+        title="Retreat of glaciers since 1850",
+        url="https://en.wikipedia.org/wiki/Retreat_of_glaciers_since_1850",
+    ),
+    Hit(
+        text="Sea levels are not rising, says a sceptic reading old tide gauge records.",
+        title="A sceptic's blog",
+        url="https://sceptic-blog.example.net/sea-levels",
+    ),
+)
+
+
+@pytest.fixture
+def dynamodb_env(clean_env: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Settings]:
+    """CLAIMCOURT_STORE=dynamodb and fresh table names in the environment, the tables in moto."""
+    with mock_aws():
+        names = dynamodb_settings()
+        monkeypatch.setenv("CLAIMCOURT_STORE", "dynamodb")
+        for name in ("AWS_REGION", "DYNAMODB_ENDPOINT_URL", "S3_ENDPOINT_URL"):
+            monkeypatch.delenv(f"CLAIMCOURT_{name}", raising=False)
+        for field in RESOURCE_SETTINGS.values():
+            monkeypatch.setenv(f"CLAIMCOURT_{field.upper()}", getattr(names, field))
+        settings = Settings(data_dir=tmp_path)
+        create_from_template(settings)
+        yield settings
+
+
+def _deps(settings: Settings, provider: ScriptedProvider) -> Deps:
+    store = build_store(settings)
+    assert isinstance(store, DynamoStore)
+    forbid_scans(store.client)
+    registry = {"offline": OfflineReasoner(), provider.name: provider}
+    reasoner = Reasoner(registry, lambda role: (provider.name, PRICED_MODEL), store, 1.0)
+    return Deps(settings=settings, store=store, reasoner=reasoner, evidence=GoldenSource(HITS))
+
+
+def _run_items(store: DynamoStore, run_id: str) -> list[dict[str, Any]]:
+    pages = store.client.get_paginator("query").paginate(
+        TableName=store.table,
+        KeyConditionExpression="pk = :pk",
+        ExpressionAttributeValues={":pk": {"S": f"RUN#{run_id}"}},
+    )
+    return [item for page in pages for item in page["Items"]]
+
+
+def test_a_debate_runs_to_its_verdict_on_dynamodb(dynamodb_env: Settings) -> None:
+    # Given the DynamoDB store, chosen by CLAIMCOURT_STORE, and a recorded run
+    provider = ScriptedProvider()
+    deps = _deps(dynamodb_env, provider)
+    store = deps.store
+    assert isinstance(store, DynamoStore)
+    run = create_run(store, parse_request({"claim": COMPOUND}))
+
+    # When the state machine runs it
+    with LocalRuntime(deps) as runtime:
+        execution = runtime.execute(run.run_id, timeout_s=WAIT_S)
+
+    # Then it succeeded, and everything it made is in DynamoDB
+    assert execution.status == "SUCCEEDED", execution.error
+    record = store.get_run(run.run_id)
+    assert record.status is RunStatus.SUCCEEDED and record.result is not None
+    assert execution.output is not None and execution.output["score"] == record.result.overall_score
+    assert [s.id for s in record.result.sub_claims] == ["sc1", "sc2"]
+    assert record.result.usage.llm_calls == len(provider.calls) == len(store.run_calls(run.run_id))
+    assert store.run_spend(run.run_id) == pytest.approx(record.cost_usd)
+    # the event log: seq 1..n with no gap, nothing twice, created first and succeeded last
+    events = store.list_events(run.run_id)
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    assert (events[0].type, events[-1].type) == ("run.created", "run.succeeded")
+    scopes = Counter((e.type, e.stage, e.round, e.side, e.data.get("sub_claim_id")) for e in events)
+    assert [k for k, n in scopes.items() if n > 1] == []
+    # the artifacts every stage wrote, the claim and its drift point, the run in the listing
+    assert store.find_artifacts(run.run_id, "evidence/r01/").keys() == {
+        "evidence/r01/sc1",
+        "evidence/r01/sc2",
+    }
+    assert {"argument/r01/for", "argument/r01/against"} <= store.find_artifacts(
+        run.run_id, "argument/"
+    ).keys()
+    assert store.get_artifact(run.run_id, "judgements")["mapping"]
+    [point] = store.drift_series(run.claim_id)
+    assert (point.run_id, point.score) == (run.run_id, record.result.overall_score)
+    assert [(c.claim_id, c.run_count) for c in store.list_claims()] == [(run.claim_id, 1)]
+    assert [r.run_id for r in store.list_runs()] == [run.run_id]
+    # and every item is far under DynamoDB's 400 KB
+    largest = max(len(json.dumps(item)) for item in _run_items(store, run.run_id))
+    assert largest < 100_000
+
+
+def test_a_failed_debate_ends_failed_once_on_dynamodb(dynamodb_env: Settings) -> None:
+    provider = ScriptedProvider().fail("argue", ProviderError("invalid x-api-key"), on_call=1)
+    deps = _deps(dynamodb_env, provider)
+    run = create_run(deps.store, parse_request({"claim": "Sea levels are rising"}))
+    with LocalRuntime(deps) as runtime:
+        execution = runtime.execute(run.run_id, timeout_s=WAIT_S)
+    assert execution.status == "FAILED"
+    record = deps.store.get_run(run.run_id)
+    assert (record.status, record.error) == (RunStatus.FAILED, "ProviderError: invalid x-api-key")
+    assert deps.store.set_status(run.run_id, RunStatus.SUCCEEDED) is False
+    events = deps.store.list_events(run.run_id)
+    assert [e.type for e in events].count("run.failed") == 1
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    assert deps.store.drift_series(run.claim_id) == []
+
+
+class _FakeDynamoDB(BaseHTTPRequestHandler):
+    """Answers every DynamoDB call with an empty JSON object and remembers which call it was."""
+
+    targets: list[str] = []  # noqa: RUF012 - one server per test, reset below
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.targets.append(self.headers["X-Amz-Target"])
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-amz-json-1.0")
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_custom_endpoint_is_reached_past_the_runtimes_mock(clean_env: None, tmp_path: Path) -> None:
+    # A laptop points dynamodb_endpoint_url at DynamoDB Local or a moto server: moto's mock (which the
+    # local runtime always starts) intercepts only *.amazonaws.com, so those calls reach the endpoint.
+    _FakeDynamoDB.targets = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _FakeDynamoDB)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with mock_aws():
+            url = f"http://127.0.0.1:{server.server_address[1]}"
+            store = build_store(dynamodb_settings(dynamodb_endpoint_url=url, data_dir=tmp_path))
+            with pytest.raises(NotFoundError):
+                store.get_run("run_x")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert _FakeDynamoDB.targets == ["DynamoDB_20120810.GetItem"]
