@@ -10,6 +10,8 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
+
 from claimcourt.evidence.base import EvidenceSource
 from claimcourt.pipeline import Deps
 from claimcourt.reasoning.base import Provider
@@ -80,10 +82,35 @@ def build_evidence(settings: Settings) -> EvidenceSource:
     return CorpusSource()
 
 
+def build_idempotency(settings: Settings, store: Store) -> BasePersistenceLayer:
+    """Where Powertools keeps a stage's idempotency records: its own DynamoDB layer in the cloud,
+    the SQLite file on the laptop."""
+    if settings.store == "dynamodb":
+        import boto3
+        from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
+
+        client = boto3.client(
+            "dynamodb", region_name=settings.aws_region, endpoint_url=settings.dynamodb_endpoint_url
+        )
+        return DynamoDBPersistenceLayer(table_name=settings.idempotency_table_name, boto3_client=client)
+    from claimcourt.store.idempotency import SqliteIdempotencyLayer
+    from claimcourt.store.sqlite import SqliteStore
+
+    if not isinstance(store, SqliteStore):
+        raise TypeError("the SQLite idempotency layer needs the SQLite store")
+    return SqliteIdempotencyLayer(store)
+
+
 def build_deps(settings: Settings, store: Store | None = None) -> Deps:
     store = store or build_store(settings)
     reasoner = Reasoner(build_providers(settings), settings.route, store, settings.budget_usd)
-    return Deps(settings=settings, store=store, reasoner=reasoner, evidence=build_evidence(settings))
+    return Deps(
+        settings=settings,
+        store=store,
+        reasoner=reasoner,
+        evidence=build_evidence(settings),
+        idempotency=build_idempotency(settings, store),
+    )
 
 
 _lock = threading.Lock()

@@ -20,6 +20,7 @@ from claimcourt.wiring import use_deps
 
 STATE_MACHINE = "DebateStateMachine"
 POLL_S = 0.01
+REMOTE_POLL_S = 0.1  # a remote store is asked ten times a second, not a hundred
 DESCRIBE_EVERY_S = 0.5
 
 
@@ -50,11 +51,17 @@ class LocalRuntime:
         # moto logs every failed state at WARNING with its whole parse tree; the run's events say it better.
         logging.getLogger("moto").setLevel(logging.CRITICAL)
 
-        self._stack.enter_context(
-            mock_aws(
-                config={"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}
-            )
-        )
+        from moto.core.config import DefaultConfig
+        from moto.core.models import botocore_stubber
+
+        config: DefaultConfig = {
+            "stepfunctions": {"execute_state_machine": True},
+            "lambda": {"use_docker": False},
+        }
+        if self.deps.settings.store == "dynamodb" and not botocore_stubber.enabled:
+            # A real account (or DynamoDB Local): only Step Functions is emulated; the store is real.
+            config["core"] = {"passthrough": {"services": ["dynamodb", "s3"]}}
+        self._stack.enter_context(mock_aws(config=config))
         self._stack.enter_context(self.dispatcher.installed())
         self._stack.enter_context(use_deps(self.deps))
         self._sfn = boto3.client("stepfunctions", region_name=REGION)
@@ -98,7 +105,7 @@ class LocalRuntime:
                 if described["status"] != "RUNNING":
                     return described
                 next_describe = now + DESCRIBE_EVERY_S
-            time.sleep(POLL_S)
+            time.sleep(POLL_S if self.deps.settings.store == "sqlite" else REMOTE_POLL_S)
         self._sfn.stop_execution(executionArn=execution_arn, error="Timeout", cause="local wait timed out")
         return dict(self._sfn.describe_execution(executionArn=execution_arn))
 
