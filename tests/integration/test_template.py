@@ -218,3 +218,32 @@ def test_no_policy_grants_a_wildcard_action() -> None:
         actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
         wild = [a for a in actions if a == "*" or str(a).endswith(":*")]
         assert not wild, f"wildcard action {wild} in {statement}"
+
+
+def test_provider_keys_come_from_secrets_manager_not_parameters_or_the_environment() -> None:
+    env = TEMPLATE["Globals"]["Function"]["Environment"]["Variables"]
+    assert env["CLAIMCOURT_PROVIDER_KEYS_SECRET"] == {"Ref": "ProviderKeysSecret"}
+    assert TEMPLATE["Resources"]["ProviderKeysSecret"]["Type"] == "AWS::SecretsManager::Secret"
+    secret_names = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")
+    assert not [name for name in env if name in secret_names]
+    assert not [p for p in TEMPLATE.get("Parameters", {}) if "key" in p.lower() or "secret" in p.lower()]
+
+
+def test_alarms_watch_failed_executions_lambda_errors_and_throttles() -> None:
+    alarms = [r for r in TEMPLATE["Resources"].values() if r["Type"] == "AWS::CloudWatch::Alarm"]
+    watched = {
+        m["MetricStat"]["Metric"]["MetricName"]
+        for a in alarms
+        for m in a["Properties"].get("Metrics", [])
+        if "MetricStat" in m
+    }
+    assert {"ExecutionsFailed", "Errors", "Throttles"} <= watched
+    functions = {n for n, r in TEMPLATE["Resources"].items() if r["Type"] == "AWS::Serverless::Function"}
+    for metric in ("Errors", "Throttles"):
+        covered = {
+            m["MetricStat"]["Metric"]["Dimensions"][0]["Value"]["Ref"]
+            for a in alarms
+            for m in a["Properties"].get("Metrics", [])
+            if "MetricStat" in m and m["MetricStat"]["Metric"]["MetricName"] == metric
+        }
+        assert covered == functions, metric

@@ -129,6 +129,29 @@ class Settings(BaseSettings):
         return Path(user_data_dir("claimcourt", appauthor=False))
 
 
+class _KeysSecret(BaseSettings):
+    """Where the cloud keeps the provider keys: a Secrets Manager secret holding
+    {"ANTHROPIC_API_KEY": "...", "OPENAI_API_KEY": "..."}, never the environment itself."""
+
+    model_config = SettingsConfigDict(env_prefix="CLAIMCOURT_", extra="ignore")
+    provider_keys_secret: str | None = None
+
+
+SECRET_KEYS = {"ANTHROPIC_API_KEY": "anthropic_api_key", "OPENAI_API_KEY": "openai_api_key"}
+
+
+def provider_keys(secret: str) -> dict[str, SecretStr]:
+    """The keys present in the secret, as Settings fields. Read once per cold start."""
+    from aws_lambda_powertools.utilities.parameters import get_secret  # boto3: only when a secret is named
+
+    raw = get_secret(secret, transform="json", max_age=3600)
+    if not isinstance(raw, dict):
+        raise ValueError(f"the provider keys secret {secret} must hold a JSON object")
+    return {field: SecretStr(str(raw[name])) for name, field in SECRET_KEYS.items() if raw.get(name)}
+
+
 @lru_cache(maxsize=1)
 def load_settings() -> Settings:
-    return Settings()
+    secret = _KeysSecret().provider_keys_secret
+    keys = provider_keys(secret) if secret else {}
+    return Settings(**keys)  # type: ignore[arg-type]
