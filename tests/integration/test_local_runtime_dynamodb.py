@@ -185,3 +185,67 @@ def test_a_custom_endpoint_is_reached_past_the_runtimes_mock(clean_env: None, tm
         server.shutdown()
         server.server_close()
     assert _FakeDynamoDB.targets == ["DynamoDB_20120810.GetItem"]
+
+
+LARGEST_CLAIM = (
+    "Sea levels are rising quickly worldwide; glaciers are retreating across mountain ranges; "
+    "Arctic sea ice is shrinking every summer; ocean heat content is increasing steadily; "
+    "coral reefs are bleaching more often; heatwaves are becoming more frequent everywhere"
+)
+
+
+def _long_hits(n: int = 40) -> list[Hit]:
+    """Long, distinct passages that every sub-claim's query finds: retrieval returns its maximum."""
+    words = "sea levels rising glaciers retreating arctic ice shrinking ocean heat coral reefs heatwaves"
+    return [
+        Hit(
+            text=f"Passage {i}: " + " ".join([words] * 120),
+            title=f"Report {i}",
+            url=f"https://www.noaa.gov/r{i}",
+        )
+        for i in range(n)
+    ]
+
+
+def _always_continue(task: Any) -> Any:
+    from claimcourt.models import ModeratorView
+
+    return ModeratorView(
+        decisive_dispute="still open",
+        dispute_sub_claim_id="sc1",
+        next_query=f"sea level glaciers arctic ocean coral heatwaves round {task.inputs.round}",
+        recommendation="continue",
+    )
+
+
+def test_the_largest_debate_keeps_payloads_and_items_inside_aws_limits(dynamodb_env: Settings) -> None:
+    # Given the largest debate the settings allow: effort high (4 rounds, 6 sub-claims, 6 passages a
+    # query, 3 self-consistency samples), a moderator that never converges, long evidence
+    provider = ScriptedProvider().respond("moderate", _always_continue)
+    deps = _deps(dynamodb_env, provider)
+    deps = Deps(deps.settings, deps.store, deps.reasoner, GoldenSource(_long_hits()), deps.idempotency)
+    store = deps.store
+    assert isinstance(store, DynamoStore)
+    run = create_run(store, parse_request({"claim": LARGEST_CLAIM, "effort": "high"}))
+    with LocalRuntime(deps) as runtime:
+        arn = runtime.start(run.run_id)
+        described = runtime.wait(arn, run.run_id, timeout_s=WAIT_S)
+        history = runtime.history(arn)
+    assert described["status"] == "SUCCEEDED"
+    result = store.get_run(run.run_id).result
+    assert result is not None and result.rounds == 4 and len(result.sub_claims) == 6
+
+    # Then no state payload nears Step Functions' 256 KB and no item DynamoDB's 400 KB
+    payloads = [
+        (len(details[field].encode()), f"{event['type']}.{field}")
+        for event in history
+        for key, details in event.items()
+        if key.endswith("EventDetails") and isinstance(details, dict)
+        for field in ("input", "output", "parameters")
+        if isinstance(details.get(field), str)
+    ]
+    items = [(len(json.dumps(item).encode()), item["sk"]["S"]) for item in _run_items(store, run.run_id)]
+    (payload, where), (item, which) = max(payloads), max(items)
+    print(f"\nlargest debate: state payload {payload:,} B ({where}); DynamoDB item {item:,} B ({which})")
+    assert payload < 16 * 1024
+    assert item < 350 * 1024

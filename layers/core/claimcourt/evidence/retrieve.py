@@ -13,6 +13,14 @@ from claimcourt.evidence.tiers import tier_for
 from claimcourt.models import Directive, Evidence
 from claimcourt.store.base import cache_key
 
+# A passage, not a page: what a debater quotes. Bounds every artifact and prompt built from evidence.
+MAX_PASSAGE_CHARS = 4000
+
+
+def _passage(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_PASSAGE_CHARS else text[: MAX_PASSAGE_CHARS - 1].rsplit(" ", 1)[0] + "…"
+
 
 class RetrievalCache(Protocol):
     def cache_get(self, key: str) -> list[dict[str, Any]] | None: ...
@@ -57,7 +65,7 @@ def retrieve(
     evidence = [
         Evidence(
             id=evidence_id(h),
-            text=h.text,
+            text=_passage(h.text),
             title=h.title,
             source_url=h.url,
             tier=tier_for(h.url),
