@@ -41,3 +41,17 @@ def test_a_role_model_with_a_key_is_used() -> None:
 def test_a_bad_configuration_is_refused_with_a_reason(kwargs: dict[str, object], message: str) -> None:
     with pytest.raises(ValidationError, match=message):
         Settings(**kwargs)  # type: ignore[arg-type]
+
+
+def test_without_web_search_or_the_corpus_library_there_is_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib.util
+
+    from claimcourt.errors import ConfigurationError
+    from claimcourt.wiring import build_evidence
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None if name == "bm25s" else real(name))
+    with pytest.raises(ConfigurationError, match="Anthropic key"):
+        build_evidence(Settings())

@@ -35,6 +35,10 @@ class InvalidRequestError(ClaimcourtError):
         self.message = message
 
 
+class ConfigurationError(ClaimcourtError):
+    """The settings name something this deployment cannot provide (e.g. no evidence source)."""
+
+
 class NotFoundError(ClaimcourtError):
     """A run, artifact or claim that does not exist."""
 

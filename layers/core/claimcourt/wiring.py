@@ -6,12 +6,14 @@ that never talks to OpenAI never pays for importing it.
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 
+from claimcourt.errors import ConfigurationError
 from claimcourt.evidence.base import EvidenceSource
 from claimcourt.pipeline import Deps
 from claimcourt.reasoning.base import Provider
@@ -76,6 +78,12 @@ def build_evidence(settings: Settings) -> EvidenceSource:
             model=settings.anthropic_model,
             max_retries=settings.provider_max_retries,
             timeout=settings.provider_timeout_s,
+        )
+    if importlib.util.find_spec("bm25s") is None:
+        # The Lambda layer ships without the laptop's BM25 corpus: the cloud searches the web.
+        raise ConfigurationError(
+            "no evidence source: put an Anthropic key in the provider keys secret (web search), "
+            "or install claimcourt[local] for the bundled corpus"
         )
     from claimcourt.evidence.corpus import CorpusSource
 
