@@ -16,9 +16,10 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from claimcourt.errors import InvalidRequestError, NotFoundError
+from claimcourt.errors import ConfigurationError, InvalidRequestError, NotFoundError
+from claimcourt.local.cloud import Stack, follow, load_stack, start
 from claimcourt.local.render import ProgressView, render_record, render_runs
-from claimcourt.models import RunRecord, RunStatus, SourceTag
+from claimcourt.models import RunRecord, RunRequest, RunStatus, SourceTag
 from claimcourt.settings import ROLES, Settings
 from claimcourt.store.base import Store
 from claimcourt.wiring import build_deps, build_store
@@ -54,9 +55,18 @@ def _settings(data_dir: Path | None) -> Settings:
         _fail(f"configuration: {where}: {first['msg'].removeprefix('Value error, ')}", EXIT_BAD_INPUT)
 
 
-def _store(data_dir: Path | None) -> Store:
+def _stack(name: str, data_dir: Path | None) -> Stack:
+    try:
+        return load_stack(name, _settings(data_dir))
+    except ConfigurationError as exc:
+        _fail(f"stack: {exc}", EXIT_BAD_INPUT)
+    except Exception as exc:  # botocore: no credentials, no such stack, no network
+        _fail(f"stack: cannot read stack {name}: {exc}", EXIT_BAD_INPUT)
+
+
+def _store(data_dir: Path | None, stack: str | None) -> Store:
     """Reading history needs the store only: no providers, no corpus."""
-    return build_store(_settings(data_dir))
+    return build_store(_stack(stack, data_dir).settings if stack else _settings(data_dir))
 
 
 data_dir_option = click.option(
@@ -64,6 +74,11 @@ data_dir_option = click.option(
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
     help="Where runs are stored (default: the user data directory, or $CLAIMCOURT_DATA_DIR).",
+)
+stack_option = click.option(
+    "--stack",
+    default=None,
+    help="A deployed stack's name: use its tables and state machine (AWS credentials from your environment).",
 )
 
 
@@ -81,6 +96,7 @@ def main() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON.")
 @click.option("--verbose", is_flag=True, help="Show each stage's structured log on stderr.")
 @data_dir_option
+@stack_option
 def run(
     claim: str,
     mode: str,
@@ -90,6 +106,7 @@ def run(
     as_json: bool,
     verbose: bool,
     data_dir: Path | None,
+    stack: str | None,
 ) -> None:
     """Run a debate on CLAIM and print the verdict."""
     from claimcourt.runs import create_run, parse_request
@@ -100,6 +117,9 @@ def run(
         )
     except InvalidRequestError as exc:
         _fail(f"{exc.field}: {exc.message}", EXIT_BAD_INPUT)
+    if stack:
+        _run_on_stack(_stack(stack, data_dir), request, as_json)
+        return
     from claimcourt.local.runtime import LocalRuntime
 
     deps = build_deps(_settings(data_dir))
@@ -110,6 +130,23 @@ def run(
         with view:
             runtime.execute(record.run_id, on_tick=view.refresh)
     _print_record(deps.store.get_run(record.run_id), as_json)
+
+
+def _run_on_stack(deployed: Stack, request: RunRequest, as_json: bool) -> None:
+    """Record the run in the stack's table, start its state machine, follow the events."""
+    from claimcourt.runs import create_run
+
+    store = build_store(deployed.settings)
+    record = create_run(store, request, SourceTag.APP)
+    start(deployed, record.run_id)
+    view = ProgressView(err, store, record, f"as configured on stack {deployed.name}", "the stack's")
+    with view:
+        record = follow(store, record.run_id, deployed.settings.run_timeout_s, view.refresh)
+    if not record.status.terminal:
+        _fail(
+            f"run {record.run_id} is still running after {deployed.settings.run_timeout_s:.0f} s", EXIT_FAILED
+        )
+    _print_record(record, as_json)
 
 
 def _print_record(record: RunRecord, as_json: bool) -> None:
@@ -128,9 +165,10 @@ def _print_record(record: RunRecord, as_json: bool) -> None:
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
 @click.option("--json", "as_json", is_flag=True, help="One JSON record per line.")
 @data_dir_option
-def runs(limit: int, as_json: bool, data_dir: Path | None) -> None:
+@stack_option
+def runs(limit: int, as_json: bool, data_dir: Path | None, stack: str | None) -> None:
     """List past runs, newest first."""
-    records = _store(data_dir).list_runs(limit)
+    records = _store(data_dir, stack).list_runs(limit)
     if as_json:
         for r in records:
             click.echo(r.model_dump_json(exclude={"result"}))
@@ -142,10 +180,11 @@ def runs(limit: int, as_json: bool, data_dir: Path | None) -> None:
 @click.argument("run_id")
 @click.option("--json", "as_json", is_flag=True, help="Print the stored record as JSON.")
 @data_dir_option
-def show(run_id: str, as_json: bool, data_dir: Path | None) -> None:
+@stack_option
+def show(run_id: str, as_json: bool, data_dir: Path | None, stack: str | None) -> None:
     """Show one run: its verdict, or why it failed."""
     try:
-        record = _store(data_dir).get_run(run_id)
+        record = _store(data_dir, stack).get_run(run_id)
     except NotFoundError:
         _fail(f"run_id: no run {run_id}", EXIT_BAD_INPUT)
     if as_json:
