@@ -11,8 +11,6 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from aws_lambda_powertools import Logger
-from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
-from aws_lambda_powertools.utilities.idempotency.exceptions import IdempotencyAlreadyInProgressError
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import ValidationError
 
@@ -46,6 +44,10 @@ def _once(
     with no second model call. A failure deletes the record, so a real retry runs again."""
     if deps.idempotency is None:
         return service(deps, payload)
+    # Imported here: Powertools idempotency imports boto3, which a handler's cold import should not pay.
+    from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
+    from aws_lambda_powertools.utilities.idempotency.exceptions import IdempotencyAlreadyInProgressError
+
     config = IdempotencyConfig(expires_after_seconds=IDEMPOTENCY_TTL_S)
     config.register_lambda_context(context)  # an attempt that dies mid-way unlocks when its time is up
 

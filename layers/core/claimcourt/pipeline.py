@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 from pydantic import BaseModel, ConfigDict, Field
 
 from claimcourt.adjudication.adjudicate import adjudicate
@@ -46,6 +45,9 @@ from claimcourt.reasoning.prices import WEB_SEARCH_USD_PER_REQUEST, cost_usd
 from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.settings import MIN_ROUNDS, ROLES, Settings
 from claimcourt.store.base import Store
+
+if TYPE_CHECKING:  # Powertools idempotency imports boto3: not at a handler's cold import
+    from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 
 
 @dataclass(frozen=True)

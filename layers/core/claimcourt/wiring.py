@@ -10,8 +10,7 @@ import importlib.util
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-
-from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
+from typing import TYPE_CHECKING
 
 from claimcourt.errors import ConfigurationError
 from claimcourt.evidence.base import EvidenceSource
@@ -21,6 +20,9 @@ from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.settings import ROLES, Settings, load_settings
 from claimcourt.store.base import Store
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 
 
 def build_store(settings: Settings) -> Store:

@@ -23,6 +23,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from importlib.metadata import version
 from pathlib import Path
 
 from claimcourt.local.template import CfnLoader, project_root
@@ -50,6 +51,12 @@ def _pip_install(target: Path, requirements: Path, python_version: str | None, p
         command += ["--only-binary=:all:", "--implementation", "cp", "--python-version", python_version]
         command += ["--platform", platform]
     subprocess.run([*command, "-r", str(requirements)], check=True)
+
+
+def _pip_install_packages(target: Path, packages: list[str]) -> None:
+    command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-compile", "--upgrade"]
+    command += ["--target", str(target)]
+    subprocess.run([*command, *packages], check=True)
 
 
 def build_layer(root: Path, out: Path, python_version: str | None, platform: str | None) -> Path:
@@ -110,6 +117,8 @@ def main(argv: list[str] | None = None) -> None:
             f"\ncold imports: the same layer built for this interpreter (Python {here}), bare `python -I -S`"
         )
         local = build_layer(root, Path(tmp) / "local", None, None)
+        # The Lambda runtime provides boto3; the bare interpreter gets it too, for a fair comparison.
+        _pip_install_packages(local, [f"boto3=={version('boto3')}"])
         print(f"{'function':<22} {'median ms':>9} {'worst ms':>9}")
         medians = []
         for logical, function_dir in functions.items():
