@@ -82,6 +82,7 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """No provider key or CLAIMCOURT_* variable of the shell reaches Settings."""
     for name in _ENV:
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")  # moto's region; boto3 resolves it from here
 
 
 @pytest.fixture

@@ -26,6 +26,7 @@ pytestmark = [pytest.mark.timeout(120), pytest.mark.usefixtures("clean_env")]
 @pytest.fixture
 def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Settings, str]]:
     """A 'deployed' stack: tables and bucket built from template.yaml, a state machine, its outputs."""
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")  # where the user's AWS profile points
     with mock_aws():
         settings = dynamodb_settings()
         create_from_template(settings)

@@ -26,7 +26,7 @@ from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.runs import create_run, parse_request
 from claimcourt.settings import Settings
 from claimcourt.store.dynamodb import DynamoStore
-from claimcourt.wiring import build_store
+from claimcourt.wiring import build_idempotency, build_store
 from tests.contract.aws_resources import (
     RESOURCE_SETTINGS,
     create_from_template,
@@ -79,7 +79,14 @@ def _deps(settings: Settings, provider: ScriptedProvider) -> Deps:
     forbid_scans(store.client)
     registry = {"offline": OfflineReasoner(), provider.name: provider}
     reasoner = Reasoner(registry, lambda role: (provider.name, PRICED_MODEL), store, 1.0)
-    return Deps(settings=settings, store=store, reasoner=reasoner, evidence=GoldenSource(HITS))
+    idempotency = build_idempotency(settings, store)  # Powertools' DynamoDBPersistenceLayer
+    return Deps(
+        settings=settings,
+        store=store,
+        reasoner=reasoner,
+        evidence=GoldenSource(HITS),
+        idempotency=idempotency,
+    )
 
 
 def _run_items(store: DynamoStore, run_id: str) -> list[dict[str, Any]]:
@@ -249,3 +256,28 @@ def test_the_largest_debate_keeps_payloads_and_items_inside_aws_limits(dynamodb_
     print(f"\nlargest debate: state payload {payload:,} B ({where}); DynamoDB item {item:,} B ({which})")
     assert payload < 16 * 1024
     assert item < 350 * 1024
+
+
+def test_stages_record_their_idempotency_in_the_template_table(dynamodb_env: Settings) -> None:
+    # Given a debate on DynamoDB, with Powertools' DynamoDB idempotency layer on the template's table
+    provider = ScriptedProvider()
+    deps = _deps(dynamodb_env, provider)
+    run = create_run(deps.store, parse_request({"claim": COMPOUND}))
+    with LocalRuntime(deps) as runtime:
+        assert runtime.execute(run.run_id, timeout_s=WAIT_S).status == "SUCCEEDED"
+        calls = len(provider.calls)
+        # When a stage that completed is invoked again, as a Step Functions retry would
+        handler = runtime.dispatcher._handlers["claimcourt-SuitabilityFunction"][1]
+        from claimcourt.local.dispatch import LocalContext
+
+        again = handler({"run_id": run.run_id}, LocalContext(function_name="claimcourt-SuitabilityFunction"))
+    # Then it answers from its record, without another model call
+    assert again["proceed"] is True and len(provider.calls) == calls
+    # and the records are in the template's idempotency table, shaped as Powertools writes them
+    from moto.dynamodb.models import dynamodb_backends
+
+    table = dynamodb_backends["123456789012"]["us-east-1"].tables[dynamodb_env.idempotency_table_name]
+    items = [item.to_json()["Attributes"] for item in table.all_items()]
+    assert len(items) >= 10  # one per stage invocation of the run
+    assert all({"id", "expiration", "status"} <= item.keys() for item in items)
+    assert {item["status"]["S"] for item in items} == {"COMPLETED"}

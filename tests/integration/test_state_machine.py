@@ -337,3 +337,21 @@ def test_an_interrupted_run_ends_failed_with_its_terminal_event(
     record = store.get_run(run.run_id)
     assert record.status is RunStatus.FAILED and record.error == "interrupted before it finished"
     assert [e.type for e in store.list_events(run.run_id) if e.type.startswith("run.")][-1] == "run.failed"
+
+
+def test_a_misconfigured_provider_fails_the_run_with_the_reason_instead_of_hanging(
+    settings: Any, store: SqliteStore, runtime: Runtime, new_run: Callable[..., RunRecord]
+) -> None:
+    # Given settings that force a provider with no key (the deployed secret still "{}")
+    from claimcourt.wiring import build_deps
+
+    deps = build_deps(settings.model_copy(update={"provider": "anthropic"}), store)
+    run = new_run()
+    execution = runtime(deps).execute(run.run_id, timeout_s=WAIT_S)
+    # Then the first model call fails, the Catch path still records why, and the run ends
+    assert execution.status == "FAILED"
+    record = store.get_run(run.run_id)
+    assert record.status is RunStatus.FAILED
+    assert record.error is not None and record.error.startswith(
+        "ConfigurationError: CLAIMCOURT_PROVIDER=anthropic"
+    )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from pydantic import SecretStr, ValidationError
+from pydantic import SecretStr
 
 from claimcourt.settings import Settings
 
@@ -38,9 +38,19 @@ def test_a_role_model_with_a_key_is_used() -> None:
         ({"models_by_role": {"moderator": "gpt-4o"}}, "provider:model"),
     ],
 )
-def test_a_bad_configuration_is_refused_with_a_reason(kwargs: dict[str, object], message: str) -> None:
-    with pytest.raises(ValidationError, match=message):
-        Settings(**kwargs)  # type: ignore[arg-type]
+def test_a_bad_configuration_names_its_problem(kwargs: dict[str, object], message: str) -> None:
+    [problem] = Settings(**kwargs).problems()  # type: ignore[arg-type]
+    assert message in problem
+
+
+def test_a_bad_configuration_fails_at_the_first_model_call_not_at_cold_start() -> None:
+    # A deployed function must start even so: its run then fails with the reason, it does not hang.
+    from claimcourt.errors import ConfigurationError
+    from claimcourt.wiring import LazyProviders
+
+    providers = LazyProviders(Settings(provider="anthropic"))
+    with pytest.raises(ConfigurationError, match="no key"):
+        providers.get("anthropic")
 
 
 def test_without_web_search_or_the_corpus_library_there_is_a_clear_error(

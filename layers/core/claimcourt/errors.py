@@ -10,6 +10,11 @@ class TransientError(ClaimcourtError):
     """Worth retrying: rate limits, overloaded or 5xx providers, timeouts. The ASL retries it."""
 
 
+class StageInProgressError(ClaimcourtError):
+    """The same task is already running (a duplicate delivery): the ASL retries it until the first
+    attempt ends, for as long as a function may run."""
+
+
 class ProviderError(ClaimcourtError):
     """A provider failed in a way a retry will not fix (bad key, bad request, unknown model)."""
 

@@ -14,7 +14,7 @@ from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import ValidationError
 
-from claimcourt.errors import StageInputError, TransientError
+from claimcourt.errors import StageInProgressError, StageInputError
 from claimcourt.models import RunEvent
 from claimcourt.pipeline import END_STAGES, Deps, Payload, announce_end
 from claimcourt.wiring import current_deps
@@ -62,7 +62,7 @@ def _once(
         return summary
     except IdempotencyAlreadyInProgressError as err:
         # The same task is running elsewhere (a duplicate delivery): retry later, through the ASL.
-        raise TransientError(f"{stage} is already in progress for this run") from err
+        raise StageInProgressError(f"{stage} is already in progress for this run") from err
 
 
 def stage_handler(

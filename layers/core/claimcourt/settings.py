@@ -6,7 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ProviderName = Literal["anthropic", "openai", "offline"]
@@ -74,20 +74,22 @@ class Settings(BaseSettings):
     limits_table_name: str = Field(default="claimcourt-limits", description="Rate-limit counters (TTL).")
     connections_table_name: str = Field(default="claimcourt-connections", description="WebSockets (TTL).")
     artifacts_bucket: str = Field(default="claimcourt-artifacts", description="Documents over 350 KB.")
-    aws_region: str = "us-east-1"
+    aws_region: str | None = Field(default=None, description="None: boto3's (AWS_REGION, the profile).")
     dynamodb_endpoint_url: str | None = Field(default=None, description="None: the region's endpoint.")
     s3_endpoint_url: str | None = Field(default=None, description="None: the region's endpoint.")
 
-    @model_validator(mode="after")
-    def _provider_has_key(self) -> Settings:
+    def problems(self) -> list[str]:
+        """What stops these settings from running a debate. Not a validator: a deployed function must
+        still start, so that the run records the problem instead of hanging without a reason."""
+        found = []
         if self.provider is not None and not self.has_key(self.provider):
-            raise ValueError(f"CLAIMCOURT_PROVIDER={self.provider} but no key or base URL is set for it")
+            found.append(f"CLAIMCOURT_PROVIDER={self.provider} but no key or base URL is set for it")
         for role, wanted in self.models_by_role.items():
             if role not in ROLES:
-                raise ValueError(f"CLAIMCOURT_MODELS_BY_ROLE names an unknown role {role!r}; roles: {ROLES}")
-            if wanted.partition(":")[0] not in ("anthropic", "openai", "offline"):
-                raise ValueError(f"CLAIMCOURT_MODELS_BY_ROLE[{role}] must be provider:model, got {wanted!r}")
-        return self
+                found.append(f"CLAIMCOURT_MODELS_BY_ROLE names an unknown role {role!r}; roles: {ROLES}")
+            elif wanted.partition(":")[0] not in ("anthropic", "openai", "offline"):
+                found.append(f"CLAIMCOURT_MODELS_BY_ROLE[{role}] must be provider:model, got {wanted!r}")
+        return found
 
     def effort(self, name: str) -> EffortProfile:
         return EFFORT_PROFILES[name]

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import importlib.util
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from datetime import date
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from claimcourt.errors import ConfigurationError
-from claimcourt.evidence.base import EvidenceSource
+from claimcourt.evidence.base import EvidenceSource, Hit
 from claimcourt.pipeline import Deps
 from claimcourt.reasoning.base import Provider
 from claimcourt.reasoning.offline import OfflineReasoner
@@ -43,6 +44,8 @@ def build_store(settings: Settings) -> Store:
 
 
 def build_providers(settings: Settings) -> dict[str, Provider]:
+    for problem in settings.problems()[:1]:
+        raise ConfigurationError(problem)
     providers: dict[str, Provider] = {"offline": OfflineReasoner()}
     used = {settings.route(role)[0] for role in ROLES}
     if "anthropic" in used and settings.anthropic_api_key is not None:
@@ -70,8 +73,8 @@ def build_providers(settings: Settings) -> dict[str, Provider]:
 
 
 def build_evidence(settings: Settings) -> EvidenceSource:
-    uses_anthropic = any(settings.route(role)[0] == "anthropic" for role in ROLES)
-    if settings.web_search and uses_anthropic and settings.anthropic_api_key is not None:
+    # Web search needs an Anthropic key, whichever models argue; forcing offline means no network.
+    if settings.web_search and settings.anthropic_api_key is not None and settings.provider != "offline":
         from claimcourt.evidence.web_search import AnthropicWebSearch
 
         return AnthropicWebSearch(
@@ -111,39 +114,115 @@ def build_idempotency(settings: Settings, store: Store) -> BasePersistenceLayer:
     return SqliteIdempotencyLayer(store)
 
 
+class LazyProviders(Mapping[str, Provider]):
+    """Providers built at the first model call, not at cold start: a stage that calls no model (score,
+    finish) runs whatever the provider settings say, so a misconfigured run still ends, failed with
+    the reason. A configuration error also drops the cached settings, so a key put into the secret
+    afterwards is read by the next invocation of a warm function."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._built: dict[str, Provider] | None = None
+        self._lock = threading.Lock()
+
+    def _providers(self) -> dict[str, Provider]:
+        with self._lock:
+            if self._built is None:
+                self._built = _configured(build_providers, self._settings)
+            return self._built
+
+    def __getitem__(self, name: str) -> Provider:
+        return self._providers()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._providers())
+
+    def __len__(self) -> int:
+        return len(self._providers())
+
+
+class LazyEvidence:
+    """The evidence source, built at the first retrieval (the only stage that searches)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._source: EvidenceSource | None = None
+        self._lock = threading.Lock()
+
+    def _built(self) -> EvidenceSource:
+        with self._lock:
+            if self._source is None:
+                self._source = _configured(build_evidence, self._settings)
+            return self._source
+
+    @property
+    def name(self) -> str:
+        return self._built().name
+
+    def search(self, query: str, *, limit: int, as_of: date | None = None) -> list[Hit]:
+        return self._built().search(query, limit=limit, as_of=as_of)
+
+    def __getattr__(self, attribute: str) -> Any:  # e.g. web search's last_usage, for billing
+        return getattr(self._built(), attribute)
+
+
+T = TypeVar("T")
+
+
+def _configured(build: Callable[[Settings], T], settings: Settings) -> T:
+    try:
+        built: T = build(settings)
+    except ConfigurationError:
+        forget_configuration()
+        raise
+    return built
+
+
+def forget_configuration() -> None:
+    """Re-read settings (and the provider keys secret) at the next invocation. Collaborators handed
+    in with use_deps (the local runtime, tests) are kept: only what this module built is dropped."""
+    global _current
+    load_settings.cache_clear()
+    with _lock:
+        if _built_here:
+            _current = None
+
+
 def build_deps(settings: Settings, store: Store | None = None) -> Deps:
     store = store or build_store(settings)
-    reasoner = Reasoner(build_providers(settings), settings.route, store, settings.budget_usd)
+    reasoner = Reasoner(LazyProviders(settings), settings.route, store, settings.budget_usd)
     return Deps(
         settings=settings,
         store=store,
         reasoner=reasoner,
-        evidence=build_evidence(settings),
+        evidence=LazyEvidence(settings),
         idempotency=build_idempotency(settings, store),
     )
 
 
 _lock = threading.Lock()
 _current: Deps | None = None
+_built_here = False  # True when _current came from the settings, not from use_deps
 
 
 def current_deps() -> Deps:
     """The process's collaborators: built on first use (a Lambda cold start), then reused."""
-    global _current
+    global _current, _built_here
     with _lock:
         if _current is None:
-            _current = build_deps(load_settings())
+            _current, _built_here = build_deps(load_settings()), True
         return _current
 
 
 @contextmanager
 def use_deps(deps: Deps) -> Iterator[Deps]:
     """Run handlers with these collaborators (the local runtime and tests)."""
-    global _current
+    global _current, _built_here
     with _lock:
-        previous, _current = _current, deps
+        previous, _current = (_current, _built_here), deps
+        _built_here = False
     try:
         yield deps
     finally:
         with _lock:
-            _current = previous
+            _current, _built_here = previous

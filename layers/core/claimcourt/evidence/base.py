@@ -16,7 +16,10 @@ class Hit:
 
 
 class EvidenceSource(Protocol):
-    name: str  # part of the cache key: different sources never share cached results
+    @property
+    def name(self) -> str:
+        """Part of the cache key: different sources never share cached results."""
+        ...
 
     def search(self, query: str, *, limit: int, as_of: date | None = None) -> list[Hit]:
         """Up to `limit` hits for `query`; with `as_of`, only what could be known then."""

@@ -17,9 +17,10 @@ from rich.console import Console
 from rich.markup import escape
 
 from claimcourt.errors import ConfigurationError, InvalidRequestError, NotFoundError
-from claimcourt.local.cloud import Stack, follow, load_stack, start
+from claimcourt.local.cloud import Stack, execution_ended, follow, load_stack, start
 from claimcourt.local.render import ProgressView, render_record, render_runs
 from claimcourt.models import RunRecord, RunRequest, RunStatus, SourceTag
+from claimcourt.pipeline import announce_end
 from claimcourt.settings import ROLES, Settings
 from claimcourt.store.base import Store
 from claimcourt.wiring import build_deps, build_store
@@ -48,11 +49,14 @@ def _settings(data_dir: Path | None) -> Settings:
     """Settings from the environment; a bad one is a one-line error, before anything runs."""
     overrides: dict[str, Any] = {"data_dir": data_dir} if data_dir else {}
     try:
-        return Settings(**overrides)
+        settings = Settings(**overrides)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "settings"
         _fail(f"configuration: {where}: {first['msg'].removeprefix('Value error, ')}", EXIT_BAD_INPUT)
+    for problem in settings.problems()[:1]:
+        _fail(f"configuration: {problem}", EXIT_BAD_INPUT)
+    return settings
 
 
 def _stack(name: str, data_dir: Path | None) -> Stack:
@@ -138,10 +142,21 @@ def _run_on_stack(deployed: Stack, request: RunRequest, as_json: bool) -> None:
 
     store = build_store(deployed.settings)
     record = create_run(store, request, SourceTag.APP)
-    start(deployed, record.run_id)
+    try:
+        execution_arn = start(deployed, record.run_id)
+    except Exception as exc:  # the run must not stay "running" for an execution that never began
+        store.set_status(record.run_id, RunStatus.FAILED, error=f"could not start the execution: {exc}")
+        announce_end(store, record.run_id)
+        _fail(f"stack: could not start the state machine: {exc}", EXIT_FAILED)
     view = ProgressView(err, store, record, f"as configured on stack {deployed.name}", "the stack's")
     with view:
-        record = follow(store, record.run_id, deployed.settings.run_timeout_s, view.refresh)
+        record = follow(
+            store,
+            record.run_id,
+            deployed.settings.run_timeout_s,
+            view.refresh,
+            ended=lambda: execution_ended(deployed, execution_arn),
+        )
     if not record.status.terminal:
         _fail(
             f"run {record.run_id} is still running after {deployed.settings.run_timeout_s:.0f} s", EXIT_FAILED

@@ -11,11 +11,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from claimcourt.errors import ConfigurationError
-from claimcourt.models import RunRecord
+from claimcourt.models import RunRecord, RunStatus
+from claimcourt.pipeline import announce_end
 from claimcourt.settings import Settings
 from claimcourt.store.base import Store
 
 FOLLOW_POLL_S = 0.5
+EXECUTION_CHECK_S = 5.0
 # Stack output → the setting it fills.
 OUTPUT_SETTINGS = {
     "MainTableName": "table_name",
@@ -32,7 +34,7 @@ class Stack:
     state_machine_arn: str
 
 
-def stack_outputs(name: str, region: str) -> dict[str, str]:
+def stack_outputs(name: str, region: str | None) -> dict[str, str]:
     import boto3
 
     stacks = boto3.client("cloudformation", region_name=region).describe_stacks(StackName=name)["Stacks"]
@@ -62,13 +64,39 @@ def start(stack: Stack, run_id: str) -> str:
     return str(response["executionArn"])
 
 
-def follow(store: Store, run_id: str, timeout_s: float, on_tick: Callable[[], None]) -> RunRecord:
-    """Until the run's record ends (its events are what on_tick shows), or the timeout."""
+def execution_ended(stack: Stack, execution_arn: str) -> str | None:
+    """None while the execution runs; else how it ended."""
+    import boto3
+
+    sfn = boto3.client("stepfunctions", region_name=stack.settings.aws_region)
+    described = sfn.describe_execution(executionArn=execution_arn)
+    if described["status"] == "RUNNING":
+        return None
+    return (
+        f"execution {described['status'].lower()}: {described.get('cause') or described.get('error') or ''}"
+    )
+
+
+def follow(
+    store: Store,
+    run_id: str,
+    timeout_s: float,
+    on_tick: Callable[[], None],
+    ended: Callable[[], str | None] = lambda: None,
+) -> RunRecord:
+    """Until the run's record ends (its events are what on_tick shows), or the timeout. An execution
+    that ended without ending its run (it could not even record a failure) is recorded failed here."""
     deadline = time.monotonic() + timeout_s
+    next_check = time.monotonic() + EXECUTION_CHECK_S
     while time.monotonic() < deadline:
         on_tick()
         record = store.get_run(run_id)
         if record.status.terminal:
             return record
+        if time.monotonic() >= next_check:
+            next_check = time.monotonic() + EXECUTION_CHECK_S
+            reason = ended()
+            if reason is not None and store.set_status(run_id, RunStatus.FAILED, error=reason):
+                announce_end(store, run_id)
         time.sleep(FOLLOW_POLL_S)
     return store.get_run(run_id)

@@ -97,7 +97,7 @@ class DynamoStore:
         cache_table: str,
         bucket: str,
         *,
-        region: str = "us-east-1",
+        region: str | None = None,
         endpoint_url: str | None = None,
         s3_endpoint_url: str | None = None,
         inline_limit: int = INLINE_LIMIT,
