@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import random
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -52,6 +53,11 @@ GSI = "gsi1"
 RUNS, CLAIMS = "RUNS", "CLAIMS"  # gsi1 partitions: one key each, hot at high rates (see _run_item)
 BATCH_KEYS = 100  # BatchGetItem's limit per request
 MAX_ATTEMPTS = 50  # optimistic writes under contention (parallel branches appending events)
+
+
+def _backoff(attempt: int) -> None:
+    """Full jitter, capped: racing writers spread out instead of colliding again at once."""
+    time.sleep(random.uniform(0, min(0.01 * 2**attempt, 0.5)))
 
 
 def _s(value: str) -> dict[str, str]:
@@ -296,7 +302,7 @@ class DynamoStore:
         read, so of two racing finishers one wins and the other sees a terminal run and gets False.
         `change` returns the new record and any items to put in the same transaction."""
         with self._lock:
-            for _ in range(MAX_ATTEMPTS):
+            for attempt in range(MAX_ATTEMPTS):
                 record, version = self._load_run(run_id)
                 if record.status.terminal:
                     return False  # terminal is final
@@ -316,7 +322,8 @@ class DynamoStore:
                 except ClientError as err:
                     if _code(err) != "TransactionCanceledException":
                         raise
-                    # The run moved under us (or a transaction conflict): read it again.
+                    # The run moved under us (or a transaction conflict): read it again, after a pause.
+                    _backoff(attempt)
             raise TransientError(f"run {run_id}: too much contention to update it")
 
     def set_status(
@@ -386,7 +393,7 @@ class DynamoStore:
         and event n+1 cannot exist before event n does: a reader polling `after_seq` misses nothing."""
         pk = _s(_run_pk(event.run_id))
         with self._lock:
-            for _ in range(MAX_ATTEMPTS):
+            for attempt in range(MAX_ATTEMPTS):
                 counter = self._get(self.table, {"pk": pk, "sk": _s("EVSEQ")})
                 last = int(counter["n"]["N"]) if counter else 0
                 stored = event.model_copy(update={"seq": last + 1})
@@ -441,6 +448,7 @@ class DynamoStore:
                     if _reasons(err)[1:2] == ["ConditionalCheckFailed"]:
                         return None  # this key was appended before: a retried stage
                     # Another writer took seq n+1 (or a transaction conflict): read the counter again.
+                    _backoff(attempt)
             raise TransientError(f"run {event.run_id}: too much contention to append an event")
 
     def list_events(self, run_id: str, after_seq: int = 0) -> list[RunEvent]:
