@@ -7,7 +7,7 @@ import re
 from datetime import date
 from typing import Any, Protocol
 
-from claimcourt.models import ClaimRecord, DriftPoint, Result, RunEvent, RunRecord, RunStatus
+from claimcourt.models import ClaimRecord, DriftPoint, Result, RunEvent, RunRecord, RunStatus, utcnow
 from claimcourt.reasoning.base import CallRecord
 
 
@@ -21,6 +21,53 @@ def cache_key(query: str, source: str, as_of: date | None, limit: int) -> str:
     """Normalized query + source + as_of_date (+ how many hits were asked for)."""
     normal = re.sub(r"\s+", " ", query.strip().lower())
     return f"{source}|{as_of.isoformat() if as_of else '-'}|{limit}|{normal}"
+
+
+# What a status change and a finished run do to a record: pure, shared by every adapter.
+
+
+def with_status(
+    record: RunRecord,
+    status: RunStatus,
+    *,
+    error: str | None = None,
+    warnings: list[str] | None = None,
+    cost_usd: float | None = None,
+    tokens: int | None = None,
+) -> RunRecord:
+    update: dict[str, Any] = {"status": status, "error": error}
+    if status.terminal:
+        update["finished_at"] = utcnow()
+    optional = {"warnings": warnings, "cost_usd": cost_usd, "tokens": tokens}
+    update |= {name: value for name, value in optional.items() if value is not None}
+    return record.model_copy(update=update)
+
+
+def finished(record: RunRecord, result: Result) -> tuple[RunRecord, DriftPoint]:
+    """The succeeded record, and the point it adds to its claim's drift series."""
+    done = record.model_copy(
+        update={
+            "status": RunStatus.SUCCEEDED,
+            "finished_at": record.finished_at or utcnow(),
+            "score": result.overall_score,
+            "interval": result.interval,
+            "verdict": result.overall_verdict,
+            "cost_usd": result.usage.total_cost_usd,
+            "tokens": result.usage.input_tokens + result.usage.output_tokens,
+            "warnings": result.warnings,
+            "result": result,
+        }
+    )
+    point = DriftPoint(
+        claim_id=record.claim_id,
+        run_id=record.run_id,
+        at=done.finished_at or utcnow(),
+        as_of_date=record.request.as_of_date,
+        score=result.overall_score,
+        interval=result.interval,
+        verdict=result.overall_verdict,
+    )
+    return done, point
 
 
 class Store(Protocol):

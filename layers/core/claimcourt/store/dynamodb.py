@@ -41,8 +41,9 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from claimcourt.errors import NotFoundError, TransientError
-from claimcourt.models import ClaimRecord, DriftPoint, Result, RunEvent, RunRecord, RunStatus, utcnow
+from claimcourt.models import ClaimRecord, DriftPoint, Result, RunEvent, RunRecord, RunStatus
 from claimcourt.reasoning.base import CallRecord
+from claimcourt.store.base import finished, with_status
 
 Item = dict[str, Any]  # an item in DynamoDB's wire format: {"attr": {"S": "…"}}
 
@@ -337,43 +338,16 @@ class DynamoStore:
         tokens: int | None = None,
     ) -> bool:
         def change(record: RunRecord) -> tuple[RunRecord, list[Item]]:
-            update: dict[str, Any] = {"status": status, "error": error}
-            if status.terminal:
-                update["finished_at"] = utcnow()
-            if warnings is not None:
-                update["warnings"] = warnings
-            if cost_usd is not None:
-                update["cost_usd"] = cost_usd
-            if tokens is not None:
-                update["tokens"] = tokens
-            return record.model_copy(update=update), []
+            changed = with_status(
+                record, status, error=error, warnings=warnings, cost_usd=cost_usd, tokens=tokens
+            )
+            return changed, []
 
         return self._update_run(run_id, change)
 
     def finish_run(self, run_id: str, result: Result) -> bool:
         def change(record: RunRecord) -> tuple[RunRecord, list[Item]]:
-            finished = record.model_copy(
-                update={
-                    "status": RunStatus.SUCCEEDED,
-                    "finished_at": record.finished_at or utcnow(),
-                    "score": result.overall_score,
-                    "interval": result.interval,
-                    "verdict": result.overall_verdict,
-                    "cost_usd": result.usage.total_cost_usd,
-                    "tokens": result.usage.input_tokens + result.usage.output_tokens,
-                    "warnings": result.warnings,
-                    "result": result,
-                }
-            )
-            point = DriftPoint(
-                claim_id=record.claim_id,
-                run_id=run_id,
-                at=finished.finished_at or utcnow(),
-                as_of_date=record.request.as_of_date,
-                score=result.overall_score,
-                interval=result.interval,
-                verdict=result.overall_verdict,
-            )
+            done, point = finished(record, result)
             drift = {
                 "pk": _s(_claim_pk(record.claim_id)),
                 "sk": _s(f"DRIFT#{sortable(point.at)}#{run_id}"),
@@ -381,7 +355,7 @@ class DynamoStore:
                 "run_id": _s(run_id),
                 "doc": _s(point.model_dump_json()),
             }
-            return finished, [drift]
+            return done, [drift]
 
         return self._update_run(run_id, change)
 

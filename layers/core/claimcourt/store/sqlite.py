@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from claimcourt.errors import NotFoundError
-from claimcourt.models import ClaimRecord, DriftPoint, Result, RunEvent, RunRecord, RunStatus, utcnow
+from claimcourt.models import ClaimRecord, DriftPoint, Result, RunEvent, RunRecord, RunStatus
 from claimcourt.reasoning.base import CallRecord
+from claimcourt.store.base import finished, with_status
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -164,16 +165,10 @@ class SqliteStore:
             record = self.get_run(run_id)
             if record.status.terminal:
                 return False
-            update: dict[str, Any] = {"status": status, "error": error}
-            if status.terminal:
-                update["finished_at"] = utcnow()
-            if warnings is not None:
-                update["warnings"] = warnings
-            if cost_usd is not None:
-                update["cost_usd"] = cost_usd
-            if tokens is not None:
-                update["tokens"] = tokens
-            self._save(db, record.model_copy(update=update))
+            changed = with_status(
+                record, status, error=error, warnings=warnings, cost_usd=cost_usd, tokens=tokens
+            )
+            self._save(db, changed)
             return True
 
     def finish_run(self, run_id: str, result: Result) -> bool:
@@ -181,29 +176,8 @@ class SqliteStore:
             record = self.get_run(run_id)
             if record.status.terminal:
                 return False  # terminal is final: a late result never overwrites a failed run
-            finished = record.model_copy(
-                update={
-                    "status": RunStatus.SUCCEEDED,
-                    "finished_at": record.finished_at or utcnow(),
-                    "score": result.overall_score,
-                    "interval": result.interval,
-                    "verdict": result.overall_verdict,
-                    "cost_usd": result.usage.total_cost_usd,
-                    "tokens": result.usage.input_tokens + result.usage.output_tokens,
-                    "warnings": result.warnings,
-                    "result": result,
-                }
-            )
-            self._save(db, finished)
-            point = DriftPoint(
-                claim_id=record.claim_id,
-                run_id=run_id,
-                at=finished.finished_at or utcnow(),
-                as_of_date=record.request.as_of_date,
-                score=result.overall_score,
-                interval=result.interval,
-                verdict=result.overall_verdict,
-            )
+            done, point = finished(record, result)
+            self._save(db, done)
             db.execute(
                 "INSERT OR REPLACE INTO drift_points (claim_id, run_id, at, body) VALUES (?,?,?,?)",
                 (point.claim_id, run_id, point.at.isoformat(), point.model_dump_json()),
