@@ -52,5 +52,5 @@ class StageInputError(ClaimcourtError):
     """A stage was invoked with a payload it cannot read: a wiring bug, never retried."""
 
 
-# Errors the ASL retries (besides Lambda's own transient errors).
-RETRYABLE = (TransientError,)
+# Errors the ASL retries besides Lambda's own (tests/integration/test_template.py checks the two agree).
+RETRYABLE = (TransientError, StageInProgressError)

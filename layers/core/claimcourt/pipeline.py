@@ -34,7 +34,7 @@ from claimcourt.models import (
     ModerateInput,
     ModeratorDecision,
     RunEvent,
-    RunRecord,
+    RunRequest,
     RunStatus,
     Side,
     Suitability,
@@ -102,18 +102,23 @@ def decision_key(round: int) -> str:
     return f"decision/r{round:02d}"
 
 
-def _record(deps: Deps, run_id: str) -> RunRecord:
-    return deps.store.get_run(run_id)
+def _request(deps: Deps, run_id: str) -> RunRequest:
+    return deps.store.get_run(run_id).request
 
 
 def _decomposition(deps: Deps, run_id: str) -> Decomposition:
     return Decomposition.model_validate(deps.store.get_artifact(run_id, "decomposition"))
 
 
-def evidence_pool(store: Store, run_id: str, up_to_round: int | None = None) -> list[Evidence]:
+def retrievals_of(store: Store, run_id: str) -> dict[str, dict[str, Any]]:
+    """Every retrieval of the run so far (query, cache hit, evidence items), by artifact key."""
+    return store.find_artifacts(run_id, "evidence/")
+
+
+def evidence_pool(retrievals: dict[str, dict[str, Any]], up_to_round: int | None = None) -> list[Evidence]:
     """Every evidence item found so far, oldest first, each id once."""
     pool: dict[str, Evidence] = {}
-    for key, doc in store.find_artifacts(run_id, "evidence/").items():
+    for key, doc in retrievals.items():
         if up_to_round is not None and int(key.split("/")[1][1:]) > up_to_round:
             continue
         for item in doc["items"]:
@@ -123,7 +128,9 @@ def evidence_pool(store: Store, run_id: str, up_to_round: int | None = None) -> 
 
 
 def arguments_of(store: Store, run_id: str) -> list[Argument]:
-    return [Argument.model_validate(v) for v in store.find_artifacts(run_id, "argument/").values()]
+    """Every argument of the run, by round, then side."""
+    found = [Argument.model_validate(v) for v in store.find_artifacts(run_id, "argument/").values()]
+    return sorted(found, key=lambda a: (a.round, a.side))
 
 
 def _argument(store: Store, run_id: str, round: int, side: Side) -> Argument | None:
@@ -137,7 +144,7 @@ def _argument(store: Store, run_id: str, round: int, side: Side) -> Argument | N
 
 
 def suitability(deps: Deps, p: Payload) -> dict[str, Any]:
-    request = _record(deps, p.run_id).request
+    request = _request(deps, p.run_id)
     result: Suitability = assess(
         SuitabilityInput(claim=request.claim, context=request.context),
         deps.reasoner,
@@ -148,7 +155,7 @@ def suitability(deps: Deps, p: Payload) -> dict[str, Any]:
 
 
 def decomposition(deps: Deps, p: Payload) -> dict[str, Any]:
-    request = _record(deps, p.run_id).request
+    request = _request(deps, p.run_id)
     profile = deps.settings.effort(request.effort)
     result = decompose(
         request.claim,
@@ -163,7 +170,7 @@ def decomposition(deps: Deps, p: Payload) -> dict[str, Any]:
 
 
 def retrieval(deps: Deps, p: RetrievePayload) -> dict[str, Any]:
-    request = _record(deps, p.run_id).request
+    request = _request(deps, p.run_id)
     found, cache_hit = retrieve(
         p.directive,
         round=p.round,
@@ -212,8 +219,8 @@ def _persona(deps: Deps, run_id: str, round: int) -> int:
 
 
 def argument(deps: Deps, p: ArguePayload) -> dict[str, Any]:
-    request = _record(deps, p.run_id).request
-    pool = evidence_pool(deps.store, p.run_id, up_to_round=p.round)
+    request = _request(deps, p.run_id)
+    pool = evidence_pool(retrievals_of(deps.store, p.run_id), up_to_round=p.round)
     other: Side = "against" if p.side == "for" else "for"
     inputs = ArgueInput(
         claim=request.claim,
@@ -233,12 +240,12 @@ def argument(deps: Deps, p: ArguePayload) -> dict[str, Any]:
 
 
 def moderation(deps: Deps, p: RoundPayload) -> dict[str, Any]:
-    request = _record(deps, p.run_id).request
+    request = _request(deps, p.run_id)
     case_for = _argument(deps.store, p.run_id, p.round, "for")
     case_against = _argument(deps.store, p.run_id, p.round, "against")
     if case_for is None or case_against is None:
         raise NotFoundError(f"run {p.run_id} round {p.round} is missing an argument")
-    queries = [doc["query"] for doc in deps.store.find_artifacts(p.run_id, "evidence/").values()]
+    retrievals = retrievals_of(deps.store, p.run_id)
     decision = moderate(
         ModerateInput(
             claim=request.claim,
@@ -246,8 +253,8 @@ def moderation(deps: Deps, p: RoundPayload) -> dict[str, Any]:
             sub_claims=_decomposition(deps, p.run_id).sub_claims,
             case_for=case_for,
             case_against=case_against,
-            evidence=evidence_pool(deps.store, p.run_id),
-            previous_queries=queries,
+            evidence=evidence_pool(retrievals),
+            previous_queries=[doc["query"] for doc in retrievals.values()],
         ),
         deps.reasoner,
         CallContext(p.run_id, "moderate", p.round),
@@ -265,16 +272,15 @@ def moderation(deps: Deps, p: RoundPayload) -> dict[str, Any]:
 
 
 def adjudication(deps: Deps, p: Payload) -> dict[str, Any]:
-    request = _record(deps, p.run_id).request
-    arguments = sorted(arguments_of(deps.store, p.run_id), key=lambda a: (a.round, a.side))
-    positions, mapping = anonymize(arguments, seed=p.run_id)
+    request = _request(deps, p.run_id)
+    positions, mapping = anonymize(arguments_of(deps.store, p.run_id), seed=p.run_id)
     judgements = adjudicate(
         AdjudicateInput(
             claim=request.claim,
             mode=request.mode,
             sub_claims=_decomposition(deps, p.run_id).sub_claims,
             positions=positions,
-            evidence=evidence_pool(deps.store, p.run_id),
+            evidence=evidence_pool(retrievals_of(deps.store, p.run_id)),
         ),
         deps.reasoner,
         CallContext(p.run_id, "adjudicate"),
@@ -289,28 +295,30 @@ def adjudication(deps: Deps, p: Payload) -> dict[str, Any]:
 
 
 def scoring(deps: Deps, p: Payload) -> dict[str, Any]:
-    record = _record(deps, p.run_id)
+    record = deps.store.get_run(p.run_id)
     judged = deps.store.get_artifact(p.run_id, "judgements")
-    retrievals = deps.store.find_artifacts(p.run_id, "evidence/").values()
-    hits = sum(1 for doc in retrievals if doc["cache_hit"])
+    retrievals = retrievals_of(deps.store, p.run_id)
+    hits = sum(1 for doc in retrievals.values() if doc["cache_hit"])
     suitability_doc = Suitability.model_validate(deps.store.get_artifact(p.run_id, "suitability"))
     result = compose_result(
         run_id=p.run_id,
         request=record.request,
         decomposition=_decomposition(deps, p.run_id),
-        arguments=sorted(arguments_of(deps.store, p.run_id), key=lambda a: (a.round, a.side)),
+        arguments=arguments_of(deps.store, p.run_id),
         judgements=[Judgement.model_validate(j) for j in judged["items"]],
-        evidence=evidence_pool(deps.store, p.run_id),
+        evidence=evidence_pool(retrievals),
         usage=usage_from(deps.store.run_calls(p.run_id), hits, len(retrievals) - hits),
         warnings=suitability_doc.warnings,
         reasoner=deps.reasoner.label(ROLES),
         models=deps.reasoner.models(ROLES),
         sides=judged["mapping"],
     )
-    deps.store.finish_run(p.run_id, result)
+    # A run that had already ended (failed meanwhile) keeps its status: report that one.
+    finished = deps.store.finish_run(p.run_id, result)
+    status = RunStatus.SUCCEEDED if finished else deps.store.get_run(p.run_id).status
     return {
         "run_id": p.run_id,
-        "status": deps.store.get_run(p.run_id).status.value,
+        "status": status.value,
         "score": result.overall_score,
         "interval": result.interval.model_dump(),
         "verdict": result.overall_verdict.value,

@@ -44,8 +44,8 @@ def build_store(settings: Settings) -> Store:
 
 
 def build_providers(settings: Settings) -> dict[str, Provider]:
-    for problem in settings.problems()[:1]:
-        raise ConfigurationError(problem)
+    if problems := settings.problems():
+        raise ConfigurationError(problems[0])
     providers: dict[str, Provider] = {"offline": OfflineReasoner()}
     used = {settings.route(role)[0] for role in ROLES}
     if "anthropic" in used and settings.anthropic_api_key is not None:
@@ -98,20 +98,20 @@ def build_evidence(settings: Settings) -> EvidenceSource:
 def build_idempotency(settings: Settings, store: Store) -> BasePersistenceLayer:
     """Where Powertools keeps a stage's idempotency records: its own DynamoDB layer in the cloud,
     the SQLite file on the laptop."""
-    if settings.store == "dynamodb":
-        import boto3
-        from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
-
-        client = boto3.client(
-            "dynamodb", region_name=settings.aws_region, endpoint_url=settings.dynamodb_endpoint_url
-        )
-        return DynamoDBPersistenceLayer(table_name=settings.idempotency_table_name, boto3_client=client)
-    from claimcourt.store.idempotency import SqliteIdempotencyLayer
     from claimcourt.store.sqlite import SqliteStore
 
-    if not isinstance(store, SqliteStore):
-        raise TypeError("the SQLite idempotency layer needs the SQLite store")
-    return SqliteIdempotencyLayer(store)
+    if isinstance(store, SqliteStore):
+        from claimcourt.store.idempotency import SqliteIdempotencyLayer
+
+        return SqliteIdempotencyLayer(store)
+    from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
+
+    from claimcourt.store.dynamodb import DynamoStore
+
+    if not isinstance(store, DynamoStore):
+        raise TypeError(f"no idempotency layer for {type(store).__name__}")
+    # The store's client: one DynamoDB client per cold start, not two.
+    return DynamoDBPersistenceLayer(table_name=settings.idempotency_table_name, boto3_client=store.client)
 
 
 class LazyProviders(Mapping[str, Provider]):

@@ -54,8 +54,8 @@ def _settings(data_dir: Path | None) -> Settings:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "settings"
         _fail(f"configuration: {where}: {first['msg'].removeprefix('Value error, ')}", EXIT_BAD_INPUT)
-    for problem in settings.problems()[:1]:
-        _fail(f"configuration: {problem}", EXIT_BAD_INPUT)
+    if problems := settings.problems():
+        _fail(f"configuration: {problems[0]}", EXIT_BAD_INPUT)
     return settings
 
 

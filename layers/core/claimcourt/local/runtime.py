@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -134,9 +134,3 @@ class LocalRuntime:
     def history(self, execution_arn: str) -> list[dict[str, Any]]:
         events: list[dict[str, Any]] = self._sfn.get_execution_history(executionArn=execution_arn)["events"]
         return events
-
-
-@contextmanager
-def local_runtime(deps: Deps, root: Path | None = None) -> Iterator[LocalRuntime]:
-    with LocalRuntime(deps, root) as runtime:
-        yield runtime
