@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Literal
 
 from claimcourt.models import (
@@ -31,14 +30,6 @@ from claimcourt.reasoning.base import CallRecord
 HIGH_TAIL, LOW_TAIL = 85, 15
 SUPPORTED_AT, REFUTED_AT = 60, 40
 MIN_HALF_WIDTH, MAX_HALF_WIDTH = 4, 35
-
-
-@dataclass(frozen=True)
-class Scored:
-    score: int
-    interval: Interval
-    method: str
-    warnings: list[str]
 
 
 def source_ref(e: Evidence) -> SourceRef:

@@ -3,7 +3,6 @@ Reasoner (routing, validation with one retry, refusals, usage ledger, per-run bu
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -106,7 +105,3 @@ def describe_validation_error(err: ValidationError | ValueError) -> str:
         problems = [f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in err.errors()]
         return "Your reply did not match the required JSON schema: " + "; ".join(problems[:10])
     return f"Your reply was not valid JSON: {err}"
-
-
-def dumps(model: BaseModel) -> str:
-    return json.dumps(model.model_dump(mode="json"), separators=(",", ":"))
