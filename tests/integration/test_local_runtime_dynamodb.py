@@ -73,8 +73,10 @@ def dynamodb_env(clean_env: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
         yield settings
 
 
-def _deps(settings: Settings, provider: ScriptedProvider) -> Deps:
-    store = build_store(settings)
+def _deps(settings: Settings, provider: ScriptedProvider, store: DynamoStore | None = None) -> Deps:
+    """Every part on one store: two DynamoStores on one moto table would race (each serializes only
+    its own writes, and moto's transactions copy the table they write)."""
+    store = store or build_store(settings)
     assert isinstance(store, DynamoStore)
     forbid_scans(store.client)
     registry = {"offline": OfflineReasoner(), provider.name: provider}
@@ -264,7 +266,8 @@ def test_stages_record_their_idempotency_in_the_template_table(dynamodb_env: Set
     deps = _deps(dynamodb_env, provider)
     run = create_run(deps.store, parse_request({"claim": COMPOUND}))
     with LocalRuntime(deps) as runtime:
-        assert runtime.execute(run.run_id, timeout_s=WAIT_S).status == "SUCCEEDED"
+        execution = runtime.execute(run.run_id, timeout_s=WAIT_S)
+        assert execution.status == "SUCCEEDED", execution.error
         calls = len(provider.calls)
         # When a stage that completed is invoked again, as a Step Functions retry would
         handler = runtime.dispatcher._handlers["claimcourt-SuitabilityFunction"][1]
@@ -307,13 +310,11 @@ def _granted_to_stages() -> dict[str, set[str]]:
 
 def test_every_call_a_debate_makes_is_granted_by_the_template(dynamodb_env: Settings) -> None:
     # Given a debate whose documents all overflow to S3 (a tiny inline limit), with every AWS call recorded
-    provider = ScriptedProvider()
-    deps = _deps(dynamodb_env, provider)
     s = dynamodb_env
     store = DynamoStore(
         s.table_name, s.cache_table_name, s.artifacts_bucket, region="us-east-1", inline_limit=200
     )
-    deps = Deps(s, store, deps.reasoner, deps.evidence, deps.idempotency)
+    deps = _deps(s, ScriptedProvider(), store)
     logical_of = {getattr(s, field): logical for logical, field in RESOURCE_SETTINGS.items()}
     calls: set[tuple[str, str]] = set()
 
@@ -338,7 +339,8 @@ def test_every_call_a_debate_makes_is_granted_by_the_template(dynamodb_env: Sett
     run = create_run(store, parse_request({"claim": COMPOUND}))  # the API's part, not a stage's
     calls.clear()
     with LocalRuntime(deps) as runtime:
-        assert runtime.execute(run.run_id, timeout_s=WAIT_S).status == "SUCCEEDED"
+        execution = runtime.execute(run.run_id, timeout_s=WAIT_S)
+        assert execution.status == "SUCCEEDED", execution.error
 
     # Then each one is granted: stages need nothing the template does not give them
     granted = _granted_to_stages()

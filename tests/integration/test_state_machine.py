@@ -123,7 +123,8 @@ def test_run_succeeded_is_the_last_event(
     make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], store: SqliteStore
 ) -> None:
     run = new_run()
-    assert runtime(make_deps()).execute(run.run_id, timeout_s=WAIT_S).status == "SUCCEEDED"
+    execution = runtime(make_deps()).execute(run.run_id, timeout_s=WAIT_S)
+    assert execution.status == "SUCCEEDED", execution.error
     assert store.list_events(run.run_id)[-1].type == "run.succeeded"
 
 
@@ -133,7 +134,8 @@ def test_debaters_argue_in_parallel(
     # Given debaters that each take 0.3 s
     provider = ScriptedProvider().sleep("argue", 0.3)
     run = new_run()
-    assert runtime(make_deps(provider)).execute(run.run_id, timeout_s=WAIT_S).status == "SUCCEEDED"
+    execution = runtime(make_deps(provider)).execute(run.run_id, timeout_s=WAIT_S)
+    assert execution.status == "SUCCEEDED", execution.error
     # Then in every round both sides started before either finished
     events = store.list_events(run.run_id)
     rounds = {e.round for e in events if e.stage == "argue"}
@@ -227,7 +229,8 @@ def test_backtest_never_sees_evidence_dated_after_as_of(
 ) -> None:
     # Given golden evidence that includes a passage published in 2024
     run = new_run(as_of_date="2023-01-01")
-    assert runtime(make_deps(ScriptedProvider())).execute(run.run_id, timeout_s=WAIT_S).status == "SUCCEEDED"
+    execution = runtime(make_deps(ScriptedProvider())).execute(run.run_id, timeout_s=WAIT_S)
+    assert execution.status == "SUCCEEDED", execution.error
     # Then no round retrieved it and the result says what date it was scored as of
     published = {
         item["published"]
@@ -248,7 +251,7 @@ def test_unsuitable_claim_is_stopped_with_warnings(
 ) -> None:
     run = new_run("This statement is false.")
     execution = runtime(make_deps()).execute(run.run_id, timeout_s=WAIT_S)
-    assert execution.status == "SUCCEEDED"
+    assert execution.status == "SUCCEEDED", execution.error
     assert execution.output is not None and execution.output["status"] == "stopped"
     record = store.get_run(run.run_id)
     assert record.status is RunStatus.STOPPED
