@@ -93,6 +93,7 @@ def dynamo_store(settings: Settings) -> DynamoStore:
     store = DynamoStore(
         settings.table_name,
         settings.cache_table_name,
+        settings.limits_table_name,
         settings.artifacts_bucket,
         region=settings.aws_region,
         session=SESSION,

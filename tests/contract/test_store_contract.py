@@ -13,21 +13,25 @@ from typing import Any
 import pytest
 from moto import mock_aws
 
-from claimcourt.errors import NotFoundError
+from claimcourt.errors import InvalidRequestError, NotFoundError, RateLimitedError
 from claimcourt.models import (
+    LOCAL_TENANT,
+    ApiKeyRecord,
     Interval,
+    Lease,
     Result,
     RunEvent,
     RunRecord,
     RunRequest,
     RunStatus,
+    SourceTag,
     StructuralAnalysis,
     Usage,
     Verdict,
 )
 from claimcourt.reasoning.base import CallRecord
 from claimcourt.store import dynamodb
-from claimcourt.store.base import Store, claim_id_for
+from claimcourt.store.base import CONCURRENCY_RETRY_AFTER_S, Store, claim_id_for
 from claimcourt.store.dynamodb import INLINE_LIMIT, DynamoStore
 from claimcourt.store.sqlite import SqliteStore
 from claimcourt.wiring import build_store
@@ -41,6 +45,7 @@ from tests.contract.aws_resources import (
 )
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
+LOCAL = LOCAL_TENANT
 ITEM_LIMIT = 400 * 1024  # DynamoDB's item size limit
 BIG = "x" * (INLINE_LIMIT + 50_000)  # a document over the inline threshold
 
@@ -69,7 +74,12 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
 
 
 def _record(
-    run_id: str, claim: str = "Sea levels are rising", created: datetime = T0, **request: object
+    run_id: str,
+    claim: str = "Sea levels are rising",
+    created: datetime = T0,
+    tenant: str = LOCAL,
+    source: SourceTag = SourceTag.APP,
+    **request: object,
 ) -> RunRecord:
     return RunRecord(
         run_id=run_id,
@@ -77,7 +87,13 @@ def _record(
         status=RunStatus.RUNNING,
         request=RunRequest.model_validate({"claim": claim, **request}),
         created_at=created,
+        tenant_id=tenant,
+        source_tag=source,
     )
+
+
+def _listed(store: Store, limit: int = 20, tenant: str = LOCAL, **kwargs: Any) -> list[RunRecord]:
+    return store.list_runs(tenant, limit, **kwargs).runs
 
 
 def _result(run_id: str, score: int = 72, **changes: Any) -> Result:
@@ -117,27 +133,27 @@ def test_unknown_run_is_not_found(store: Store) -> None:
 def test_runs_are_listed_newest_first_up_to_the_limit(store: Store) -> None:
     for i, run_id in enumerate(["run_old", "run_new", "run_mid"]):
         store.create_run(_record(run_id, created=T0 + timedelta(minutes=[0, 10, 5][i])))
-    assert [r.run_id for r in store.list_runs()] == ["run_new", "run_mid", "run_old"]
-    assert [r.run_id for r in store.list_runs(limit=1)] == ["run_new"]
+    assert [r.run_id for r in _listed(store)] == ["run_new", "run_mid", "run_old"]
+    assert [r.run_id for r in _listed(store, limit=1)] == ["run_new"]
 
 
 def test_runs_created_at_the_same_instant_are_listed_by_run_id_descending(store: Store) -> None:
     for run_id in ["run_b", "run_c", "run_a"]:
         store.create_run(_record(run_id))
-    assert [r.run_id for r in store.list_runs()] == ["run_c", "run_b", "run_a"]
+    assert [r.run_id for r in _listed(store)] == ["run_c", "run_b", "run_a"]
 
 
 def test_listing_more_runs_than_one_batch_read_takes(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(dynamodb, "BATCH_KEYS", 2)  # BatchGetItem reads 100 keys at a time; here 2
     for i in range(7):
         store.create_run(_record(f"run_{i}", created=T0 + timedelta(seconds=i)))
-    assert [r.run_id for r in store.list_runs(limit=5)] == ["run_6", "run_5", "run_4", "run_3", "run_2"]
+    assert [r.run_id for r in _listed(store, limit=5)] == ["run_6", "run_5", "run_4", "run_3", "run_2"]
 
 
 def test_listed_runs_show_their_latest_status(store: Store) -> None:
     store.create_run(_record("run_a"))
     store.set_status("run_a", RunStatus.FAILED, error="boom")
-    [listed] = store.list_runs()
+    [listed] = _listed(store)
     assert (listed.status, listed.error) == (RunStatus.FAILED, "boom")
 
 
@@ -164,7 +180,7 @@ def test_terminal_status_is_final(store: Store) -> None:
     assert store.finish_run("run_a", _result("run_a")) is False
     run = store.get_run("run_a")
     assert (run.status, run.error, run.result) == (RunStatus.FAILED, "ProviderError: bad key", None)
-    assert store.drift_series(run.claim_id) == []
+    assert store.drift_series(LOCAL, run.claim_id) == []
 
 
 def test_finish_run_stores_the_result_and_a_drift_point(store: Store) -> None:
@@ -176,7 +192,7 @@ def test_finish_run_stores_the_result_and_a_drift_point(store: Store) -> None:
     assert (run.score, run.interval, run.verdict) == (72, Interval(low=67, high=77), Verdict.SUPPORTED)
     assert (run.cost_usd, run.tokens, run.warnings) == (0.25, 1234, ["capped"])
     assert run.finished_at is not None
-    [point] = store.drift_series(run.claim_id)
+    [point] = store.drift_series(LOCAL, run.claim_id)
     assert (point.run_id, point.score, point.as_of_date, point.verdict) == (
         "run_a",
         72,
@@ -192,7 +208,7 @@ def test_finishing_twice_keeps_one_drift_point_and_the_first_finish_time(store: 
     assert store.finish_run("run_a", _result("run_a", score=10)) is False
     assert store.get_run("run_a").finished_at == finished
     assert store.get_run("run_a").score == 72
-    assert len(store.drift_series(claim_id_for("Sea levels are rising"))) == 1
+    assert len(store.drift_series(LOCAL, claim_id_for("Sea levels are rising"))) == 1
 
 
 def test_a_result_too_big_for_one_item_round_trips(store: Store) -> None:
@@ -200,7 +216,7 @@ def test_a_result_too_big_for_one_item_round_trips(store: Store) -> None:
     big = _result("run_a", what_would_change=[BIG])
     assert store.finish_run("run_a", big) is True
     assert store.get_run("run_a").result == big
-    assert [r.result for r in store.list_runs()] == [big]
+    assert [r.result for r in _listed(store)] == [big]
     assert store.set_status("run_a", RunStatus.FAILED) is False
 
 
@@ -210,10 +226,171 @@ def test_drift_series_is_per_claim_in_time_order(store: Store) -> None:
         store.finish_run(run_id, _result(run_id, score))
     store.create_run(_record("run_other", claim="Glaciers are retreating"))
     store.finish_run("run_other", _result("run_other", 10))
-    series = store.drift_series(claim_id_for("Sea levels are rising"))
+    series = store.drift_series(LOCAL, claim_id_for("Sea levels are rising"))
     assert [p.score for p in series] == [60, 70, 65]
     assert [p.at for p in series] == sorted(p.at for p in series)
-    assert store.drift_series("c_unknown") == []
+    assert store.drift_series(LOCAL, "c_unknown") == []
+
+
+def test_pages_follow_on_from_the_cursor_without_gaps_or_repeats(store: Store) -> None:
+    for i in range(7):
+        store.create_run(_record(f"run_{i}", created=T0 + timedelta(seconds=i // 2)))  # ties on time too
+    seen: list[str] = []
+    cursor = None
+    while True:
+        page = store.list_runs(LOCAL, 3, cursor=cursor)
+        seen += [r.run_id for r in page.runs]
+        if page.next_cursor is None:
+            break
+        cursor = page.next_cursor
+    assert seen == [r.run_id for r in _listed(store, limit=100)]
+    assert sorted(seen) == [f"run_{i}" for i in range(7)]
+    assert store.list_runs(LOCAL, 7).next_cursor is None  # exactly one page: no empty page after it
+
+
+def test_a_cursor_not_made_by_the_store_is_a_bad_request(store: Store) -> None:
+    with pytest.raises(InvalidRequestError, match="cursor"):
+        store.list_runs(LOCAL, cursor="not-a-cursor")
+
+
+def test_runs_are_listed_by_source_tag(store: Store) -> None:
+    store.create_run(_record("run_app", source=SourceTag.APP))
+    store.create_run(_record("run_bench", created=T0 + timedelta(seconds=1), source=SourceTag.BENCH))
+    store.create_run(_record("run_drift", created=T0 + timedelta(seconds=2), source=SourceTag.DRIFT))
+    assert [r.run_id for r in _listed(store, source=SourceTag.BENCH)] == ["run_bench"]
+    assert [r.run_id for r in _listed(store, source=SourceTag.MONITOR)] == []
+    assert len(_listed(store)) == 3
+
+
+def test_a_tenant_lists_only_its_own_runs_claims_and_drift(store: Store) -> None:
+    store.create_run(_record("run_mine", tenant="acme"))
+    store.create_run(_record("run_theirs", tenant="globex"))
+    store.finish_run("run_theirs", _result("run_theirs"))
+    assert [r.run_id for r in _listed(store, tenant="acme")] == ["run_mine"]
+    assert [r.run_id for r in _listed(store, tenant="globex")] == ["run_theirs"]
+    assert [c.run_count for c in store.list_claims("acme")] == [
+        1
+    ]  # not 2: the same claim, counted per tenant
+    claim_id = claim_id_for("Sea levels are rising")
+    assert store.drift_series("acme", claim_id) == []
+    assert [p.run_id for p in store.drift_series("globex", claim_id)] == ["run_theirs"]
+    assert _listed(store) == []  # the CLI's own tenant has none of them
+
+
+def test_a_deleted_run_is_kept_but_no_longer_listed(store: Store) -> None:
+    store.create_run(_record("run_a"))
+    store.create_run(_record("run_b", created=T0 + timedelta(seconds=1)))
+    store.set_status("run_a", RunStatus.FAILED, error="e")
+    assert store.delete_run("run_a") is True
+    assert store.delete_run("run_a") is False  # once
+    assert [r.run_id for r in _listed(store)] == ["run_b"]
+    kept = store.get_run("run_a")
+    assert kept.deleted_at is not None and kept.error == "e"
+    with pytest.raises(NotFoundError):
+        store.delete_run("run_missing")
+
+
+def test_a_deleted_run_stays_unlisted_when_it_finishes(store: Store) -> None:
+    store.create_run(_record("run_a"))
+    store.delete_run("run_a")
+    assert store.finish_run("run_a", _result("run_a")) is True
+    assert _listed(store) == [] and store.get_run("run_a").status is RunStatus.SUCCEEDED
+
+
+# ================================================================ API keys
+
+
+def _key(key_id: str, tenant: str = "acme", at: datetime = T0) -> ApiKeyRecord:
+    return ApiKeyRecord(key_id=key_id, tenant_id=tenant, secret_sha256="ab" * 32, label="ci", created_at=at)
+
+
+def test_api_keys_are_stored_listed_and_revoked_once(store: Store) -> None:
+    store.put_api_key(_key("k2", "globex"))
+    store.put_api_key(_key("k1", "acme"))
+    assert store.get_api_key("k1") == _key("k1", "acme")
+    assert [k.key_id for k in store.list_api_keys()] == ["k1", "k2"]  # by tenant
+    assert store.revoke_api_key("k1") is True
+    assert store.revoke_api_key("k1") is False
+    assert store.revoke_api_key("k_missing") is False
+    assert store.get_api_key("k1").revoked_at is not None
+    with pytest.raises(NotFoundError):
+        store.get_api_key("k_missing")
+
+
+def test_an_api_key_id_is_never_reused(store: Store) -> None:
+    store.put_api_key(_key("k1"))
+    with pytest.raises(Exception):  # noqa: B017 - each backend raises its own conflict error
+        store.put_api_key(_key("k1", "globex"))
+    assert store.get_api_key("k1").tenant_id == "acme"
+
+
+# ================================================================ the cost guard
+
+
+def _lease(run_id: str, tenant: str = "acme", at: datetime = T0) -> Lease:
+    return Lease(run_id=run_id, tenant_id=tenant, since=at)
+
+
+def test_admission_stops_at_the_concurrency_cap_until_a_lease_is_released(store: Store) -> None:
+    for i in range(3):
+        store.admit(_lease(f"run_{i}", tenant=f"t{i}"), max_active=3, hourly_limit=20)
+    with pytest.raises(RateLimitedError) as refused:
+        store.admit(_lease("run_3"), max_active=3, hourly_limit=20)
+    assert (refused.value.limit, refused.value.retry_after_s) == ("concurrency", CONCURRENCY_RETRY_AFTER_S)
+    assert store.release("run_1") is True
+    assert store.release("run_1") is False  # released once, however often a run's end is retried
+    store.admit(_lease("run_3"), max_active=3, hourly_limit=20)
+    assert [lease.run_id for lease in store.leases()] == ["run_0", "run_2", "run_3"]
+
+
+def test_admission_stops_at_the_hourly_cap_until_the_next_hour(store: Store) -> None:
+    at = T0 + timedelta(minutes=59, seconds=30)
+    for i in range(2):
+        store.admit(_lease(f"run_{i}", at=at), max_active=10, hourly_limit=2)
+        store.release(f"run_{i}")  # finished: the hourly cap counts starts, not running debates
+    with pytest.raises(RateLimitedError) as refused:
+        store.admit(_lease("run_2", at=at), max_active=10, hourly_limit=2)
+    assert (refused.value.limit, refused.value.retry_after_s) == ("hourly", 30)
+    store.admit(_lease("run_3", tenant="globex", at=at), max_active=10, hourly_limit=2)  # per caller
+    store.admit(_lease("run_4", at=at + timedelta(seconds=30)), max_active=10, hourly_limit=2)  # next hour
+    assert [lease.run_id for lease in store.leases()] == ["run_3", "run_4"]
+
+
+def test_a_refused_admission_takes_nothing(store: Store) -> None:
+    store.admit(_lease("run_0"), max_active=1, hourly_limit=1)
+    with pytest.raises(RateLimitedError):
+        store.admit(_lease("run_1", tenant="globex"), max_active=1, hourly_limit=1)
+    store.release("run_0")
+    store.admit(_lease("run_1", tenant="globex"), max_active=1, hourly_limit=1)  # its hour was not charged
+
+
+def test_admitting_a_run_twice_holds_one_lease(store: Store) -> None:
+    store.admit(_lease("run_0"), max_active=2, hourly_limit=5)
+    store.admit(_lease("run_0"), max_active=2, hourly_limit=5)
+    store.admit(_lease("run_1"), max_active=2, hourly_limit=5)
+    assert len(store.leases()) == 2
+
+
+def test_concurrent_admissions_never_exceed_the_cap(store: Store) -> None:
+    admitted: list[str] = []
+    refused: list[str] = []
+    start = threading.Barrier(20)
+
+    def try_admit(i: int) -> None:
+        start.wait()
+        try:
+            store.admit(_lease(f"run_{i:02d}", tenant=f"t{i}"), max_active=3, hourly_limit=20)
+            admitted.append(f"run_{i:02d}")
+        except RateLimitedError:
+            refused.append(f"run_{i:02d}")
+
+    threads = [threading.Thread(target=try_admit, args=(i,)) for i in range(20)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert (len(admitted), len(refused)) == (3, 17)
+    assert sorted(lease.run_id for lease in store.leases()) == sorted(admitted)
 
 
 # ================================================================ claims
@@ -224,24 +401,24 @@ def test_claims_are_counted_once_per_distinct_claim_ignoring_case_and_spacing(st
     store.create_run(_record("run_2", "sea LEVELS are rising"))
     store.create_run(_record("run_3", "Sea levels  are   rising"))
     store.create_run(_record("run_4", "Glaciers are retreating", created=T0 + timedelta(hours=1)))
-    claims = {c.text: c for c in store.list_claims()}
+    claims = {c.text: c for c in store.list_claims(LOCAL)}
     assert set(claims) == {"Sea levels are rising", "Glaciers are retreating"}
     assert claims["Sea levels are rising"].run_count == 3
     assert claims["Glaciers are retreating"].run_count == 1
-    assert store.list_claims()[0].text == "Glaciers are retreating"  # most recently seen first
+    assert store.list_claims(LOCAL)[0].text == "Glaciers are retreating"  # most recently seen first
 
 
 def test_a_claim_keeps_its_first_sighting_and_moves_its_last(store: Store) -> None:
     store.create_run(_record("run_1", created=T0))
     store.create_run(_record("run_2", created=T0 + timedelta(days=1)))
     store.create_run(_record("run_3", "Glaciers are retreating", created=T0 + timedelta(hours=1)))
-    first = store.list_claims()[0]
+    first = store.list_claims(LOCAL)[0]
     assert (first.text, first.first_seen, first.last_seen) == (
         "Sea levels are rising",
         T0,
         T0 + timedelta(days=1),
     )
-    assert [c.text for c in store.list_claims(limit=1)] == ["Sea levels are rising"]
+    assert [c.text for c in store.list_claims(LOCAL, limit=1)] == ["Sea levels are rising"]
 
 
 # ================================================================ events
@@ -528,7 +705,7 @@ def test_a_finish_that_loses_a_race_to_a_failure_changes_nothing(aws: None) -> N
     assert a.finish_run("run_a", _result("run_a")) is False
     run = b.get_run("run_a")
     assert (run.status, run.error, run.result) == (RunStatus.FAILED, "ProviderError: late", None)
-    assert b.drift_series(run.claim_id) == []
+    assert b.drift_series(LOCAL, run.claim_id) == []
 
 
 def test_cache_entries_carry_the_ttl_attribute_the_table_expires_on(dynamo: DynamoStore) -> None:

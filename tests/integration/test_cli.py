@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from claimcourt.local.cli import main
+from claimcourt.models import LOCAL_TENANT
 from claimcourt.store.sqlite import SqliteStore
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.usefixtures("clean_env")]
@@ -20,7 +21,7 @@ def invoke(data_dir: Path, *args: str) -> Result:
 
 def stored_runs(data_dir: Path) -> int:
     path = data_dir / "claimcourt.sqlite3"
-    return len(SqliteStore(path).list_runs(100)) if path.exists() else 0
+    return len(SqliteStore(path).list_runs(LOCAL_TENANT, 100).runs) if path.exists() else 0
 
 
 def test_run_prints_a_verdict_and_stores_the_run(tmp_path: Path) -> None:

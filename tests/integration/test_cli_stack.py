@@ -15,7 +15,7 @@ from moto import mock_aws
 
 from claimcourt.local import cloud
 from claimcourt.local.cli import main
-from claimcourt.models import RunStatus
+from claimcourt.models import LOCAL_TENANT, RunStatus
 from claimcourt.settings import Settings
 from claimcourt.wiring import build_store
 from tests.contract.aws_resources import create_from_template, dynamodb_settings
@@ -55,7 +55,7 @@ def test_run_on_a_stack_records_the_run_starts_its_execution_and_follows_it(
     # The deployed state machine's stages would finish the run; here a thread plays them.
     def finish_when_started() -> None:
         for _ in range(500):
-            runs = store.list_runs(1)
+            runs = store.list_runs(LOCAL_TENANT, 1).runs
             if runs:
                 store.set_status(
                     runs[0].run_id, RunStatus.FAILED, error="ProviderError: no key in the secret"

@@ -19,7 +19,7 @@ from claimcourt.errors import NotFoundError, ProviderError
 from claimcourt.evidence.base import Hit
 from claimcourt.evidence.golden import GoldenSource
 from claimcourt.local.runtime import LocalRuntime
-from claimcourt.models import RunStatus
+from claimcourt.models import LOCAL_TENANT, RunStatus
 from claimcourt.pipeline import Deps
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.reasoner import Reasoner
@@ -135,10 +135,10 @@ def test_a_debate_runs_to_its_verdict_on_dynamodb(dynamodb_env: Settings) -> Non
         run.run_id, "argument/"
     ).keys()
     assert store.get_artifact(run.run_id, "judgements")["mapping"]
-    [point] = store.drift_series(run.claim_id)
+    [point] = store.drift_series(LOCAL_TENANT, run.claim_id)
     assert (point.run_id, point.score) == (run.run_id, record.result.overall_score)
-    assert [(c.claim_id, c.run_count) for c in store.list_claims()] == [(run.claim_id, 1)]
-    assert [r.run_id for r in store.list_runs()] == [run.run_id]
+    assert [(c.claim_id, c.run_count) for c in store.list_claims(LOCAL_TENANT)] == [(run.claim_id, 1)]
+    assert [r.run_id for r in store.list_runs(LOCAL_TENANT).runs] == [run.run_id]
     # and every item is far under DynamoDB's 400 KB
     largest = max(len(json.dumps(item)) for item in _run_items(store, run.run_id))
     assert largest < 100_000
@@ -157,7 +157,7 @@ def test_a_failed_debate_ends_failed_once_on_dynamodb(dynamodb_env: Settings) ->
     events = deps.store.list_events(run.run_id)
     assert [e.type for e in events].count("run.failed") == 1
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
-    assert deps.store.drift_series(run.claim_id) == []
+    assert deps.store.drift_series(LOCAL_TENANT, run.claim_id) == []
 
 
 class _FakeDynamoDB(BaseHTTPRequestHandler):
@@ -312,7 +312,12 @@ def test_every_call_a_debate_makes_is_granted_by_the_template(dynamodb_env: Sett
     # Given a debate whose documents all overflow to S3 (a tiny inline limit), with every AWS call recorded
     s = dynamodb_env
     store = DynamoStore(
-        s.table_name, s.cache_table_name, s.artifacts_bucket, region="us-east-1", inline_limit=200
+        s.table_name,
+        s.cache_table_name,
+        s.limits_table_name,
+        s.artifacts_bucket,
+        region="us-east-1",
+        inline_limit=200,
     )
     deps = _deps(s, ScriptedProvider(), store)
     logical_of = {getattr(s, field): logical for logical, field in RESOURCE_SETTINGS.items()}

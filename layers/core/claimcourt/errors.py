@@ -48,6 +48,25 @@ class NotFoundError(ClaimcourtError):
     """A run, artifact or claim that does not exist."""
 
 
+class UnauthorizedError(ClaimcourtError):
+    """No API key, or one that is unknown or revoked. The message never repeats the key."""
+
+
+class ConflictError(ClaimcourtError):
+    """The request clashes with the resource's state (deleting a running run, reusing an
+    Idempotency-Key with a different body)."""
+
+
+class RateLimitedError(ClaimcourtError):
+    """The cost guard refused a new run: too many debates at once, or the caller's hourly cap."""
+
+    def __init__(self, limit: str, message: str, retry_after_s: int) -> None:
+        super().__init__(message)
+        self.limit = limit  # "concurrency" or "hourly"
+        self.message = message
+        self.retry_after_s = retry_after_s
+
+
 class StageInputError(ClaimcourtError):
     """A stage was invoked with a payload it cannot read: a wiring bug, never retried."""
 

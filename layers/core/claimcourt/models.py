@@ -335,12 +335,18 @@ class RunEvent(Strict):
     data: dict[str, Any] = Field(default_factory=dict)
 
 
+LOCAL_TENANT = "local"  # the laptop's CLI runs, and the owner of runs made before tenants existed
+TENANT_ID = r"^[a-z0-9][a-z0-9-]{0,62}$"
+
+
 class RunRecord(Strict):
     run_id: str
     claim_id: str
     status: RunStatus
     request: RunRequest
     source_tag: SourceTag = SourceTag.APP
+    tenant_id: str = LOCAL_TENANT
+    deleted_at: datetime | None = None  # soft delete: kept, but no longer listed or served
     created_at: datetime = Field(default_factory=utcnow)
     finished_at: datetime | None = None
     score: int | None = None
@@ -361,7 +367,34 @@ class ClaimRecord(Strict):
     last_seen: datetime
 
 
+class RunPage(Strict):
+    """One page of a newest-first listing; `next_cursor` reads on from where it stopped."""
+
+    runs: list[RunRecord]
+    next_cursor: str | None = None
+
+
+class ApiKeyRecord(Strict):
+    """A tenant's API key as stored: only a digest of its secret, never the secret."""
+
+    key_id: str
+    tenant_id: str = Field(pattern=TENANT_ID)
+    secret_sha256: str
+    label: str = ""
+    created_at: datetime = Field(default_factory=utcnow)
+    revoked_at: datetime | None = None
+
+
+class Lease(Strict):
+    """A debate's place under the concurrency cap, held from admission until the run ends."""
+
+    run_id: str
+    tenant_id: str
+    since: datetime
+
+
 class DriftPoint(Strict):
+    tenant_id: str = LOCAL_TENANT
     claim_id: str
     run_id: str
     at: datetime

@@ -366,7 +366,8 @@ END_STAGES = frozenset({"score", "finish"})
 
 def announce_end(store: Store, run_id: str) -> None:
     """Append the run's one terminal event (run.succeeded, run.failed or run.stopped) from its
-    record, after the last stage's own events: a subscriber may stop reading at it."""
+    record, after the last stage's own events: a subscriber may stop reading at it. Then release the
+    run's lease. Both steps are idempotent: a retry repeats neither."""
     record = store.get_run(run_id)
     if not record.status.terminal:
         return
@@ -378,3 +379,6 @@ def announce_end(store: Store, run_id: str) -> None:
     else:
         data["warnings"] = record.warnings
     store.append_event(RunEvent(run_id=run_id, type=f"run.{record.status.value}", data=data), key="run.end")
+    # Every way a run ends comes here, so here its place under the concurrency cap is given back (the
+    # sweeper catches a run whose process died before this line).
+    store.release(run_id)

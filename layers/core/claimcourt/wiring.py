@@ -33,6 +33,7 @@ def build_store(settings: Settings) -> Store:
         return DynamoStore(
             settings.table_name,
             settings.cache_table_name,
+            settings.limits_table_name,
             settings.artifacts_bucket,
             region=settings.aws_region,
             endpoint_url=settings.dynamodb_endpoint_url,

@@ -19,7 +19,7 @@ from rich.markup import escape
 from claimcourt.errors import ConfigurationError, InvalidRequestError, NotFoundError
 from claimcourt.local.cloud import Stack, execution_ended, follow, load_stack, start
 from claimcourt.local.render import ProgressView, render_record, render_runs
-from claimcourt.models import RunRecord, RunRequest, RunStatus, SourceTag
+from claimcourt.models import LOCAL_TENANT, RunRecord, RunRequest, RunStatus, SourceTag
 from claimcourt.pipeline import announce_end
 from claimcourt.settings import ROLES, Settings
 from claimcourt.store.base import Store
@@ -179,11 +179,14 @@ def _print_record(record: RunRecord, as_json: bool) -> None:
 @main.command()
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
 @click.option("--json", "as_json", is_flag=True, help="One JSON record per line.")
+@click.option(
+    "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose runs: the CLI's own are 'local'."
+)
 @data_dir_option
 @stack_option
-def runs(limit: int, as_json: bool, data_dir: Path | None, stack: str | None) -> None:
+def runs(limit: int, as_json: bool, tenant: str, data_dir: Path | None, stack: str | None) -> None:
     """List past runs, newest first."""
-    records = _store(data_dir, stack).list_runs(limit)
+    records = _store(data_dir, stack).list_runs(tenant, limit).runs
     if as_json:
         for r in records:
             click.echo(r.model_dump_json(exclude={"result"}))

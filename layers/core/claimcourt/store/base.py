@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import re
-from datetime import date
+from datetime import UTC, date, datetime, timedelta
 from typing import Any, Protocol
 
-from claimcourt.models import ClaimRecord, DriftPoint, Result, RunEvent, RunRecord, RunStatus, utcnow
+from claimcourt.errors import InvalidRequestError, RateLimitedError
+from claimcourt.models import (
+    ApiKeyRecord,
+    ClaimRecord,
+    DriftPoint,
+    Lease,
+    Result,
+    RunEvent,
+    RunPage,
+    RunRecord,
+    RunStatus,
+    SourceTag,
+    utcnow,
+)
 from claimcourt.reasoning.base import CallRecord
 
 
@@ -21,6 +36,72 @@ def cache_key(query: str, source: str, as_of: date | None, limit: int) -> str:
     """Normalized query + source + as_of_date (+ how many hits were asked for)."""
     normal = re.sub(r"\s+", " ", query.strip().lower())
     return f"{source}|{as_of.isoformat() if as_of else '-'}|{limit}|{normal}"
+
+
+def sortable(at: datetime) -> str:
+    """A timestamp whose string order is its time order (UTC, fixed width)."""
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=UTC)
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+# ---------------------------------------------------------------- listing pages
+# Runs are listed newest first by one sort key, the same in every adapter; a page's cursor is the
+# last key it returned, so the next page starts strictly after it and a run made meanwhile does not
+# shift the pages.
+
+_LISTING_KEY = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z#[\w-]{1,64}$")
+
+
+def listing_key(record: RunRecord) -> str:
+    return f"{sortable(record.created_at)}#{record.run_id}"
+
+
+def encode_cursor(key: str) -> str:
+    return base64.urlsafe_b64encode(key.encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> str:
+    """The listing key a cursor stands for, or an InvalidRequestError: a cursor is opaque to callers."""
+    try:
+        key = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        key = ""
+    if not _LISTING_KEY.match(key):
+        raise InvalidRequestError("cursor", "not a cursor this API returned")
+    return key
+
+
+def page_of(runs: list[RunRecord], limit: int, more: bool) -> RunPage:
+    """A page of up to `limit` runs; `more` says whether any run lies beyond them."""
+    cursor = encode_cursor(listing_key(runs[-1])) if runs and more else None
+    return RunPage(runs=runs[:limit], next_cursor=cursor)
+
+
+# ---------------------------------------------------------------- the cost guard's rules
+
+CONCURRENCY_RETRY_AFTER_S = 30  # a debate takes tens of seconds to minutes: try again after a while
+
+
+def hour_window(at: datetime) -> str:
+    """The fixed UTC hour an admission counts against (a per-caller hourly cap)."""
+    return at.astimezone(UTC).strftime("%Y%m%d%H")
+
+
+def over_concurrency(max_active: int) -> RateLimitedError:
+    return RateLimitedError(
+        "concurrency",
+        f"{max_active} debates are already running, the most allowed at once",
+        CONCURRENCY_RETRY_AFTER_S,
+    )
+
+
+def over_hourly(hourly_limit: int, at: datetime) -> RateLimitedError:
+    next_hour = at.astimezone(UTC).replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
+    wait = max(1, int((next_hour - at).total_seconds() + 0.999))
+    return RateLimitedError(
+        "hourly", f"this API key has started {hourly_limit} runs this hour, its cap", wait
+    )
 
 
 # What a status change and a finished run do to a record: pure, shared by every adapter.
@@ -59,6 +140,7 @@ def finished(record: RunRecord, result: Result) -> tuple[RunRecord, DriftPoint]:
         }
     )
     point = DriftPoint(
+        tenant_id=record.tenant_id,
         claim_id=record.claim_id,
         run_id=record.run_id,
         at=done.finished_at or utcnow(),
@@ -73,8 +155,20 @@ def finished(record: RunRecord, result: Result) -> tuple[RunRecord, DriftPoint]:
 class Store(Protocol):
     # runs
     def create_run(self, record: RunRecord) -> None: ...
-    def get_run(self, run_id: str) -> RunRecord: ...
-    def list_runs(self, limit: int = 20) -> list[RunRecord]: ...
+    def get_run(self, run_id: str) -> RunRecord:
+        """Any run, deleted or not, of any tenant: the stages' read. Callers scope it (runs.py)."""
+        ...
+
+    def list_runs(
+        self, tenant_id: str, limit: int = 20, *, cursor: str | None = None, source: SourceTag | None = None
+    ) -> RunPage:
+        """A tenant's runs that are not deleted, newest first, optionally of one source tag."""
+        ...
+
+    def delete_run(self, run_id: str) -> bool:
+        """Soft delete: the run is kept but no longer listed; False if it already was deleted."""
+        ...
+
     def set_status(
         self,
         run_id: str,
@@ -111,6 +205,23 @@ class Store(Protocol):
     def cache_get(self, key: str) -> list[dict[str, Any]] | None: ...
     def cache_put(self, key: str, hits: list[dict[str, Any]], ttl_s: int) -> None: ...
 
-    # claims and their drift series
-    def list_claims(self, limit: int = 50) -> list[ClaimRecord]: ...
-    def drift_series(self, claim_id: str) -> list[DriftPoint]: ...
+    # claims and their drift series, per tenant
+    def list_claims(self, tenant_id: str, limit: int = 50) -> list[ClaimRecord]: ...
+    def drift_series(self, tenant_id: str, claim_id: str) -> list[DriftPoint]: ...
+
+    # API keys (only a digest of each secret is stored)
+    def put_api_key(self, record: ApiKeyRecord) -> None: ...
+    def get_api_key(self, key_id: str) -> ApiKeyRecord: ...
+    def revoke_api_key(self, key_id: str) -> bool:
+        """False if there is no such key or it was already revoked."""
+        ...
+
+    def list_api_keys(self) -> list[ApiKeyRecord]: ...
+
+    # the cost guard: admission takes a lease under both caps atomically, or raises RateLimitedError
+    def admit(self, lease: Lease, *, max_active: int, hourly_limit: int) -> None: ...
+    def release(self, run_id: str) -> bool:
+        """Give the run's lease back; False if it holds none (released before, or never admitted)."""
+        ...
+
+    def leases(self) -> list[Lease]: ...

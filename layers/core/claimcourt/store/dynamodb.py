@@ -3,15 +3,23 @@ retrieval cache) with S3 for documents too big for an item.
 
 Main table (pk, sk; GSI `gsi1` on gsi1pk, gsi1sk; stream NEW_IMAGE):
 
-    pk              sk                          what
-    RUN#<run_id>    RUN                         the run record            gsi1: RUNS / <created_at>#<run_id>
-    RUN#<run_id>    EVSEQ                       the run's event counter
-    RUN#<run_id>    EV#<seq, 10 digits>         a progress event
-    RUN#<run_id>    EVKEY#<key>                 an event's idempotency key
-    RUN#<run_id>    ART#<key>                   an artifact (evidence/r01/sc1, argument/r01/for, …)
-    RUN#<run_id>    CALL#<call_key>             a billed LLM call (the usage ledger)
-    CLAIM#<id>      CLAIM                       a distinct claim          gsi1: CLAIMS / <last_seen>#<id>
-    CLAIM#<id>      DRIFT#<at>#<run_id>         one point of the claim's score series
+    pk                  sk                      what
+    RUN#<run_id>        RUN                     the run record    gsi1: RUNS#<tenant> / <created_at>#<run_id>
+                                                                  gsi2: RUNS#<tenant>#<source tag> / same
+    RUN#<run_id>        EVSEQ                   the run's event counter
+    RUN#<run_id>        EV#<seq, 10 digits>     a progress event
+    RUN#<run_id>        EVKEY#<key>             an event's idempotency key
+    RUN#<run_id>        ART#<key>               an artifact (evidence/r01/sc1, argument/r01/for, …)
+    RUN#<run_id>        CALL#<call_key>         a billed LLM call (the usage ledger)
+    CLAIM#<tenant>#<id> CLAIM                   a tenant's claim  gsi1: CLAIMS#<tenant> / <last_seen>#<id>
+    CLAIM#<tenant>#<id> DRIFT#<at>#<run_id>     one point of the claim's score series
+    KEY#<key_id>        KEY                     an API key (digest only)  gsi1: KEYS / <tenant>#<created>#<id>
+    LEASES              COUNT                   how many leases are held (the concurrency cap's counter)
+    LEASES              LEASE#<run_id>          a running debate's lease
+
+A soft-deleted run's item loses its gsi1/gsi2 keys, so the sparse indexes stop listing it. Listings
+are per tenant, which also spreads the index's write load over one partition per tenant. The
+per-caller hourly counters are in the limits table (TTL): HOURLY#<tenant>#<yyyymmddhh>.
 
 Everything of a run is one partition, so a stage reads what it needs with one Query. gsi1 projects
 keys and a few small attributes, never documents: listing runs reads their documents by key
@@ -33,25 +41,48 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict
-from datetime import UTC, datetime
-from typing import Any
+from datetime import datetime
+from typing import Any, TypeVar
 
 import boto3
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from claimcourt.errors import NotFoundError, TransientError
-from claimcourt.models import ClaimRecord, DriftPoint, Result, RunEvent, RunRecord, RunStatus
+from claimcourt.models import (
+    ApiKeyRecord,
+    ClaimRecord,
+    DriftPoint,
+    Lease,
+    Result,
+    RunEvent,
+    RunPage,
+    RunRecord,
+    RunStatus,
+    SourceTag,
+    utcnow,
+)
 from claimcourt.reasoning.base import CallRecord
-from claimcourt.store.base import finished, with_status
+from claimcourt.store.base import (
+    decode_cursor,
+    finished,
+    hour_window,
+    listing_key,
+    over_concurrency,
+    over_hourly,
+    page_of,
+    sortable,
+    with_status,
+)
 
+Doc = TypeVar("Doc", RunRecord, ApiKeyRecord)
 Item = dict[str, Any]  # an item in DynamoDB's wire format: {"attr": {"S": "…"}}
 
 # A DynamoDB item may hold 400 KB (names and values). A document above this goes to S3 and the
 # item keeps a pointer; the margin is for the keys and the other attributes.
 INLINE_LIMIT = 350_000
-GSI = "gsi1"
-RUNS, CLAIMS = "RUNS", "CLAIMS"  # gsi1 partitions: one key each, hot at high rates (see _run_item)
+GSI, BY_SOURCE = "gsi1", "gsi2"
+LEASES = "LEASES"
 BATCH_KEYS = 100  # BatchGetItem's limit per request
 MAX_ATTEMPTS = 50  # optimistic writes under contention (parallel branches appending events)
 
@@ -69,19 +100,12 @@ def _n(value: float) -> dict[str, str]:
     return {"N": str(value)}  # str(float) is the shortest repr that round-trips
 
 
-def sortable(at: datetime) -> str:
-    """A timestamp whose string order is its time order (UTC, fixed width)."""
-    if at.tzinfo is None:
-        at = at.replace(tzinfo=UTC)
-    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
 def _run_pk(run_id: str) -> str:
     return f"RUN#{run_id}"
 
 
-def _claim_pk(claim_id: str) -> str:
-    return f"CLAIM#{claim_id}"
+def _claim_pk(tenant_id: str, claim_id: str) -> str:
+    return f"CLAIM#{tenant_id}#{claim_id}"
 
 
 def _event_sk(seq: int) -> str:
@@ -102,6 +126,7 @@ class DynamoStore:
         self,
         table: str,
         cache_table: str,
+        limits_table: str,
         bucket: str,
         *,
         region: str | None = None,
@@ -114,6 +139,7 @@ class DynamoStore:
         one for `region`. Sessions load service models once, so sharing one makes clients cheap."""
         self.table = table
         self.cache_table = cache_table
+        self.limits_table = limits_table
         self.bucket = bucket
         self.inline_limit = inline_limit
         config = Config(retries={"mode": "standard", "max_attempts": 5})
@@ -203,7 +229,7 @@ class DynamoStore:
     # ------------------------------------------------------------ runs
 
     def _run_item(self, record: RunRecord, version: int) -> Item:
-        return {
+        item = {
             "pk": _s(_run_pk(record.run_id)),
             "sk": _s("RUN"),
             "kind": _s("run"),
@@ -211,13 +237,18 @@ class DynamoStore:
             "claim_id": _s(record.claim_id),
             "status": _s(record.status.value),
             "created_at": _s(record.created_at.isoformat()),
-            # One partition for the newest-first listing: a hot key at high write rates. Issue 4
-            # (tenants) should shard it, e.g. RUNS#<tenant> or RUNS#<day>.
-            "gsi1pk": _s(RUNS),
-            "gsi1sk": _s(f"{sortable(record.created_at)}#{record.run_id}"),
             "ver": _n(version),
             **self._doc(record.run_id, "_run", record.model_dump_json()),
         }
+        if record.deleted_at is None:  # sparse indexes: a deleted run is not listed
+            key = _s(listing_key(record))
+            item |= {
+                "gsi1pk": _s(f"RUNS#{record.tenant_id}"),
+                "gsi1sk": key,
+                "gsi2pk": _s(f"RUNS#{record.tenant_id}#{record.source_tag.value}"),
+                "gsi2sk": key,
+            }
+        return item
 
     def create_run(self, record: RunRecord) -> None:
         now = record.created_at.isoformat()
@@ -233,7 +264,7 @@ class DynamoStore:
                 {
                     "Update": {
                         "TableName": self.table,
-                        "Key": {"pk": _s(_claim_pk(record.claim_id)), "sk": _s("CLAIM")},
+                        "Key": {"pk": _s(_claim_pk(record.tenant_id, record.claim_id)), "sk": _s("CLAIM")},
                         # The first wording of a claim names it; every run counts and moves last_seen.
                         "UpdateExpression": "SET #kind = :kind, claim_id = :id,"
                         " #text = if_not_exists(#text, :text), first_seen = if_not_exists(first_seen, :now),"
@@ -244,7 +275,7 @@ class DynamoStore:
                             ":id": _s(record.claim_id),
                             ":text": _s(record.request.claim),
                             ":now": _s(now),
-                            ":claims": _s(CLAIMS),
+                            ":claims": _s(f"CLAIMS#{record.tenant_id}"),
                             ":gsk": _s(f"{sortable(record.created_at)}#{record.claim_id}"),
                             ":one": _n(1),
                         },
@@ -262,23 +293,43 @@ class DynamoStore:
     def get_run(self, run_id: str) -> RunRecord:
         return self._load_run(run_id)[0]
 
-    def list_runs(self, limit: int = 20) -> list[RunRecord]:
-        # The index projects no documents (see template.yaml): it gives the keys, newest first, and
+    def list_runs(
+        self, tenant_id: str, limit: int = 20, *, cursor: str | None = None, source: SourceTag | None = None
+    ) -> RunPage:
+        # The indexes project no documents (see template.yaml): they give the keys, newest first, and
         # the documents come from the table by key.
+        index, name = (GSI, "gsi1") if source is None else (BY_SOURCE, "gsi2")
+        partition = f"RUNS#{tenant_id}" + ("" if source is None else f"#{source.value}")
+        condition = f"{name}pk = :p"
+        values = {":p": _s(partition)}
+        if cursor is not None:
+            condition += f" AND {name}sk < :after"
+            values[":after"] = _s(decode_cursor(cursor))
         listed = self._query(
-            limit=limit,
-            IndexName=GSI,
-            KeyConditionExpression="gsi1pk = :p",
-            ExpressionAttributeValues={":p": _s(RUNS)},
+            limit=limit + 1,  # one more than asked says whether there is a next page
+            IndexName=index,
+            KeyConditionExpression=condition,
+            ExpressionAttributeValues=values,
             ScanIndexForward=False,
         )
         keys = [{"pk": item["pk"], "sk": item["sk"]} for item in listed]
+        runs = self._documents(keys[:limit], RunRecord)
+        return page_of(runs, limit, more=len(keys) > limit)
+
+    def _documents(self, keys: list[Item], model: type[Doc]) -> list[Doc]:
+        """The documents at `keys`, in their order (a key deleted meanwhile is skipped)."""
         found = self._batch_get(keys)
         return [
-            RunRecord.model_validate_json(self._body(found[key["pk"]["S"]]))
-            for key in keys
-            if key["pk"]["S"] in found
+            model.model_validate_json(self._body(found[k["pk"]["S"]])) for k in keys if k["pk"]["S"] in found
         ]
+
+    def delete_run(self, run_id: str) -> bool:
+        def change(record: RunRecord) -> tuple[RunRecord, list[Item]] | None:
+            if record.deleted_at is not None:
+                return None
+            return record.model_copy(update={"deleted_at": utcnow()}), []
+
+        return self._update_run(run_id, change, only_running=False)
 
     def _batch_get(self, keys: list[Item]) -> dict[str, Item]:
         """Items of the main table by key, by pk (each key here has its own pk)."""
@@ -298,16 +349,25 @@ class DynamoStore:
                 raise TransientError("DynamoDB left keys unread after every retry")
         return found
 
-    def _update_run(self, run_id: str, change: Callable[[RunRecord], tuple[RunRecord, list[Item]]]) -> bool:
-        """Optimistic read-modify-write of a running run: the write is conditional on the version
-        read, so of two racing finishers one wins and the other sees a terminal run and gets False.
-        `change` returns the new record and any items to put in the same transaction."""
+    def _update_run(
+        self,
+        run_id: str,
+        change: Callable[[RunRecord], tuple[RunRecord, list[Item]] | None],
+        only_running: bool = True,
+    ) -> bool:
+        """Optimistic read-modify-write of a run (by default only of a running one: terminal is final).
+        The write is conditional on the version read, so of two racing finishers one wins and the
+        other sees a terminal run and gets False. `change` returns the new record and any items to
+        put in the same transaction, or None for "no change" (False)."""
         with self._lock:
             for attempt in range(MAX_ATTEMPTS):
                 record, version = self._load_run(run_id)
-                if record.status.terminal:
-                    return False  # terminal is final
-                updated, also = change(record)
+                if only_running and record.status.terminal:
+                    return False
+                changed = change(record)
+                if changed is None:
+                    return False
+                updated, also = changed
                 put: Item = {
                     "Put": {
                         "TableName": self.table,
@@ -349,7 +409,7 @@ class DynamoStore:
         def change(record: RunRecord) -> tuple[RunRecord, list[Item]]:
             done, point = finished(record, result)
             drift = {
-                "pk": _s(_claim_pk(record.claim_id)),
+                "pk": _s(_claim_pk(record.tenant_id, record.claim_id)),
                 "sk": _s(f"DRIFT#{sortable(point.at)}#{run_id}"),
                 "kind": _s("drift"),
                 "run_id": _s(run_id),
@@ -525,12 +585,12 @@ class DynamoStore:
 
     # ------------------------------------------------------------ claims and drift
 
-    def list_claims(self, limit: int = 50) -> list[ClaimRecord]:
+    def list_claims(self, tenant_id: str, limit: int = 50) -> list[ClaimRecord]:
         items = self._query(
             limit=limit,
             IndexName=GSI,
             KeyConditionExpression="gsi1pk = :p",
-            ExpressionAttributeValues={":p": _s(CLAIMS)},
+            ExpressionAttributeValues={":p": _s(f"CLAIMS#{tenant_id}")},
             ScanIndexForward=False,
         )
         return [
@@ -544,8 +604,160 @@ class DynamoStore:
             for item in items
         ]
 
-    def drift_series(self, claim_id: str) -> list[DriftPoint]:
+    def drift_series(self, tenant_id: str, claim_id: str) -> list[DriftPoint]:
         return [
             DriftPoint.model_validate_json(item["doc"]["S"])
-            for item in self._partition(_claim_pk(claim_id), "DRIFT#")
+            for item in self._partition(_claim_pk(tenant_id, claim_id), "DRIFT#")
         ]
+
+    # ------------------------------------------------------------ API keys
+
+    def _key_item(self, record: ApiKeyRecord) -> Item:
+        return {
+            "pk": _s(f"KEY#{record.key_id}"),
+            "sk": _s("KEY"),
+            "kind": _s("api_key"),
+            "gsi1pk": _s("KEYS"),
+            "gsi1sk": _s(f"{record.tenant_id}#{sortable(record.created_at)}#{record.key_id}"),
+            "doc": _s(record.model_dump_json()),
+        }
+
+    def put_api_key(self, record: ApiKeyRecord) -> None:
+        with self._lock:
+            self.client.put_item(
+                TableName=self.table,
+                Item=self._key_item(record),
+                ConditionExpression="attribute_not_exists(pk)",
+            )
+
+    def get_api_key(self, key_id: str) -> ApiKeyRecord:
+        item = self._get(self.table, {"pk": _s(f"KEY#{key_id}"), "sk": _s("KEY")})
+        if item is None:
+            raise NotFoundError(f"no API key {key_id}")
+        return ApiKeyRecord.model_validate_json(item["doc"]["S"])
+
+    def revoke_api_key(self, key_id: str) -> bool:
+        try:
+            record = self.get_api_key(key_id)
+        except NotFoundError:
+            return False
+        if record.revoked_at is not None:
+            return False
+        revoked = record.model_copy(update={"revoked_at": utcnow()})
+        try:
+            with self._lock:
+                self.client.put_item(
+                    TableName=self.table,
+                    Item=self._key_item(revoked),
+                    ConditionExpression="attribute_exists(pk) AND doc = :read",
+                    ExpressionAttributeValues={":read": _s(record.model_dump_json())},
+                )
+        except ClientError as err:
+            if _code(err) != "ConditionalCheckFailedException":
+                raise
+            return False  # revoked by someone else meanwhile
+        return True
+
+    def list_api_keys(self) -> list[ApiKeyRecord]:
+        listed = self._query(
+            IndexName=GSI, KeyConditionExpression="gsi1pk = :p", ExpressionAttributeValues={":p": _s("KEYS")}
+        )
+        return self._documents([{"pk": item["pk"], "sk": item["sk"]} for item in listed], ApiKeyRecord)
+
+    # ------------------------------------------------------------ the cost guard
+
+    def admit(self, lease: Lease, *, max_active: int, hourly_limit: int) -> None:
+        """One transaction: the lease counter goes up if it is under the cap, the lease is put, and the
+        caller's hourly counter goes up if it is under its cap. All of it happens, or none of it."""
+        window = hour_window(lease.since)
+        window_end = lease.since.replace(minute=0, second=0, microsecond=0).timestamp() + 3600
+        items = [
+            {
+                "Update": {
+                    "TableName": self.table,
+                    "Key": {"pk": _s(LEASES), "sk": _s("COUNT")},
+                    "UpdateExpression": "SET #kind = :kind ADD n :one",
+                    "ConditionExpression": "attribute_not_exists(n) OR n < :cap",
+                    "ExpressionAttributeNames": {"#kind": "kind"},
+                    "ExpressionAttributeValues": {
+                        ":one": _n(1),
+                        ":cap": _n(max_active),
+                        ":kind": _s("counter"),
+                    },
+                }
+            },
+            {
+                "Put": {
+                    "TableName": self.table,
+                    "Item": {
+                        "pk": _s(LEASES),
+                        "sk": _s(f"LEASE#{lease.run_id}"),
+                        "kind": _s("lease"),
+                        "doc": _s(lease.model_dump_json()),
+                    },
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            },
+            {
+                "Update": {
+                    "TableName": self.limits_table,
+                    "Key": {"pk": _s(f"HOURLY#{lease.tenant_id}#{window}")},
+                    "UpdateExpression": "SET expires_at = :expires ADD n :one",
+                    "ConditionExpression": "attribute_not_exists(n) OR n < :cap",
+                    "ExpressionAttributeValues": {
+                        ":one": _n(1),
+                        ":cap": _n(hourly_limit),
+                        ":expires": _n(int(window_end) + 3600),  # kept an hour past its window
+                    },
+                }
+            },
+        ]
+        for attempt in range(MAX_ATTEMPTS):
+            try:
+                self._transact(items)
+                return
+            except ClientError as err:
+                if _code(err) != "TransactionCanceledException":
+                    raise
+                reasons = _reasons(err)
+                if reasons[1:2] == ["ConditionalCheckFailed"]:
+                    return  # this run holds its lease already: a retried admission
+                if reasons[0:1] == ["ConditionalCheckFailed"]:
+                    raise over_concurrency(max_active) from None
+                if reasons[2:3] == ["ConditionalCheckFailed"]:
+                    raise over_hourly(hourly_limit, lease.since) from None
+                _backoff(attempt)  # a transaction conflict with another admission: try again
+        raise TransientError("too much contention to admit a run")
+
+    def release(self, run_id: str) -> bool:
+        items = [
+            {
+                "Delete": {
+                    "TableName": self.table,
+                    "Key": {"pk": _s(LEASES), "sk": _s(f"LEASE#{run_id}")},
+                    "ConditionExpression": "attribute_exists(pk)",
+                }
+            },
+            {
+                "Update": {
+                    "TableName": self.table,
+                    "Key": {"pk": _s(LEASES), "sk": _s("COUNT")},
+                    "UpdateExpression": "ADD n :minus_one",
+                    "ExpressionAttributeValues": {":minus_one": _n(-1)},
+                }
+            },
+        ]
+        for attempt in range(MAX_ATTEMPTS):
+            try:
+                self._transact(items)
+                return True
+            except ClientError as err:
+                if _code(err) != "TransactionCanceledException":
+                    raise
+                if _reasons(err)[0:1] == ["ConditionalCheckFailed"]:
+                    return False  # no lease: released before, or never admitted
+                _backoff(attempt)
+        raise TransientError(f"run {run_id}: too much contention to release its lease")
+
+    def leases(self) -> list[Lease]:
+        return [Lease.model_validate_json(item["doc"]["S"]) for item in self._partition(LEASES, "LEASE#")]

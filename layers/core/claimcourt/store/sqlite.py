@@ -16,19 +16,40 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from claimcourt.errors import NotFoundError
-from claimcourt.models import ClaimRecord, DriftPoint, Result, RunEvent, RunRecord, RunStatus
+from claimcourt.errors import ConfigurationError, NotFoundError
+from claimcourt.models import (
+    ApiKeyRecord,
+    ClaimRecord,
+    DriftPoint,
+    Lease,
+    Result,
+    RunEvent,
+    RunPage,
+    RunRecord,
+    RunStatus,
+    SourceTag,
+    utcnow,
+)
 from claimcourt.reasoning.base import CallRecord
-from claimcourt.store.base import finished, with_status
+from claimcourt.store.base import (
+    decode_cursor,
+    finished,
+    hour_window,
+    listing_key,
+    over_concurrency,
+    over_hourly,
+    page_of,
+    with_status,
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
-    run_id TEXT PRIMARY KEY, claim_id TEXT NOT NULL, status TEXT NOT NULL, mode TEXT NOT NULL,
-    source_tag TEXT NOT NULL, created_at TEXT NOT NULL, finished_at TEXT, as_of_date TEXT,
-    score INTEGER, cost_usd REAL NOT NULL DEFAULT 0, tokens INTEGER NOT NULL DEFAULT 0,
-    record TEXT NOT NULL
+    run_id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, claim_id TEXT NOT NULL, status TEXT NOT NULL,
+    mode TEXT NOT NULL, source_tag TEXT NOT NULL, created_at TEXT NOT NULL, finished_at TEXT,
+    as_of_date TEXT, score INTEGER, cost_usd REAL NOT NULL DEFAULT 0, tokens INTEGER NOT NULL DEFAULT 0,
+    deleted_at TEXT, listing_key TEXT NOT NULL, record TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS runs_by_created ON runs (created_at DESC);
+CREATE INDEX IF NOT EXISTS runs_listed ON runs (tenant_id, listing_key) WHERE deleted_at IS NULL;
 CREATE TABLE IF NOT EXISTS events (
     run_id TEXT NOT NULL, seq INTEGER NOT NULL, key TEXT NOT NULL, body TEXT NOT NULL,
     PRIMARY KEY (run_id, seq), UNIQUE (run_id, key)
@@ -46,14 +67,20 @@ CREATE TABLE IF NOT EXISTS retrieval_cache (
     key TEXT PRIMARY KEY, hits TEXT NOT NULL, expires_at REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS claims (
-    claim_id TEXT PRIMARY KEY, text TEXT NOT NULL, run_count INTEGER NOT NULL,
-    first_seen TEXT NOT NULL, last_seen TEXT NOT NULL
+    tenant_id TEXT NOT NULL, claim_id TEXT NOT NULL, text TEXT NOT NULL, run_count INTEGER NOT NULL,
+    first_seen TEXT NOT NULL, last_seen TEXT NOT NULL, PRIMARY KEY (tenant_id, claim_id)
 );
 CREATE TABLE IF NOT EXISTS drift_points (
-    claim_id TEXT NOT NULL, run_id TEXT NOT NULL, at TEXT NOT NULL, body TEXT NOT NULL,
-    PRIMARY KEY (claim_id, run_id)
+    tenant_id TEXT NOT NULL, claim_id TEXT NOT NULL, run_id TEXT NOT NULL, at TEXT NOT NULL,
+    body TEXT NOT NULL, PRIMARY KEY (tenant_id, claim_id, run_id)
+);
+CREATE TABLE IF NOT EXISTS api_keys (key_id TEXT PRIMARY KEY, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS leases (run_id TEXT PRIMARY KEY, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS hourly_admissions (
+    tenant_id TEXT NOT NULL, window TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (tenant_id, window)
 );
 """
+SCHEMA_VERSION = 2  # PRAGMA user_version; 1 was the single-tenant schema before API keys
 
 
 def _call_record(row: tuple[Any, ...]) -> CallRecord:
@@ -80,7 +107,20 @@ class SqliteStore:
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(SCHEMA)
+        with self._tx() as db:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version == 0 and db.execute("SELECT 1 FROM sqlite_master WHERE name='runs'").fetchone():
+                version = 1  # made before the schema was versioned
+            if version not in (0, SCHEMA_VERSION):
+                raise ConfigurationError(
+                    f"{path} holds claimcourt data in schema v{version};"
+                    f" this version reads v{SCHEMA_VERSION}."
+                    " Move the file aside (nothing in it is changed) or set CLAIMCOURT_DATA_DIR elsewhere."
+                )
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -107,24 +147,26 @@ class SqliteStore:
         now = record.created_at.isoformat()
         with self._tx() as db:
             db.execute(
-                "INSERT INTO runs (run_id, claim_id, status, mode, source_tag, created_at, as_of_date,"
-                " record) VALUES (?,?,?,?,?,?,?,?)",
+                "INSERT INTO runs (run_id, tenant_id, claim_id, status, mode, source_tag, created_at,"
+                " as_of_date, listing_key, record) VALUES (?,?,?,?,?,?,?,?,?,?)",
                 (
                     record.run_id,
+                    record.tenant_id,
                     record.claim_id,
                     record.status.value,
                     record.request.mode,
                     record.source_tag.value,
                     now,
                     record.request.as_of_date.isoformat() if record.request.as_of_date else None,
+                    listing_key(record),
                     record.model_dump_json(),
                 ),
             )
             db.execute(
-                "INSERT INTO claims (claim_id, text, run_count, first_seen, last_seen) VALUES (?,?,1,?,?)"
-                " ON CONFLICT (claim_id) DO UPDATE SET run_count = run_count + 1,"
-                " last_seen = excluded.last_seen",
-                (record.claim_id, record.request.claim, now, now),
+                "INSERT INTO claims (tenant_id, claim_id, text, run_count, first_seen, last_seen)"
+                " VALUES (?,?,?,1,?,?) ON CONFLICT (tenant_id, claim_id) DO UPDATE SET"
+                " run_count = run_count + 1, last_seen = excluded.last_seen",
+                (record.tenant_id, record.claim_id, record.request.claim, now, now),
             )
 
     def get_run(self, run_id: str) -> RunRecord:
@@ -133,19 +175,40 @@ class SqliteStore:
             raise NotFoundError(f"no run {run_id}")
         return RunRecord.model_validate_json(rows[0][0])
 
-    def list_runs(self, limit: int = 20) -> list[RunRecord]:
-        rows = self._query("SELECT record FROM runs ORDER BY created_at DESC, run_id DESC LIMIT ?", (limit,))
-        return [RunRecord.model_validate_json(r[0]) for r in rows]
+    def list_runs(
+        self, tenant_id: str, limit: int = 20, *, cursor: str | None = None, source: SourceTag | None = None
+    ) -> RunPage:
+        sql = "SELECT record FROM runs WHERE tenant_id = ? AND deleted_at IS NULL"
+        args: list[Any] = [tenant_id]
+        if cursor is not None:
+            sql += " AND listing_key < ?"
+            args.append(decode_cursor(cursor))
+        if source is not None:
+            sql += " AND source_tag = ?"
+            args.append(source.value)
+        rows = self._query(sql + " ORDER BY listing_key DESC LIMIT ?", (*args, limit + 1))
+        runs = [RunRecord.model_validate_json(r[0]) for r in rows]
+        return page_of(runs[:limit], limit, more=len(runs) > limit)
+
+    def delete_run(self, run_id: str) -> bool:
+        with self._tx() as db:
+            record = self.get_run(run_id)
+            if record.deleted_at is not None:
+                return False
+            self._save(db, record.model_copy(update={"deleted_at": utcnow()}))
+            return True
 
     def _save(self, db: sqlite3.Connection, record: RunRecord) -> None:
         db.execute(
-            "UPDATE runs SET status=?, finished_at=?, score=?, cost_usd=?, tokens=?, record=? WHERE run_id=?",
+            "UPDATE runs SET status=?, finished_at=?, score=?, cost_usd=?, tokens=?, deleted_at=?, record=?"
+            " WHERE run_id=?",
             (
                 record.status.value,
                 record.finished_at.isoformat() if record.finished_at else None,
                 record.score,
                 record.cost_usd,
                 record.tokens,
+                record.deleted_at.isoformat() if record.deleted_at else None,
                 record.model_dump_json(),
                 record.run_id,
             ),
@@ -179,8 +242,9 @@ class SqliteStore:
             done, point = finished(record, result)
             self._save(db, done)
             db.execute(
-                "INSERT OR REPLACE INTO drift_points (claim_id, run_id, at, body) VALUES (?,?,?,?)",
-                (point.claim_id, run_id, point.at.isoformat(), point.model_dump_json()),
+                "INSERT OR REPLACE INTO drift_points (tenant_id, claim_id, run_id, at, body)"
+                " VALUES (?,?,?,?,?)",
+                (point.tenant_id, point.claim_id, run_id, point.at.isoformat(), point.model_dump_json()),
             )
             return True
 
@@ -292,11 +356,11 @@ class SqliteStore:
 
     # ------------------------------------------------------------ claims and drift
 
-    def list_claims(self, limit: int = 50) -> list[ClaimRecord]:
+    def list_claims(self, tenant_id: str, limit: int = 50) -> list[ClaimRecord]:
         rows = self._query(
-            "SELECT claim_id, text, run_count, first_seen, last_seen FROM claims"
+            "SELECT claim_id, text, run_count, first_seen, last_seen FROM claims WHERE tenant_id = ?"
             " ORDER BY last_seen DESC LIMIT ?",
-            (limit,),
+            (tenant_id, limit),
         )
         return [
             ClaimRecord(
@@ -309,6 +373,73 @@ class SqliteStore:
             for r in rows
         ]
 
-    def drift_series(self, claim_id: str) -> list[DriftPoint]:
-        rows = self._query("SELECT body FROM drift_points WHERE claim_id=? ORDER BY at", (claim_id,))
+    def drift_series(self, tenant_id: str, claim_id: str) -> list[DriftPoint]:
+        rows = self._query(
+            "SELECT body FROM drift_points WHERE tenant_id = ? AND claim_id = ? ORDER BY at",
+            (tenant_id, claim_id),
+        )
         return [DriftPoint.model_validate_json(r[0]) for r in rows]
+
+    # ------------------------------------------------------------ API keys
+
+    def put_api_key(self, record: ApiKeyRecord) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO api_keys (key_id, body) VALUES (?,?)", (record.key_id, record.model_dump_json())
+            )
+
+    def get_api_key(self, key_id: str) -> ApiKeyRecord:
+        rows = self._query("SELECT body FROM api_keys WHERE key_id = ?", (key_id,))
+        if not rows:
+            raise NotFoundError(f"no API key {key_id}")
+        return ApiKeyRecord.model_validate_json(rows[0][0])
+
+    def revoke_api_key(self, key_id: str) -> bool:
+        with self._tx() as db:
+            try:
+                record = self.get_api_key(key_id)
+            except NotFoundError:
+                return False
+            if record.revoked_at is not None:
+                return False
+            revoked = record.model_copy(update={"revoked_at": utcnow()})
+            db.execute("UPDATE api_keys SET body = ? WHERE key_id = ?", (revoked.model_dump_json(), key_id))
+            return True
+
+    def list_api_keys(self) -> list[ApiKeyRecord]:
+        keys = [ApiKeyRecord.model_validate_json(r[0]) for r in self._query("SELECT body FROM api_keys")]
+        return sorted(keys, key=lambda k: (k.tenant_id, k.created_at, k.key_id))
+
+    # ------------------------------------------------------------ the cost guard
+
+    def admit(self, lease: Lease, *, max_active: int, hourly_limit: int) -> None:
+        # BEGIN IMMEDIATE takes the write lock first, so count-then-insert is atomic across processes.
+        window = hour_window(lease.since)
+        with self._tx() as db:
+            if db.execute("SELECT 1 FROM leases WHERE run_id = ?", (lease.run_id,)).fetchone():
+                return  # this run holds its lease already: a retried admission
+            if db.execute("SELECT COUNT(*) FROM leases").fetchone()[0] >= max_active:
+                raise over_concurrency(max_active)
+            used = db.execute(
+                "SELECT n FROM hourly_admissions WHERE tenant_id = ? AND window = ?",
+                (lease.tenant_id, window),
+            ).fetchone()
+            if used is not None and used[0] >= hourly_limit:
+                raise over_hourly(hourly_limit, lease.since)
+            db.execute(
+                "INSERT INTO leases (run_id, body) VALUES (?,?)", (lease.run_id, lease.model_dump_json())
+            )
+            db.execute(
+                "INSERT INTO hourly_admissions (tenant_id, window, n) VALUES (?,?,1)"
+                " ON CONFLICT (tenant_id, window) DO UPDATE SET n = n + 1",
+                (lease.tenant_id, window),
+            )
+            db.execute("DELETE FROM hourly_admissions WHERE window < ?", (hour_window(lease.since)[:8],))
+
+    def release(self, run_id: str) -> bool:
+        with self._tx() as db:
+            return db.execute("DELETE FROM leases WHERE run_id = ?", (run_id,)).rowcount == 1
+
+    def leases(self) -> list[Lease]:
+        leases = [Lease.model_validate_json(r[0]) for r in self._query("SELECT body FROM leases")]
+        return sorted(leases, key=lambda lease: (lease.since, lease.run_id))
