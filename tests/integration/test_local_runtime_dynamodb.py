@@ -293,8 +293,8 @@ def _granted_to_stages() -> dict[str, set[str]]:
     resources = template()["Resources"]
     granted: dict[str, set[str]] = {}
     for resource in resources.values():
-        if resource["Type"] != "AWS::Serverless::Function":
-            continue
+        if resource["Type"] != "AWS::Serverless::Function" or resource["Properties"].get("Events"):
+            continue  # not a stage function: the API and others have event sources
         for ref in resource["Properties"].get("Policies", []):
             policy = resources[ref["Ref"]]["Properties"]["PolicyDocument"]
             for statement in policy["Statement"]:

@@ -56,6 +56,10 @@ class ConflictError(ClaimcourtError):
     """The request clashes with the resource's state (deleting a running run, reusing an
     Idempotency-Key with a different body)."""
 
+    def __init__(self, message: str, code: str = "conflict") -> None:
+        super().__init__(message)
+        self.code = code  # the API's stable problem code
+
 
 class RateLimitedError(ClaimcourtError):
     """The cost guard refused a new run: too many debates at once, or the caller's hourly cap."""

@@ -23,6 +23,7 @@ from claimcourt.debate.suitability import assess
 from claimcourt.errors import NotFoundError
 from claimcourt.evidence.base import EvidenceSource
 from claimcourt.evidence.retrieve import retrieve
+from claimcourt.execution import Executor
 from claimcourt.models import (
     AdjudicateInput,
     ArgueInput,
@@ -60,6 +61,8 @@ class Deps:
     evidence: EvidenceSource
     # Powertools idempotency records: DynamoDB in the cloud, the SQLite file on the laptop.
     idempotency: BasePersistenceLayer | None = None
+    # Where the API starts runs: Step Functions, or the local runtime (None: this process cannot).
+    executor: Executor | None = None
 
 
 # ---------------------------------------------------------------- state payloads (kept small)

@@ -1,4 +1,5 @@
-"""Starting a run: validate the request and record the run before anything is spent."""
+"""Starting and reading runs on a caller's behalf: validate, admit under the cost guard, record,
+start the execution. Nothing is stored or spent for a request that is refused."""
 
 from __future__ import annotations
 
@@ -7,8 +8,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from claimcourt.errors import InvalidRequestError
-from claimcourt.models import RunEvent, RunRecord, RunRequest, RunStatus, SourceTag
+from claimcourt.errors import ConflictError, InvalidRequestError, NotFoundError
+from claimcourt.execution import Executor
+from claimcourt.models import Lease, RunEvent, RunRecord, RunRequest, RunStatus, SourceTag, utcnow
+from claimcourt.pipeline import announce_end
+from claimcourt.settings import Settings
 from claimcourt.store.base import Store, claim_id_for
 
 
@@ -27,16 +31,71 @@ def new_run_id() -> str:
     return "run_" + uuid.uuid4().hex[:20]
 
 
-def create_run(store: Store, request: RunRequest, source_tag: SourceTag = SourceTag.APP) -> RunRecord:
+def create_run(
+    store: Store,
+    request: RunRequest,
+    source_tag: SourceTag = SourceTag.APP,
+    tenant_id: str | None = None,
+    run_id: str | None = None,
+) -> RunRecord:
     record = RunRecord(
-        run_id=new_run_id(),
+        run_id=run_id or new_run_id(),
         claim_id=claim_id_for(request.claim),
         status=RunStatus.RUNNING,
         request=request,
         source_tag=source_tag,
+        **({"tenant_id": tenant_id} if tenant_id else {}),
     )
     store.create_run(record)
     store.append_event(
         RunEvent(run_id=record.run_id, type="run.created", data={"claim": request.claim}), key="run.created"
     )
     return record
+
+
+def submit_run(
+    store: Store,
+    executor: Executor,
+    settings: Settings,
+    tenant_id: str,
+    request: RunRequest,
+    source_tag: SourceTag = SourceTag.APP,
+) -> RunRecord:
+    """Admit, record and start a run. Over a cap: RateLimitedError, with nothing stored. If the
+    execution cannot be started, the run ends failed with the reason (and gives its lease back)."""
+    run_id = new_run_id()
+    store.admit(
+        Lease(run_id=run_id, tenant_id=tenant_id, since=utcnow()),
+        max_active=settings.max_active_runs,
+        hourly_limit=settings.hourly_runs_per_tenant,
+    )
+    try:
+        record = create_run(store, request, source_tag, tenant_id=tenant_id, run_id=run_id)
+    except BaseException:
+        store.release(run_id)
+        raise
+    try:
+        executor.start(run_id)
+    except Exception as err:
+        store.set_status(
+            run_id, RunStatus.FAILED, error=f"could not start the execution: {type(err).__name__}"
+        )
+        announce_end(store, run_id)
+        raise
+    return record
+
+
+def tenant_run(store: Store, tenant_id: str, run_id: str) -> RunRecord:
+    """The run if this tenant owns it and it is not deleted; otherwise NotFoundError (another
+    tenant's run looks exactly like one that does not exist)."""
+    record = store.get_run(run_id)
+    if record.tenant_id != tenant_id or record.deleted_at is not None:
+        raise NotFoundError(f"no run {run_id}")
+    return record
+
+
+def delete_tenant_run(store: Store, tenant_id: str, run_id: str) -> None:
+    record = tenant_run(store, tenant_id, run_id)
+    if not record.status.terminal:
+        raise ConflictError(f"run {run_id} is still running; delete it once it has ended", "run_running")
+    store.delete_run(run_id)

@@ -63,6 +63,16 @@ class Settings(BaseSettings):
     # Spend and size limits.
     budget_usd: float = Field(default=2.0, gt=0, description="Per-run spend cap.")
     web_search: bool = Field(default=True, description="Use Anthropic web search when a key is set.")
+
+    # The cost guard, on runs started through the API (and by drift and monitors): both are checked
+    # atomically when a run is admitted, before anything is stored or spent.
+    max_active_runs: int = Field(default=3, ge=1, description="Debates running at once, across tenants.")
+    hourly_runs_per_tenant: int = Field(default=20, ge=1, description="Runs a tenant may start per UTC hour.")
+
+    # The API.
+    max_body_bytes: int = Field(default=64 * 1024, ge=1024, description="Larger request bodies get 413.")
+    state_machine_arn: str | None = Field(default=None, description="Where the API starts executions.")
+    websocket_url: str | None = Field(default=None, description="wss://… for clients (the events link).")
     cache_ttl_s: int = 24 * 3600
 
     # Store. SQLite (one file under data_dir) on a laptop; DynamoDB + S3 in the cloud, or on a laptop

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from claimcourt.errors import ConfigurationError
 from claimcourt.evidence.base import EvidenceSource, Hit
+from claimcourt.execution import Executor, StepFunctionsExecutor
 from claimcourt.pipeline import Deps
 from claimcourt.reasoning.base import Provider
 from claimcourt.reasoning.offline import OfflineReasoner
@@ -198,7 +199,14 @@ def build_deps(settings: Settings, store: Store | None = None) -> Deps:
         reasoner=reasoner,
         evidence=LazyEvidence(settings),
         idempotency=build_idempotency(settings, store),
+        executor=build_executor(settings),
     )
+
+
+def build_executor(settings: Settings) -> Executor | None:
+    if settings.state_machine_arn is None:
+        return None
+    return StepFunctionsExecutor(settings.state_machine_arn, settings.aws_region)
 
 
 _lock = threading.Lock()

@@ -70,6 +70,8 @@ class SqliteIdempotencyLayer(BasePersistenceLayer):
                 )
                 expired = old.expiry_timestamp is not None and old.expiry_timestamp < now
                 if not expired and not stale_in_progress:
+                    # As Powertools' DynamoDB layer does: the same key with another payload is an error.
+                    self._validate_payload(data_payload=data_record, stored_data_record=old)
                     raise IdempotencyItemAlreadyExistsError(old_data_record=old)
             db.execute(
                 "INSERT OR REPLACE INTO idempotency VALUES (?,?,?,?,?,?)",

@@ -1,0 +1,59 @@
+"""API keys: one per caller, owned by a tenant. A key is `cc_<key id>_<secret>`; only the SHA-256 of
+the secret is stored (the secret is 256 random bits, so a fast digest is enough: there is nothing
+to brute-force). Keys are checked in constant time and never logged or echoed in an error."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+
+from claimcourt.errors import NotFoundError, UnauthorizedError
+from claimcourt.models import TENANT_ID, ApiKeyRecord
+from claimcourt.store.base import Store
+
+_KEY = re.compile(r"^cc_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$")
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def valid_tenant(tenant_id: str) -> bool:
+    return re.match(TENANT_ID, tenant_id) is not None
+
+
+def issue_key(store: Store, tenant_id: str, label: str = "") -> tuple[str, ApiKeyRecord]:
+    """A new key for `tenant_id`: the key itself (shown once, to whoever asked) and its stored record."""
+    key_id, secret = secrets.token_hex(8), secrets.token_urlsafe(32)
+    record = ApiKeyRecord(key_id=key_id, tenant_id=tenant_id, secret_sha256=_digest(secret), label=label)
+    store.put_api_key(record)
+    return f"cc_{key_id}_{secret}", record
+
+
+def authenticate(store: Store, presented: str | None) -> ApiKeyRecord:
+    """The key's record if `presented` is a live key; else UnauthorizedError (the same message for
+    an unknown, malformed or revoked key, so a caller learns nothing about which it was)."""
+    refused = UnauthorizedError("a valid API key is required (Authorization: Bearer <key>)")
+    match = _KEY.match(presented or "")
+    if match is None:
+        raise refused
+    key_id, secret = match.groups()
+    try:
+        record = store.get_api_key(key_id)
+    except NotFoundError:
+        raise refused from None
+    if not hmac.compare_digest(record.secret_sha256, _digest(secret)) or record.revoked_at is not None:
+        raise refused
+    return record
+
+
+def presented_key(headers: dict[str, str], query: dict[str, str] | None = None) -> str | None:
+    """The key from `Authorization: Bearer …` or `x-api-key` (header names in any case), or from the
+    `api_key` query parameter, which browsers need for WebSockets (they cannot set headers there)."""
+    lowered = {name.lower(): value for name, value in headers.items()}
+    auth = lowered.get("authorization", "")
+    if auth[:7].lower() == "bearer ":
+        return auth[7:].strip()
+    return lowered.get("x-api-key") or (query or {}).get("api_key")

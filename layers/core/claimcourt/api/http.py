@@ -1,0 +1,330 @@
+"""The HTTP API (API Gateway HTTP API, payload v2): Powertools' resolver, with request validation
+from the pydantic models, which also gives the OpenAPI document (docs/openapi.json, kept in step
+by a test). Every route but /health needs an API key, and sees only its tenant's runs and claims."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime
+from typing import Annotated, Any
+
+from aws_lambda_powertools import Logger
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.event_handler.openapi.params import Header, Query
+from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
+from aws_lambda_powertools.utilities.typing import LambdaContext
+from pydantic import BaseModel, Field
+
+from claimcourt import __version__
+from claimcourt.access import authenticate, presented_key
+from claimcourt.api.problems import from_error, problem, problem_reply
+from claimcourt.errors import ClaimcourtError, ConfigurationError, ConflictError, UnauthorizedError
+from claimcourt.models import (
+    ClaimRecord,
+    DriftPoint,
+    Interval,
+    Mode,
+    Result,
+    RunEvent,
+    RunRecord,
+    RunRequest,
+    RunStatus,
+    SourceTag,
+    Verdict,
+)
+from claimcourt.pipeline import Deps
+from claimcourt.runs import delete_tenant_run, submit_run, tenant_run
+from claimcourt.wiring import build_idempotency, current_deps
+
+logger = Logger(service="claimcourt-api")
+PUBLIC = frozenset({"/health"})
+IDEMPOTENCY_TTL_S = 24 * 3600
+
+
+# ---------------------------------------------------------------- what the API returns
+
+
+class Links(BaseModel):
+    self: str
+    events: str
+    websocket: str | None = Field(default=None, description="Subscribe here: {action: subscribe, run_id}.")
+
+
+class RunView(BaseModel):
+    run_id: str
+    status: RunStatus
+    claim: str
+    claim_id: str
+    mode: Mode
+    source_tag: SourceTag
+    as_of_date: str | None
+    created_at: datetime
+    finished_at: datetime | None
+    score: int | None
+    interval: Interval | None
+    verdict: Verdict | None
+    error: str | None
+    warnings: list[str]
+    cost_usd: float
+    tokens: int
+    links: Links
+    result: Result | None = Field(default=None, description="The full result, once the run has succeeded.")
+
+
+class RunList(BaseModel):
+    runs: list[RunView]
+    next_cursor: str | None = Field(description="Pass as ?cursor= for the next page; null on the last.")
+
+
+class EventList(BaseModel):
+    run_id: str
+    events: list[RunEvent]
+
+
+class ClaimList(BaseModel):
+    claims: list[ClaimRecord]
+
+
+class ClaimHistory(BaseModel):
+    claim_id: str
+    points: list[DriftPoint]
+
+
+class Health(BaseModel):
+    status: str
+    version: str
+    store: str
+
+
+def _deps() -> Deps:
+    return current_deps()
+
+
+def _view(record: RunRecord, full: bool = False) -> RunView:
+    deps = _deps()
+    base = f"/runs/{record.run_id}"
+    return RunView(
+        run_id=record.run_id,
+        status=record.status,
+        claim=record.request.claim,
+        claim_id=record.claim_id,
+        mode=record.request.mode,
+        source_tag=record.source_tag,
+        as_of_date=record.request.as_of_date.isoformat() if record.request.as_of_date else None,
+        created_at=record.created_at,
+        finished_at=record.finished_at,
+        score=record.score,
+        interval=record.interval,
+        verdict=record.verdict,
+        error=record.error,
+        warnings=record.warnings,
+        cost_usd=record.cost_usd,
+        tokens=record.tokens,
+        links=Links(self=base, events=f"{base}/events", websocket=deps.settings.websocket_url),
+        result=record.result if full else None,
+    )
+
+
+# ---------------------------------------------------------------- the resolver and its routes
+
+
+def build_app() -> APIGatewayHttpResolver:
+    """A resolver with every route. Powertools keeps the current request on its resolver, so each
+    thread gets its own (see `handler`): one per Lambda instance in the cloud, one per server thread
+    on the laptop."""
+    app = APIGatewayHttpResolver(enable_validation=True)
+
+    def tenant() -> str:
+        return str(app.context["tenant_id"])
+
+    @app.exception_handler(RequestValidationError)  # type: ignore[untyped-decorator]
+    def _invalid(err: RequestValidationError) -> Response[str]:
+        first: dict[str, Any] = dict(err.errors()[0])
+        if first.get("type") == "json_invalid":
+            return problem(400, "malformed_json", "the request body is not valid JSON")
+        location = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path", "header")]
+        field = ".".join(location) or "body"
+        message = str(first.get("msg", "invalid")).removeprefix("Value error, ")
+        return problem(422, "invalid_request", f"{field}: {message}", field=field)
+
+    @app.exception_handler(Exception)  # type: ignore[untyped-decorator]
+    def _errors(err: Exception) -> Response[str]:
+        if isinstance(err, ConfigurationError):
+            logger.error("misconfigured", extra={"reason": str(err)})
+            return problem(503, "unavailable", "the service is not configured to start runs")
+        if not isinstance(err, ClaimcourtError):
+            logger.exception("unhandled error")  # the trace goes to our logs, not to the client
+        return from_error(err)
+
+    @app.not_found
+    def _no_route(_: Exception) -> Response[str]:
+        event = app.current_event
+        return problem(404, "no_such_route", f"there is no {event.http_method} {event.path}")
+
+    @app.post("/runs", responses={202: {"description": "Accepted: the run has started."}})
+    def post_run(
+        request: RunRequest,
+        idempotency_key: Annotated[
+            str | None,
+            Header(alias="idempotency-key", max_length=200, description="Same key + body: same run."),
+        ] = None,
+    ) -> Response[RunView]:
+        deps = _deps()
+        executor = deps.executor
+        if executor is None:
+            raise ConfigurationError("no executor: CLAIMCOURT_STATE_MACHINE_ARN is not set")
+        owner = tenant()
+
+        def start() -> dict[str, Any]:
+            record = submit_run(deps.store, executor, deps.settings, owner, request)
+            return _view(record).model_dump(mode="json")
+
+        if idempotency_key is None:
+            body = start()
+        else:
+            body = _once(deps, app.lambda_context, owner, idempotency_key, request, start)
+        view = RunView.model_validate(body)
+        headers = {"Location": view.links.self}
+        return Response(status_code=202, content_type="application/json", body=view, headers=headers)
+
+    @app.get("/runs")
+    def list_runs(
+        limit: Annotated[int, Query(ge=1, le=100)] = 20,
+        cursor: Annotated[str | None, Query(max_length=200)] = None,
+        source: Annotated[SourceTag | None, Query()] = None,
+    ) -> RunList:
+        page = _deps().store.list_runs(tenant(), limit, cursor=cursor, source=source)
+        return RunList(runs=[_view(r) for r in page.runs], next_cursor=page.next_cursor)
+
+    @app.get("/runs/<run_id>")
+    def get_run(run_id: str) -> RunView:
+        return _view(tenant_run(_deps().store, tenant(), run_id), full=True)
+
+    @app.delete("/runs/<run_id>", responses={204: {"description": "Deleted (kept, no longer listed)."}})
+    def delete_run(run_id: str) -> Response[None]:
+        delete_tenant_run(_deps().store, tenant(), run_id)
+        return Response(status_code=204)
+
+    @app.get("/runs/<run_id>/events")
+    def get_events(run_id: str, after: Annotated[int, Query(ge=0)] = 0) -> EventList:
+        store = _deps().store
+        tenant_run(store, tenant(), run_id)
+        return EventList(run_id=run_id, events=store.list_events(run_id, after_seq=after))
+
+    @app.get("/claims")
+    def list_claims(limit: Annotated[int, Query(ge=1, le=200)] = 50) -> ClaimList:
+        return ClaimList(claims=_deps().store.list_claims(tenant(), limit))
+
+    @app.get("/claims/<claim_id>/history")
+    def claim_history(claim_id: str) -> ClaimHistory:
+        return ClaimHistory(claim_id=claim_id, points=_deps().store.drift_series(tenant(), claim_id))
+
+    @app.get("/health")
+    def health() -> Health:
+        return Health(status="ok", version=__version__, store=_deps().settings.store)
+
+    return app
+
+
+_layers: dict[int, BasePersistenceLayer] = {}
+_layers_lock = threading.Lock()
+
+
+def _idempotency_layer(deps: Deps) -> BasePersistenceLayer:
+    """The API's own persistence layer: Powertools configures a layer once, for the first function
+    that uses it, and the stages' layer is configured for them (in the local server they share a
+    process with the API)."""
+    with _layers_lock:
+        if id(deps.store) not in _layers:
+            _layers[id(deps.store)] = build_idempotency(deps.settings, deps.store)
+        return _layers[id(deps.store)]
+
+
+def _once(
+    deps: Deps, context: LambdaContext, tenant: str, key: str, request: RunRequest, start: Any
+) -> dict[str, Any]:
+    """Powertools idempotency on (tenant, Idempotency-Key), the body validated against the first
+    request's: a replay gets the first response, a different body under the same key is refused,
+    and a refused or failed start keeps no record (so the client may retry it)."""
+    from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
+    from aws_lambda_powertools.utilities.idempotency.exceptions import (
+        IdempotencyAlreadyInProgressError,
+        IdempotencyValidationError,
+    )
+
+    config = IdempotencyConfig(
+        event_key_jmespath="[tenant, key]",
+        payload_validation_jmespath="body",
+        expires_after_seconds=IDEMPOTENCY_TTL_S,
+    )
+    config.register_lambda_context(context)
+
+    @idempotent_function(  # type: ignore[untyped-decorator]
+        data_keyword_argument="submitted", config=config, persistence_store=_idempotency_layer(deps)
+    )
+    def submit(submitted: dict[str, Any]) -> dict[str, Any]:
+        result: dict[str, Any] = start()
+        return result
+
+    submitted = {"tenant": tenant, "key": key, "body": request.model_dump(mode="json")}
+    try:
+        result: dict[str, Any] = submit(submitted=submitted)
+    except IdempotencyValidationError:
+        raise ConflictError(
+            "this Idempotency-Key was used with a different request body", "idempotency_key_reused"
+        ) from None
+    except IdempotencyAlreadyInProgressError:
+        raise ConflictError(
+            "a request with this Idempotency-Key is still being processed", "request_in_progress"
+        ) from None
+    return result
+
+
+# ---------------------------------------------------------------- the Lambda handler
+
+_local = threading.local()
+
+
+def _app() -> APIGatewayHttpResolver:
+    app: APIGatewayHttpResolver | None = getattr(_local, "app", None)
+    if app is None:
+        app = _local.app = build_app()
+    return app
+
+
+def _admit(event: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any] | None]:
+    """Before any route or validation: the body's size, then the key. Returns the caller's context,
+    or a problem reply (413, 401) that ends the request there."""
+    deps = _deps()
+    body = event.get("body") or ""
+    limit = deps.settings.max_body_bytes
+    if len(body.encode()) > limit:
+        return {}, problem_reply(413, "payload_too_large", f"the request body is over {limit} bytes")
+    if event.get("rawPath") in PUBLIC:
+        return {}, None
+    try:
+        record = authenticate(deps.store, presented_key(event.get("headers") or {}))
+    except UnauthorizedError as err:
+        return {}, problem_reply(401, "unauthorized", str(err), headers={"WWW-Authenticate": "Bearer"})
+    return {"tenant_id": record.tenant_id, "key_id": record.key_id}, None
+
+
+@logger.inject_lambda_context(clear_state=True)  # logs the context, never the event (it holds the key)
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    caller, refused = _admit(event)
+    if refused is not None:
+        return refused
+    logger.append_keys(**caller)  # the tenant and the key's id, never the key
+    app = _app()
+    app.append_context(**caller)  # type: ignore[no-untyped-call]
+    return app.resolve(event, context)
+
+
+def openapi_json() -> str:
+    return build_app().get_openapi_json_schema(
+        title="claimcourt",
+        version=__version__,
+        description="Adjudicate falsifiable claims: start a debate, follow it, read its calibrated verdict."
+        " Every route but /health needs an API key: `Authorization: Bearer cc_…`.",
+    )

@@ -1,0 +1,45 @@
+"""Starting a run's execution of the state machine: Step Functions in the cloud, the local runtime
+(which has the same `start`) on the laptop."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any, Protocol
+
+
+class Executor(Protocol):
+    def start(self, run_id: str) -> str:
+        """Start the run's execution, named by its run id; the execution's ARN."""
+        ...
+
+
+def execution_input(run_id: str) -> str:
+    return json.dumps({"run_id": run_id})
+
+
+class StepFunctionsExecutor:
+    def __init__(self, state_machine_arn: str, region: str | None = None) -> None:
+        self.state_machine_arn = state_machine_arn
+        self._region = region
+        self._sfn: Any = None  # made at the first start: a read-only API call should not pay for it
+        self._lock = threading.Lock()
+
+    @property
+    def client(self) -> Any:
+        with self._lock:
+            if self._sfn is None:
+                import boto3
+
+                self._sfn = boto3.client("stepfunctions", region_name=self._region)
+            return self._sfn
+
+    def start(self, run_id: str) -> str:
+        # The run id names the execution: a second start of the same run is refused, not repeated.
+        reply = self.client.start_execution(
+            stateMachineArn=self.state_machine_arn, name=run_id, input=execution_input(run_id)
+        )
+        return str(reply["executionArn"])
+
+    def execution_arn(self, run_id: str) -> str:
+        return self.state_machine_arn.replace(":stateMachine:", ":execution:") + f":{run_id}"

@@ -1,0 +1,299 @@
+"""The HTTP API handler (functions/api/app.py), driven with API Gateway HTTP API events, over the
+SQLite store and an executor that records what it was asked to start."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from claimcourt.access import issue_key
+from claimcourt.api.http import handler, openapi_json
+from claimcourt.models import RunStatus, SourceTag
+from claimcourt.pipeline import Deps, announce_end
+from claimcourt.runs import create_run, parse_request
+from claimcourt.store.sqlite import SqliteStore
+from claimcourt.wiring import use_deps
+from tests.conftest import MakeDeps
+from tests.fakes.apigw import LambdaContext, http_event
+
+ROOT = Path(__file__).resolve().parents[2]
+CLAIM = {"claim": "Sea levels are rising"}
+
+
+class RecordingExecutor:
+    def __init__(self, fail: bool = False) -> None:
+        self.started: list[str] = []
+        self.fail = fail
+        self._lock = threading.Lock()
+
+    def start(self, run_id: str) -> str:
+        if self.fail:
+            raise RuntimeError("Step Functions said no")
+        with self._lock:
+            self.started.append(run_id)
+        return f"arn:aws:states:us-east-1:123456789012:execution:debate:{run_id}"
+
+
+@dataclasses.dataclass
+class Api:
+    deps: Deps
+    executor: RecordingExecutor
+    key: str
+    other_key: str
+
+    @property
+    def store(self) -> SqliteStore:
+        assert isinstance(self.deps.store, SqliteStore)
+        return self.deps.store
+
+    def call(
+        self,
+        method: str,
+        path: str,
+        key: str | None = "default",
+        headers: dict[str, str] | None = None,
+        **kw: Any,
+    ) -> tuple[int, dict[str, str], Any]:
+        headers = dict(headers or {})
+        if key is not None:
+            headers["authorization"] = f"Bearer {self.key if key == 'default' else key}"
+        reply = handler(http_event(method, path, headers=headers, **kw), LambdaContext())
+        body = json.loads(reply["body"]) if reply.get("body") else None
+        return reply["statusCode"], {k.lower(): v for k, v in reply.get("headers", {}).items()}, body
+
+
+@pytest.fixture
+def api(make_deps: MakeDeps) -> Any:
+    executor = RecordingExecutor()
+    deps = dataclasses.replace(make_deps(), executor=executor)
+    key, _ = issue_key(deps.store, "acme")
+    other, _ = issue_key(deps.store, "globex")
+    with use_deps(deps):
+        yield Api(deps, executor, key, other)
+
+
+def _settings(api: Api, **changes: Any) -> None:
+    api.deps = dataclasses.replace(api.deps, settings=api.deps.settings.model_copy(update=changes))
+
+
+# ---------------------------------------------------------------- access
+
+
+def test_health_needs_no_key(api: Api) -> None:
+    status, _, body = api.call("GET", "/health", key=None)
+    assert (status, body["status"]) == (200, "ok")
+
+
+@pytest.mark.parametrize("key", [None, "cc_0123456789abcdef_" + "x" * 43, "not a key"])
+def test_reads_and_writes_need_a_valid_key(api: Api, key: str | None) -> None:
+    for method, path in [("GET", "/runs"), ("POST", "/runs"), ("GET", "/claims"), ("GET", "/runs/run_x")]:
+        status, headers, body = api.call(method, path, key=key, body=CLAIM)
+        assert (status, body["code"], headers["www-authenticate"]) == (401, "unauthorized", "Bearer")
+    assert api.executor.started == []
+
+
+def test_a_revoked_key_is_refused_and_no_key_is_ever_logged(
+    api: Api, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key_id = api.key.split("_")[1]
+    assert api.call("GET", "/runs")[0] == 200
+    api.store.revoke_api_key(key_id)
+    assert api.call("GET", "/runs")[0] == 401
+    caplog.set_level(logging.DEBUG)
+    api.call("POST", "/runs", body=CLAIM)
+    logged = caplog.text + "".join(capsys.readouterr())
+    assert api.key not in logged and api.key.split("_", 2)[2] not in logged
+
+
+# ---------------------------------------------------------------- starting a run
+
+
+def test_post_runs_starts_a_run_and_links_to_it(api: Api) -> None:
+    status, headers, body = api.call(
+        "POST", "/runs", body={**CLAIM, "mode": "verdict", "as_of_date": "2020-01-01"}
+    )
+    assert status == 202
+    run_id = body["run_id"]
+    assert headers["location"] == f"/runs/{run_id}" == body["links"]["self"]
+    assert body["links"]["events"] == f"/runs/{run_id}/events"
+    assert (body["status"], body["mode"], body["as_of_date"]) == ("running", "verdict", "2020-01-01")
+    assert api.executor.started == [run_id]
+    record = api.store.get_run(run_id)
+    assert (record.tenant_id, record.source_tag) == ("acme", SourceTag.APP)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "status", "code"),
+    [
+        ({"body": {**CLAIM, "verdict": "yes"}}, 422, "invalid_request"),  # an unknown field
+        ({"body": {"claim": ""}}, 422, "invalid_request"),
+        ({"body": {**CLAIM, "as_of_date": "2020-13-45"}}, 422, "invalid_request"),
+        ({"body": {**CLAIM, "effort": "max"}}, 422, "invalid_request"),
+        ({"body": ["a list"]}, 422, "invalid_request"),
+        ({"raw_body": "{not json"}, 400, "malformed_json"),
+        ({"raw_body": json.dumps({"claim": "x" * 70_000})}, 413, "payload_too_large"),
+    ],
+)
+def test_bad_requests_are_refused_before_anything_is_stored_or_started(
+    api: Api, kwargs: dict[str, Any], status: int, code: str
+) -> None:
+    got, _, body = api.call("POST", "/runs", **kwargs)
+    assert (got, body["code"]) == (status, code)
+    assert body["detail"] and "Traceback" not in json.dumps(body)
+    assert api.store.list_runs("acme").runs == [] and api.executor.started == []
+    assert api.store.leases() == []
+
+
+def test_a_failed_start_ends_the_run_failed_and_gives_its_slot_back(api: Api) -> None:
+    api.deps = dataclasses.replace(api.deps, executor=RecordingExecutor(fail=True))
+    with use_deps(api.deps):
+        status, _, body = api.call("POST", "/runs", body=CLAIM)
+    assert (status, body["code"]) == (500, "internal_error")
+    assert "Step Functions said no" not in json.dumps(body)
+    [run] = api.store.list_runs("acme").runs
+    assert (run.status, run.error) == (RunStatus.FAILED, "could not start the execution: RuntimeError")
+    assert api.store.leases() == []
+
+
+def test_the_same_idempotency_key_and_body_start_one_run(api: Api) -> None:
+    headers = {"Idempotency-Key": "order-42"}
+    first = api.call("POST", "/runs", body=CLAIM, headers=headers)
+    again = api.call("POST", "/runs", body=CLAIM, headers=headers)
+    assert first[0] == again[0] == 202
+    assert first[2]["run_id"] == again[2]["run_id"]
+    assert len(api.executor.started) == 1
+    other_tenant = api.call("POST", "/runs", key=api.other_key, body=CLAIM, headers=headers)
+    assert other_tenant[2]["run_id"] != first[2]["run_id"]  # keys are per tenant
+    status, _, body = api.call("POST", "/runs", body={"claim": "Glaciers retreat"}, headers=headers)
+    assert (status, body["code"]) == (409, "idempotency_key_reused")
+
+
+# ---------------------------------------------------------------- the cost guard
+
+
+def test_fifty_concurrent_posts_at_a_cap_of_three_start_exactly_three(api: Api) -> None:
+    _settings(api, max_active_runs=3, hourly_runs_per_tenant=100)
+    replies: list[tuple[int, dict[str, str], Any]] = []
+    start = threading.Barrier(50)
+
+    def post() -> None:
+        start.wait()
+        replies.append(api.call("POST", "/runs", body=CLAIM))
+
+    with use_deps(api.deps):
+        threads = [threading.Thread(target=post) for _ in range(50)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    statuses = sorted(status for status, _, _ in replies)
+    assert statuses == [202] * 3 + [429] * 47
+    refused = [(h["retry-after"], b["code"]) for s, h, b in replies if s == 429]
+    assert set(refused) == {("30", "too_many_runs")}
+    assert len(api.executor.started) == 3 and len(api.store.list_runs("acme").runs) == 3
+
+
+def test_a_run_that_ends_gives_its_slot_to_the_next(api: Api) -> None:
+    _settings(api, max_active_runs=1)
+    with use_deps(api.deps):
+        first = api.call("POST", "/runs", body=CLAIM)[2]["run_id"]
+        assert api.call("POST", "/runs", body=CLAIM)[0] == 429
+        api.store.set_status(first, RunStatus.FAILED, error="ProviderError: boom")
+        announce_end(api.store, first)  # what the Catch path's finish stage does
+        assert api.call("POST", "/runs", body=CLAIM)[0] == 202
+
+
+def test_the_hourly_cap_is_per_key_owner(api: Api) -> None:
+    _settings(api, max_active_runs=50, hourly_runs_per_tenant=2)
+    with use_deps(api.deps):
+        assert [api.call("POST", "/runs", body=CLAIM)[0] for _ in range(2)] == [202, 202]
+        status, headers, body = api.call("POST", "/runs", body=CLAIM)
+        assert (status, body["code"]) == (429, "hourly_cap_reached")
+        assert 1 <= int(headers["retry-after"]) <= 3600
+        assert api.call("POST", "/runs", key=api.other_key, body=CLAIM)[0] == 202
+
+
+# ---------------------------------------------------------------- reading runs
+
+
+def test_a_tenant_never_sees_another_tenants_runs(api: Api) -> None:
+    mine = api.call("POST", "/runs", body=CLAIM)[2]["run_id"]
+    theirs = api.call("POST", "/runs", key=api.other_key, body=CLAIM)[2]["run_id"]
+    assert [r["run_id"] for r in api.call("GET", "/runs")[2]["runs"]] == [mine]
+    for method, path in [
+        ("GET", f"/runs/{theirs}"),
+        ("GET", f"/runs/{theirs}/events"),
+        ("DELETE", f"/runs/{theirs}"),
+    ]:
+        status, _, body = api.call(method, path)
+        assert (status, body["code"]) == (404, "not_found")
+    assert api.call("GET", f"/runs/{mine}")[0] == 200
+
+
+def test_runs_are_paged_newest_first_and_filtered_by_source(api: Api) -> None:
+    made = [create_run(api.store, parse_request(CLAIM), tenant_id="acme").run_id for _ in range(5)]
+    create_run(api.store, parse_request(CLAIM), SourceTag.BENCH, tenant_id="acme")
+    seen: list[str] = []
+    query: dict[str, str] = {"limit": "2", "source": "app"}
+    while True:
+        status, _, page = api.call("GET", "/runs", query=query)
+        assert status == 200
+        seen += [r["run_id"] for r in page["runs"]]
+        if page["next_cursor"] is None:
+            break
+        query["cursor"] = page["next_cursor"]
+    assert sorted(seen) == sorted(made) and len(seen) == 5
+    assert [r["source_tag"] for r in api.call("GET", "/runs", query={"source": "bench"})[2]["runs"]] == [
+        "bench"
+    ]
+    assert api.call("GET", "/runs", query={"cursor": "bogus"})[2]["code"] == "invalid_request"
+    assert api.call("GET", "/runs", query={"source": "nope"})[0] == 422
+
+
+def test_a_finished_run_reads_back_with_its_result_and_events(api: Api) -> None:
+    run = create_run(api.store, parse_request(CLAIM), tenant_id="acme")
+    status, _, body = api.call("GET", f"/runs/{run.run_id}")
+    assert (status, body["status"], body["result"]) == (200, "running", None)
+    status, _, events = api.call("GET", f"/runs/{run.run_id}/events")
+    assert [e["type"] for e in events["events"]] == ["run.created"]
+    assert api.call("GET", f"/runs/{run.run_id}/events", query={"after": "1"})[2]["events"] == []
+
+
+def test_delete_is_soft_and_only_for_runs_that_ended(api: Api) -> None:
+    run_id = api.call("POST", "/runs", body=CLAIM)[2]["run_id"]
+    status, _, body = api.call("DELETE", f"/runs/{run_id}")
+    assert (status, body["code"]) == (409, "run_running")
+    api.store.set_status(run_id, RunStatus.FAILED, error="e")
+    assert api.call("DELETE", f"/runs/{run_id}")[0] == 204
+    assert api.call("GET", f"/runs/{run_id}")[0] == 404
+    assert api.call("GET", "/runs")[2]["runs"] == []
+    assert api.store.get_run(run_id).deleted_at is not None  # kept
+
+
+def test_claims_and_their_history_are_per_tenant(api: Api) -> None:
+    create_run(api.store, parse_request(CLAIM), tenant_id="acme")
+    [claim] = api.call("GET", "/claims")[2]["claims"]
+    assert claim["text"] == CLAIM["claim"]
+    assert api.call("GET", "/claims", key=api.other_key)[2]["claims"] == []
+    status, _, history = api.call("GET", f"/claims/{claim['claim_id']}/history")
+    assert (status, history["points"]) == (200, [])
+
+
+def test_an_unknown_route_is_a_problem_document(api: Api) -> None:
+    status, headers, body = api.call("GET", "/nowhere")
+    assert (status, body["code"], headers["content-type"]) == (
+        404,
+        "no_such_route",
+        "application/problem+json",
+    )
+
+
+def test_the_openapi_document_in_the_repo_is_the_one_the_api_generates() -> None:
+    committed = (ROOT / "docs" / "openapi.json").read_text()
+    assert json.loads(committed) == json.loads(openapi_json()), "regenerate: python -m claimcourt.api.openapi"
