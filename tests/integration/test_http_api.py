@@ -16,7 +16,7 @@ from claimcourt.access import issue_key
 from claimcourt.api.http import handler, openapi_json
 from claimcourt.models import RunStatus, SourceTag
 from claimcourt.pipeline import Deps, announce_end
-from claimcourt.runs import create_run, parse_request
+from claimcourt.runs import create_run, parse_request, sweep
 from claimcourt.store.sqlite import SqliteStore
 from claimcourt.wiring import use_deps
 from tests.conftest import MakeDeps
@@ -297,3 +297,42 @@ def test_an_unknown_route_is_a_problem_document(api: Api) -> None:
 def test_the_openapi_document_in_the_repo_is_the_one_the_api_generates() -> None:
     committed = (ROOT / "docs" / "openapi.json").read_text()
     assert json.loads(committed) == json.loads(openapi_json()), "regenerate: python -m claimcourt.api.openapi"
+
+
+def test_the_sweeper_frees_the_slots_of_runs_whose_execution_ended_without_saying_so(api: Api) -> None:
+    _settings(api, max_active_runs=3)
+    with use_deps(api.deps):
+        alive, died, ended = (api.call("POST", "/runs", body=CLAIM)[2]["run_id"] for _ in range(3))
+    api.store.set_status(ended, RunStatus.SUCCEEDED)  # ended, but its process died before releasing
+    statuses = {alive: "RUNNING", died: "TIMED_OUT", ended: "SUCCEEDED"}
+    assert sorted(sweep(api.store, statuses.get)) == sorted([died, ended])
+    assert [lease.run_id for lease in api.store.leases()] == [alive]
+    failed = api.store.get_run(died)
+    assert (failed.status, failed.error) == (RunStatus.FAILED, "execution timed_out")
+    assert [e.type for e in api.store.list_events(died)][-1] == "run.failed"
+    assert sweep(api.store, statuses.get) == []  # nothing twice
+
+
+def test_keys_are_created_listed_and_revoked_from_the_cli(tmp_path: Path, clean_env: None) -> None:
+    from click.testing import CliRunner
+
+    from claimcourt.access import authenticate
+    from claimcourt.errors import UnauthorizedError
+    from claimcourt.local.cli import main
+
+    runner = CliRunner()
+    made = runner.invoke(
+        main, ["keys", "create", "--tenant", "acme", "--label", "ci", "--data-dir", str(tmp_path)]
+    )
+    assert made.exit_code == 0, made.output
+    key = made.stdout.strip()
+    store = SqliteStore(tmp_path / "claimcourt.sqlite3")
+    record = authenticate(store, key)
+    listed = runner.invoke(main, ["keys", "list", "--data-dir", str(tmp_path)]).stdout
+    assert record.key_id in listed and "acme" in listed and key not in listed
+    assert runner.invoke(main, ["keys", "revoke", record.key_id, "--data-dir", str(tmp_path)]).exit_code == 0
+    with pytest.raises(UnauthorizedError):
+        authenticate(store, key)
+    assert runner.invoke(main, ["keys", "revoke", record.key_id, "--data-dir", str(tmp_path)]).exit_code == 2
+    bad = runner.invoke(main, ["keys", "create", "--tenant", "Not OK", "--data-dir", str(tmp_path)])
+    assert bad.exit_code == 2

@@ -4,6 +4,7 @@ start the execution. Nothing is stored or spent for a request that is refused.""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -99,3 +100,27 @@ def delete_tenant_run(store: Store, tenant_id: str, run_id: str) -> None:
     if not record.status.terminal:
         raise ConflictError(f"run {run_id} is still running; delete it once it has ended", "run_running")
     store.delete_run(run_id)
+
+
+def sweep(store: Store, execution_status: Callable[[str], str | None]) -> list[str]:
+    """Reconcile the cost guard's leases with executions, for runs whose process died before their
+    end gave the slot back. A run that ended keeps its record and gets its end event and release; a
+    run whose execution ended without saying so (timed out, aborted, crashed) ends failed with that
+    reason. `execution_status` gives an execution's status by run id (None: not known). Returns the
+    run ids whose slots were given back."""
+    released = []
+    for lease in store.leases():
+        try:
+            record = store.get_run(lease.run_id)
+        except NotFoundError:  # admitted, but its record never made it: nothing else will free it
+            if store.release(lease.run_id):
+                released.append(lease.run_id)
+            continue
+        if not record.status.terminal:
+            status = execution_status(lease.run_id)
+            if status in (None, "RUNNING"):
+                continue
+            store.set_status(lease.run_id, RunStatus.FAILED, error=f"execution {status.lower()}")
+        announce_end(store, lease.run_id)
+        released.append(lease.run_id)
+    return released

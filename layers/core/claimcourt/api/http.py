@@ -315,6 +315,9 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     caller, refused = _admit(event)
     if refused is not None:
         return refused
+    headers = event.get("headers") or {}
+    if event.get("body") and not any(name.lower() == "content-type" for name in headers):
+        event = {**event, "headers": {**headers, "content-type": "application/json"}}  # JSON is all we take
     logger.append_keys(**caller)  # the tenant and the key's id, never the key
     app = _app()
     app.append_context(**caller)  # type: ignore[no-untyped-call]

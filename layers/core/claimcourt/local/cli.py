@@ -209,3 +209,69 @@ def show(run_id: str, as_json: bool, data_dir: Path | None, stack: str | None) -
         click.echo(record.model_dump_json(indent=2))
     else:
         render_record(out, record)
+
+
+@main.command()
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help="Loopback by default: nothing is exposed."
+)
+@click.option("--port", default=8080, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--verbose", is_flag=True, help="Show each handler's structured log on stderr.")
+@data_dir_option
+def serve(host: str, port: int, verbose: bool, data_dir: Path | None) -> None:
+    """Serve the HTTP API locally: the cloud's handler, runs in the local runtime."""
+    from claimcourt.local.server import serve as serve_api
+
+    deps = build_deps(_settings(data_dir))
+
+    def started() -> None:
+        _quiet_logs(verbose)
+        err.print(f"claimcourt API on http://{host}:{port} ({deps.settings.store} store); Ctrl-C stops it")
+        err.print("API keys: claimcourt keys create --tenant <name>")
+
+    serve_api(deps, host, port, on_start=started)
+
+
+@main.group()
+def keys() -> None:
+    """API keys: one per caller, owned by a tenant. Only a digest of each key is stored."""
+
+
+@keys.command("create")
+@click.option("--tenant", required=True, help="Who owns the runs made with this key (a-z, 0-9, -).")
+@click.option("--label", default="", help="A note to tell keys apart, e.g. who holds it.")
+@data_dir_option
+@stack_option
+def keys_create(tenant: str, label: str, data_dir: Path | None, stack: str | None) -> None:
+    """Create a key and print it, once: it cannot be shown again."""
+    from claimcourt.access import issue_key, valid_tenant
+
+    if not valid_tenant(tenant):
+        _fail(
+            f"tenant: {tenant!r} must be 1-63 of a-z, 0-9 and -, starting with a letter or digit",
+            EXIT_BAD_INPUT,
+        )
+    key, record = issue_key(_store(data_dir, stack), tenant, label)
+    err.print(f"key {record.key_id} for tenant {tenant}; keep it secret, it is shown only now:")
+    click.echo(key)
+
+
+@keys.command("list")
+@data_dir_option
+@stack_option
+def keys_list(data_dir: Path | None, stack: str | None) -> None:
+    """List keys (ids, tenants, labels; never the keys)."""
+    for k in _store(data_dir, stack).list_api_keys():
+        state = f"revoked {k.revoked_at:%Y-%m-%d %H:%M}" if k.revoked_at else "active"
+        click.echo(f"{k.key_id}  {k.tenant_id:<20} {state:<24} {k.created_at:%Y-%m-%d}  {k.label}")
+
+
+@keys.command("revoke")
+@click.argument("key_id")
+@data_dir_option
+@stack_option
+def keys_revoke(key_id: str, data_dir: Path | None, stack: str | None) -> None:
+    """Revoke a key by its id: requests with it are refused from now on."""
+    if not _store(data_dir, stack).revoke_api_key(key_id):
+        _fail(f"key_id: no active key {key_id}", EXIT_BAD_INPUT)
+    err.print(f"revoked {key_id}")

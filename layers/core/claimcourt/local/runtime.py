@@ -84,6 +84,14 @@ class LocalRuntime:
             )["executionArn"]
         )
 
+    def execution_status(self, run_id: str) -> str | None:
+        """RUNNING, SUCCEEDED, FAILED, TIMED_OUT or ABORTED; None if this runtime never started it."""
+        arn = self._arn.replace(":stateMachine:", ":execution:") + f":{run_id}"
+        try:
+            return str(self._sfn.describe_execution(executionArn=arn)["status"])
+        except self._sfn.exceptions.ExecutionDoesNotExist:
+            return None
+
     def wait(
         self,
         execution_arn: str,
