@@ -23,6 +23,7 @@ OUTPUT_SETTINGS = {
     "MainTableName": "table_name",
     "RetrievalCacheTableName": "cache_table_name",
     "IdempotencyTableName": "idempotency_table_name",
+    "RateLimitTableName": "limits_table_name",
     "ArtifactsBucketName": "artifacts_bucket",
 }
 
