@@ -4,13 +4,13 @@ through the event log, exactly as the laptop follows a local run."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from claimcourt.errors import ConfigurationError
+from claimcourt.execution import StepFunctionsExecutor
 from claimcourt.models import RunRecord, RunStatus
 from claimcourt.pipeline import announce_end
 from claimcourt.settings import Settings
@@ -55,14 +55,7 @@ def load_stack(name: str, base: Settings) -> Stack:
 
 
 def start(stack: Stack, run_id: str) -> str:
-    import boto3
-
-    sfn = boto3.client("stepfunctions", region_name=stack.settings.aws_region)
-    # The run id names the execution: starting the same run twice is refused, not repeated.
-    response = sfn.start_execution(
-        stateMachineArn=stack.state_machine_arn, name=run_id, input=json.dumps({"run_id": run_id})
-    )
-    return str(response["executionArn"])
+    return StepFunctionsExecutor(stack.state_machine_arn, stack.settings.aws_region).start(run_id)
 
 
 def execution_ended(stack: Stack, execution_arn: str) -> str | None:
