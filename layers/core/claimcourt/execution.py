@@ -40,6 +40,3 @@ class StepFunctionsExecutor:
             stateMachineArn=self.state_machine_arn, name=run_id, input=execution_input(run_id)
         )
         return str(reply["executionArn"])
-
-    def execution_arn(self, run_id: str) -> str:
-        return self.state_machine_arn.replace(":stateMachine:", ":execution:") + f":{run_id}"

@@ -11,7 +11,16 @@ from pydantic import ValidationError
 
 from claimcourt.errors import ConflictError, InvalidRequestError, NotFoundError
 from claimcourt.execution import Executor
-from claimcourt.models import Lease, RunEvent, RunRecord, RunRequest, RunStatus, SourceTag, utcnow
+from claimcourt.models import (
+    LOCAL_TENANT,
+    Lease,
+    RunEvent,
+    RunRecord,
+    RunRequest,
+    RunStatus,
+    SourceTag,
+    utcnow,
+)
 from claimcourt.pipeline import announce_end
 from claimcourt.settings import Settings
 from claimcourt.store.base import Store, claim_id_for
@@ -36,7 +45,7 @@ def create_run(
     store: Store,
     request: RunRequest,
     source_tag: SourceTag = SourceTag.APP,
-    tenant_id: str | None = None,
+    tenant_id: str = LOCAL_TENANT,
     run_id: str | None = None,
 ) -> RunRecord:
     record = RunRecord(
@@ -45,7 +54,7 @@ def create_run(
         status=RunStatus.RUNNING,
         request=request,
         source_tag=source_tag,
-        **({"tenant_id": tenant_id} if tenant_id else {}),
+        tenant_id=tenant_id,
     )
     store.create_run(record)
     store.append_event(

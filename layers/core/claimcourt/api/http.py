@@ -5,6 +5,7 @@ by a test). Every route but /health needs an API key, and sees only its tenant's
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -242,7 +243,12 @@ def _idempotency_layer(deps: Deps) -> BasePersistenceLayer:
 
 
 def _once(
-    deps: Deps, context: LambdaContext, tenant: str, key: str, request: RunRequest, start: Any
+    deps: Deps,
+    context: LambdaContext,
+    tenant: str,
+    key: str,
+    request: RunRequest,
+    start: Callable[[], dict[str, Any]],
 ) -> dict[str, Any]:
     """Powertools idempotency on (tenant, Idempotency-Key), the body validated against the first
     request's: a replay gets the first response, a different body under the same key is refused,
