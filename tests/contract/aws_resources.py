@@ -3,6 +3,7 @@ tests run against is the schema that deploys. Call inside `mock_aws()`."""
 
 from __future__ import annotations
 
+import threading
 import uuid
 from typing import Any
 
@@ -94,6 +95,7 @@ def dynamo_store(settings: Settings) -> DynamoStore:
         settings.table_name,
         settings.cache_table_name,
         settings.limits_table_name,
+        settings.connections_table_name,
         settings.artifacts_bucket,
         region=settings.aws_region,
         session=SESSION,
@@ -109,3 +111,75 @@ def forbid_scans(client: Any) -> None:
         raise AssertionError("the store issued a DynamoDB Scan")
 
     client.meta.events.register("before-call.dynamodb.Scan", refuse)
+
+
+def stage_functions() -> list[str]:
+    """The functions the state machine invokes (named in its DefinitionSubstitutions)."""
+    resources = template()["Resources"]
+    return sorted(
+        value["Fn::GetAtt"][0]
+        for resource in resources.values()
+        if resource["Type"] == "AWS::Serverless::StateMachine"
+        for value in resource["Properties"].get("DefinitionSubstitutions", {}).values()
+        if isinstance(value, dict) and "Fn::GetAtt" in value
+    )
+
+
+def granted(functions: list[str]) -> dict[str, set[str]]:
+    """Template logical id → the IAM actions these functions' policies grant on it (managed policies
+    by Ref, and inline statements; SAM's policy templates name no table)."""
+    resources = template()["Resources"]
+    statements: list[dict[str, Any]] = []
+    for function in functions:
+        for policy in resources[function]["Properties"].get("Policies", []):
+            if "Ref" in policy:
+                statements += resources[policy["Ref"]]["Properties"]["PolicyDocument"]["Statement"]
+            elif "Statement" in policy:
+                statements += policy["Statement"]
+    grants: dict[str, set[str]] = {}
+    for statement in statements:
+        targets = (
+            statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+        )
+        actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+        for target in targets:
+            logical = target["Fn::GetAtt"][0] if "Fn::GetAtt" in target else target.get("Fn::Sub", "")
+            logical = logical.removeprefix("${").split(".")[0]
+            grants.setdefault(logical, set()).update(actions)
+    return grants
+
+
+def record_calls(
+    clients: list[Any], settings: Settings, thread: threading.Thread | None = None
+) -> set[tuple[str, str]]:
+    """A set that fills with (template logical id, IAM action) for every call these clients make
+    (from `thread` only, if given). A transaction is authorized item by item, by each item's own
+    action, so it is recorded so."""
+    logical_of = {getattr(settings, field): logical for logical, field in RESOURCE_SETTINGS.items()}
+    calls: set[tuple[str, str]] = set()
+
+    def record(params: dict[str, Any], model: Any, **_: Any) -> None:
+        if thread is not None and threading.current_thread() is not thread:
+            return
+        service = model.service_model.endpoint_prefix
+        if model.name == "TransactWriteItems":
+            for item in params["TransactItems"]:
+                ((kind, body),) = item.items()
+                action = {"Put": "PutItem", "Update": "UpdateItem", "Delete": "DeleteItem"}[kind]
+                calls.add((logical_of[body["TableName"]], f"dynamodb:{action}"))
+            return
+        if model.name == "BatchGetItem":
+            for table in params["RequestItems"]:
+                calls.add((logical_of[table], "dynamodb:BatchGetItem"))
+            return
+        name = params.get("TableName") or params.get("Bucket")
+        calls.add((logical_of.get(name, str(name)), f"{service}:{model.name}"))
+
+    for client in clients:
+        client.meta.events.register("before-parameter-build.*.*", record)
+    return calls
+
+
+def ungranted(calls: set[tuple[str, str]], functions: list[str]) -> list[tuple[str, str]]:
+    grants = granted(functions)
+    return sorted(call for call in calls if call[1] not in grants.get(call[0], set()))

@@ -17,6 +17,7 @@ from claimcourt.errors import InvalidRequestError, NotFoundError, RateLimitedErr
 from claimcourt.models import (
     LOCAL_TENANT,
     ApiKeyRecord,
+    ConnectionRecord,
     Interval,
     Lease,
     Result,
@@ -391,6 +392,59 @@ def test_concurrent_admissions_never_exceed_the_cap(store: Store) -> None:
         t.join()
     assert (len(admitted), len(refused)) == (3, 17)
     assert sorted(lease.run_id for lease in store.leases()) == sorted(admitted)
+
+
+# ================================================================ WebSocket connections
+
+
+def _connection(connection_id: str, tenant: str = "acme", hours: float = 2) -> ConnectionRecord:
+    now = datetime.now(UTC)
+    return ConnectionRecord(
+        connection_id=connection_id, tenant_id=tenant, key_id="k1", expires_at=now + timedelta(hours=hours)
+    )
+
+
+def test_a_connection_is_kept_until_it_is_dropped_or_expires(store: Store) -> None:
+    store.put_connection(_connection("c1"))
+    store.put_connection(_connection("old", hours=-1))  # past its TTL, not yet deleted by it
+    assert store.get_connection("c1").tenant_id == "acme"
+    with pytest.raises(NotFoundError):
+        store.get_connection("old")
+    store.drop_connection("c1")
+    store.drop_connection("c1")  # a second $disconnect changes nothing
+    with pytest.raises(NotFoundError):
+        store.get_connection("c1")
+
+
+def test_subscriptions_follow_runs_until_unsubscribed_or_the_connection_is_dropped(store: Store) -> None:
+    until = datetime.now(UTC) + timedelta(hours=2)
+    for connection_id in ("c1", "c2"):
+        store.put_connection(_connection(connection_id))
+    store.subscribe("c1", "run_a", until)
+    store.subscribe("c1", "run_b", until)
+    store.subscribe("c2", "run_a", until)
+    store.subscribe("c3", "run_a", datetime.now(UTC) - timedelta(seconds=1))  # expired
+    assert store.subscribers("run_a") == ["c1", "c2"]
+    store.unsubscribe("c2", "run_a")
+    assert store.subscribers("run_a") == ["c1"]
+    store.drop_connection("c1")
+    assert (store.subscribers("run_a"), store.subscribers("run_b")) == ([], [])
+
+
+def test_one_deliverer_at_a_time_and_what_it_posted_is_remembered(store: Store) -> None:
+    now = datetime.now(UTC)
+    store.subscribe("c1", "run_a", now + timedelta(hours=2))
+    assert store.claim_delivery("c1", "run_a", until=now + timedelta(seconds=30)) == 0
+    assert store.claim_delivery("c1", "run_a", until=now + timedelta(seconds=30)) is None  # held
+    store.end_delivery("c1", "run_a", sent_seq=7)
+    store.subscribe("c1", "run_a", now + timedelta(hours=2))  # subscribing again keeps what was posted
+    assert store.claim_delivery("c1", "run_a", until=now - timedelta(seconds=1)) == 7
+    # that claim has lapsed (a deliverer that died): the next one takes over
+    assert store.claim_delivery("c1", "run_a", until=now + timedelta(seconds=30)) == 7
+    assert store.claim_delivery("c9", "run_a", until=now + timedelta(seconds=30)) is None  # not subscribed
+    store.unsubscribe("c1", "run_a")
+    store.end_delivery("c1", "run_a", sent_seq=9)  # ended after an unsubscribe: nothing comes back
+    assert store.subscribers("run_a") == []
 
 
 # ================================================================ claims

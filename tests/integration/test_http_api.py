@@ -7,6 +7,7 @@ import dataclasses
 import json
 import logging
 import threading
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +15,9 @@ import pytest
 
 from claimcourt.access import issue_key
 from claimcourt.api.http import handler, openapi_json
-from claimcourt.models import RunStatus, SourceTag
+from claimcourt.models import Lease, RunStatus, SourceTag, utcnow
 from claimcourt.pipeline import Deps, announce_end
-from claimcourt.runs import create_run, parse_request, sweep
+from claimcourt.runs import SWEEP_GRACE_S, create_run, parse_request, sweep
 from claimcourt.store.sqlite import SqliteStore
 from claimcourt.wiring import use_deps
 from tests.conftest import MakeDeps
@@ -38,6 +39,9 @@ class RecordingExecutor:
         with self._lock:
             self.started.append(run_id)
         return f"arn:aws:states:us-east-1:123456789012:execution:debate:{run_id}"
+
+    def execution_status(self, run_id: str) -> str | None:
+        return "RUNNING" if run_id in self.started else None
 
 
 @dataclasses.dataclass
@@ -311,6 +315,28 @@ def test_the_sweeper_frees_the_slots_of_runs_whose_execution_ended_without_sayin
     assert (failed.status, failed.error) == (RunStatus.FAILED, "execution timed_out")
     assert [e.type for e in api.store.list_events(died)][-1] == "run.failed"
     assert sweep(api.store, statuses.get) == []  # nothing twice
+
+
+def test_the_sweeper_leaves_runs_being_admitted_alone_and_ends_lost_ones_after_a_grace(api: Api) -> None:
+    # Given leases of runs with no execution: one admitted just now (its start is under way), one
+    # admitted long ago whose execution never started (or was lost with a restarted server), and a
+    # lease whose run was never recorded
+    recent = create_run(api.store, parse_request(CLAIM), tenant_id="acme")
+    lost = create_run(api.store, parse_request(CLAIM), tenant_id="acme")
+    long_ago = utcnow() - timedelta(seconds=SWEEP_GRACE_S + 1)
+    for run_id, since in ((recent.run_id, utcnow()), (lost.run_id, long_ago), ("run_never", long_ago)):
+        api.store.admit(Lease(run_id=run_id, tenant_id="acme", since=since), max_active=5, hourly_limit=50)
+    api.store.admit(
+        Lease(run_id="run_being_made", tenant_id="acme", since=utcnow()), max_active=5, hourly_limit=50
+    )
+    # When the sweeper runs and no execution is known for any of them
+    released = sweep(api.store, lambda run_id: None)
+    # Then only the old ones are ended and freed; the recent ones keep their slots
+    assert sorted(released) == sorted([lost.run_id, "run_never"])
+    assert sorted(lease.run_id for lease in api.store.leases()) == sorted([recent.run_id, "run_being_made"])
+    ended = api.store.get_run(lost.run_id)
+    assert (ended.status, ended.error) == (RunStatus.FAILED, "its execution never started or was lost")
+    assert api.store.get_run(recent.run_id).status is RunStatus.RUNNING
 
 
 def test_keys_are_created_listed_and_revoked_from_the_cli(tmp_path: Path, clean_env: None) -> None:

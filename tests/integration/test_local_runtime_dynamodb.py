@@ -32,6 +32,9 @@ from tests.contract.aws_resources import (
     create_from_template,
     dynamodb_settings,
     forbid_scans,
+    record_calls,
+    stage_functions,
+    ungranted,
 )
 from tests.fakes.scripted import PRICED_MODEL, ScriptedProvider
 
@@ -286,28 +289,6 @@ def test_stages_record_their_idempotency_in_the_template_table(dynamodb_env: Set
     assert {item["status"]["S"] for item in items} == {"COMPLETED"}
 
 
-def _granted_to_stages() -> dict[str, set[str]]:
-    """Template logical id → the IAM actions the stage functions' managed policies grant on it."""
-    from tests.contract.aws_resources import template
-
-    resources = template()["Resources"]
-    granted: dict[str, set[str]] = {}
-    for resource in resources.values():
-        if resource["Type"] != "AWS::Serverless::Function" or resource["Properties"].get("Events"):
-            continue  # not a stage function: the API and others have event sources
-        for ref in resource["Properties"].get("Policies", []):
-            policy = resources[ref["Ref"]]["Properties"]["PolicyDocument"]
-            for statement in policy["Statement"]:
-                target = statement["Resource"]
-                logical = target["Fn::GetAtt"][0] if "Fn::GetAtt" in target else target.get("Fn::Sub", "")
-                logical = logical.removeprefix("${").split(".")[0] if isinstance(logical, str) else logical
-                actions = (
-                    statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
-                )
-                granted.setdefault(logical, set()).update(actions)
-    return granted
-
-
 def test_every_call_a_debate_makes_is_granted_by_the_template(dynamodb_env: Settings) -> None:
     # Given a debate whose documents all overflow to S3 (a tiny inline limit), with every AWS call recorded
     s = dynamodb_env
@@ -315,32 +296,13 @@ def test_every_call_a_debate_makes_is_granted_by_the_template(dynamodb_env: Sett
         s.table_name,
         s.cache_table_name,
         s.limits_table_name,
+        s.connections_table_name,
         s.artifacts_bucket,
         region="us-east-1",
         inline_limit=200,
     )
     deps = _deps(s, ScriptedProvider(), store)
-    logical_of = {getattr(s, field): logical for logical, field in RESOURCE_SETTINGS.items()}
-    calls: set[tuple[str, str]] = set()
-
-    def record(params: dict[str, Any], model: Any, **_: Any) -> None:
-        service = model.service_model.endpoint_prefix
-        if model.name == "TransactWriteItems":  # IAM authorizes each item by its own action
-            for item in params["TransactItems"]:
-                ((kind, body),) = item.items()
-                action = {"Put": "PutItem", "Update": "UpdateItem", "Delete": "DeleteItem"}[kind]
-                calls.add((logical_of[body["TableName"]], f"dynamodb:{action}"))
-            return
-        name = params.get("TableName") or params.get("Bucket")
-        if name is None and model.name == "BatchGetItem":
-            for table in params["RequestItems"]:
-                calls.add((logical_of[table], "dynamodb:BatchGetItem"))
-            return
-        calls.add((logical_of.get(name, str(name)), f"{service}:{model.name}"))
-
-    clients = [store.client, store.s3, deps.idempotency.client]  # type: ignore[union-attr]
-    for client in clients:
-        client.meta.events.register("before-parameter-build.*.*", record)
+    calls = record_calls([store.client, store.s3, deps.idempotency.client], s)  # type: ignore[union-attr]
     run = create_run(store, parse_request({"claim": COMPOUND}))  # the API's part, not a stage's
     calls.clear()
     with LocalRuntime(deps) as runtime:
@@ -348,7 +310,5 @@ def test_every_call_a_debate_makes_is_granted_by_the_template(dynamodb_env: Sett
         assert execution.status == "SUCCEEDED", execution.error
 
     # Then each one is granted: stages need nothing the template does not give them
-    granted = _granted_to_stages()
     assert ("ArtifactsBucket", "s3:PutObject") in calls and ("IdempotencyTable", "dynamodb:PutItem") in calls
-    missing = sorted(call for call in calls if call[1] not in granted.get(call[0], set()))
-    assert missing == []
+    assert ungranted(calls, stage_functions()) == []

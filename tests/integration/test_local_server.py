@@ -3,45 +3,15 @@ runtime (the real state machine) over the SQLite store."""
 
 from __future__ import annotations
 
-import socket
-import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
-from claimcourt.access import issue_key
-from claimcourt.local.server import LocalServer
-from tests.conftest import MakeDeps
+from tests.integration.served import Served
 
 pytestmark = pytest.mark.timeout(120)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture
-def served(make_deps: MakeDeps) -> Iterator[tuple[httpx.Client, str]]:
-    deps = make_deps()
-    key, _ = issue_key(deps.store, "acme")
-    port = _free_port()
-    server = LocalServer(deps)
-    with server.running():
-        uv = uvicorn.Server(uvicorn.Config(server, host="127.0.0.1", port=port, log_level="warning"))
-        thread = threading.Thread(target=uv.run, daemon=True)
-        thread.start()
-        while not uv.started:
-            time.sleep(0.01)
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
-            yield client, key
-        uv.should_exit = True
-        thread.join(timeout=10)
 
 
 def _until_ended(client: httpx.Client, key: str, run_id: str) -> dict[str, Any]:
@@ -55,8 +25,8 @@ def _until_ended(client: httpx.Client, key: str, run_id: str) -> dict[str, Any]:
     raise AssertionError(f"run {run_id} did not end")
 
 
-def test_a_run_submitted_over_http_runs_to_a_scored_result(served: tuple[httpx.Client, str]) -> None:
-    client, key = served
+def test_a_run_submitted_over_http_runs_to_a_scored_result(served: Served) -> None:
+    client, key = served.client, served.key
     auth = {"Authorization": f"Bearer {key}"}
     assert client.get("/health").json()["status"] == "ok"
     assert client.get("/runs").status_code == 401
@@ -74,7 +44,7 @@ def test_a_run_submitted_over_http_runs_to_a_scored_result(served: tuple[httpx.C
     assert client.get("/runs", headers=auth).json()["runs"][0]["run_id"] == run_id
 
 
-def test_an_oversized_body_is_refused_without_reading_it_all(served: tuple[httpx.Client, str]) -> None:
-    client, key = served
+def test_an_oversized_body_is_refused_without_reading_it_all(served: Served) -> None:
+    client, key = served.client, served.key
     reply = client.post("/runs", content=b"x" * 5_000_000, headers={"Authorization": f"Bearer {key}"})
     assert (reply.status_code, reply.json()["code"]) == (413, "payload_too_large")

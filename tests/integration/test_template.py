@@ -30,9 +30,18 @@ FAILURE_HANDLER = "MarkFailed"
 TEMPLATE: dict[str, Any] = yaml.load((ROOT / "template.yaml").read_text(), Loader=CfnLoader)
 RESOURCES: dict[str, Any] = TEMPLATE["Resources"]
 FUNCTIONS = {k: v for k, v in RESOURCES.items() if v["Type"] == "AWS::Serverless::Function"}
-# Stage functions are invoked by the state machine; the others (the API, …) by their own event sources.
-STAGES = {k: v for k, v in FUNCTIONS.items() if not v["Properties"].get("Events")}
 MACHINES = {k: v for k, v in RESOURCES.items() if v["Type"] == "AWS::Serverless::StateMachine"}
+# Stage functions are the ones a state machine invokes; the others (APIs, notifier, sweeper) have
+# their own event sources.
+STAGES = {
+    k: v
+    for k, v in FUNCTIONS.items()
+    if any(
+        value == {"Fn::GetAtt": [k, "Arn"]}
+        for m in MACHINES.values()
+        for value in m["Properties"].get("DefinitionSubstitutions", {}).values()
+    )
+}
 ASL_FILES = sorted((ROOT / "statemachine").glob("*.asl.json"))
 
 

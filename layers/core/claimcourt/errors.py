@@ -71,6 +71,10 @@ class RateLimitedError(ClaimcourtError):
         self.retry_after_s = retry_after_s
 
 
+class ConnectionGoneError(ClaimcourtError):
+    """A WebSocket connection that is no longer there (API Gateway's 410 Gone)."""
+
+
 class StageInputError(ClaimcourtError):
     """A stage was invoked with a payload it cannot read: a wiring bug, never retried."""
 

@@ -13,6 +13,10 @@ class Executor(Protocol):
         """Start the run's execution, named by its run id; the execution's ARN."""
         ...
 
+    def execution_status(self, run_id: str) -> str | None:
+        """RUNNING, SUCCEEDED, FAILED, TIMED_OUT or ABORTED; None if there is no such execution."""
+        ...
+
 
 def execution_input(run_id: str) -> str:
     return json.dumps({"run_id": run_id})
@@ -40,3 +44,10 @@ class StepFunctionsExecutor:
             stateMachineArn=self.state_machine_arn, name=run_id, input=execution_input(run_id)
         )
         return str(reply["executionArn"])
+
+    def execution_status(self, run_id: str) -> str | None:
+        arn = self.state_machine_arn.replace(":stateMachine:", ":execution:") + f":{run_id}"
+        try:
+            return str(self.client.describe_execution(executionArn=arn)["status"])
+        except self.client.exceptions.ExecutionDoesNotExist:
+            return None

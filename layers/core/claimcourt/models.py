@@ -393,6 +393,16 @@ class Lease(Strict):
     since: datetime
 
 
+class ConnectionRecord(Strict):
+    """A WebSocket connection, authenticated at $connect: whose it is, and until when it is kept."""
+
+    connection_id: str = Field(min_length=1, max_length=128)
+    tenant_id: str = Field(pattern=TENANT_ID)
+    key_id: str
+    connected_at: datetime = Field(default_factory=utcnow)
+    expires_at: datetime
+
+
 class DriftPoint(Strict):
     tenant_id: str = LOCAL_TENANT
     claim_id: str

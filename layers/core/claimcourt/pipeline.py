@@ -50,6 +50,8 @@ from claimcourt.store.base import Store
 if TYPE_CHECKING:  # Powertools idempotency imports boto3: not at a handler's cold import
     from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 
+    from claimcourt.delivery import Poster
+
 
 @dataclass(frozen=True)
 class Deps:
@@ -63,6 +65,8 @@ class Deps:
     idempotency: BasePersistenceLayer | None = None
     # Where the API starts runs: Step Functions, or the local runtime (None: this process cannot).
     executor: Executor | None = None
+    # Where progress is posted to WebSocket connections (None: this deployment has no WebSocket API).
+    poster: Poster | None = None
 
 
 # ---------------------------------------------------------------- state payloads (kept small)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 from pydantic import ValidationError
@@ -111,25 +112,31 @@ def delete_tenant_run(store: Store, tenant_id: str, run_id: str) -> None:
     store.delete_run(run_id)
 
 
+SWEEP_GRACE_S = 120  # between admission and a started execution; well past any API call's time
+
+
 def sweep(store: Store, execution_status: Callable[[str], str | None]) -> list[str]:
     """Reconcile the cost guard's leases with executions, for runs whose process died before their
     end gave the slot back. A run that ended keeps its record and gets its end event and release; a
     run whose execution ended without saying so (timed out, aborted, crashed) ends failed with that
-    reason. `execution_status` gives an execution's status by run id (None: not known). Returns the
-    run ids whose slots were given back."""
+    reason, and so does one whose execution never started or was lost (after a grace period, so a
+    run being admitted right now is left alone). `execution_status` gives an execution's status by
+    run id (None: no such execution). Returns the run ids whose slots were given back."""
     released = []
+    settled = utcnow() - timedelta(seconds=SWEEP_GRACE_S)
     for lease in store.leases():
         try:
             record = store.get_run(lease.run_id)
         except NotFoundError:  # admitted, but its record never made it: nothing else will free it
-            if store.release(lease.run_id):
+            if lease.since < settled and store.release(lease.run_id):
                 released.append(lease.run_id)
             continue
         if not record.status.terminal:
             status = execution_status(lease.run_id)
-            if status in (None, "RUNNING"):
+            if status == "RUNNING" or (status is None and lease.since >= settled):
                 continue
-            store.set_status(lease.run_id, RunStatus.FAILED, error=f"execution {status.lower()}")
+            reason = f"execution {status.lower()}" if status else "its execution never started or was lost"
+            store.set_status(lease.run_id, RunStatus.FAILED, error=reason)
         announce_end(store, lease.run_id)
         released.append(lease.run_id)
     return released

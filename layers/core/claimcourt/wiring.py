@@ -26,6 +26,8 @@ from claimcourt.store.base import Store
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 
+    from claimcourt.delivery import Poster
+
 
 def build_store(settings: Settings) -> Store:
     if settings.store == "dynamodb":
@@ -35,6 +37,7 @@ def build_store(settings: Settings) -> Store:
             settings.table_name,
             settings.cache_table_name,
             settings.limits_table_name,
+            settings.connections_table_name,
             settings.artifacts_bucket,
             region=settings.aws_region,
             endpoint_url=settings.dynamodb_endpoint_url,
@@ -200,6 +203,7 @@ def build_deps(settings: Settings, store: Store | None = None) -> Deps:
         evidence=LazyEvidence(settings),
         idempotency=build_idempotency(settings, store),
         executor=build_executor(settings),
+        poster=build_poster(settings),
     )
 
 
@@ -207,6 +211,14 @@ def build_executor(settings: Settings) -> Executor | None:
     if settings.state_machine_arn is None:
         return None
     return StepFunctionsExecutor(settings.state_machine_arn, settings.aws_region)
+
+
+def build_poster(settings: Settings) -> Poster | None:
+    if settings.websocket_url is None:
+        return None
+    from claimcourt.delivery import ApiGatewayPoster, management_endpoint
+
+    return ApiGatewayPoster(management_endpoint(settings.websocket_url), settings.aws_region)
 
 
 _lock = threading.Lock()

@@ -1,9 +1,15 @@
-"""`claimcourt serve`: the HTTP API on 127.0.0.1, through the same handler as in the cloud.
+"""`claimcourt serve`: the HTTP and WebSocket APIs on 127.0.0.1, through the cloud's handlers.
 
-An ASGI app (served by uvicorn) turns each request into the API Gateway HTTP API event (payload
-2.0) that functions/api/app.py receives in Lambda, and its reply back into HTTP. Runs execute in the
-local runtime (the real state machine, in-process) over the SQLite store. A sweeper thread plays
-the scheduled sweeper's part: it gives back the slot of any run whose execution ended without it.
+An ASGI app (served by uvicorn) turns each HTTP request into the API Gateway HTTP API event (payload
+2.0) that functions/api/app.py receives in Lambda, and its reply back into HTTP; each WebSocket
+connection into the $connect, message and $disconnect events of functions/socket/app.py, with the
+same route selection (`$request.body.action`). Runs execute in the local runtime (the real state
+machine, in-process). Two threads play the cloud's other parts:
+
+- the feed stands in for the main table's stream and the notifier function: it watches the event
+  log of every run this server started and hands new events to the same `notify` the notifier calls;
+- the sweeper plays the scheduled sweeper: it gives back the slot of any run whose execution ended
+  without doing so.
 """
 
 from __future__ import annotations
@@ -11,7 +17,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import dataclasses
+import json
 import threading
+import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -19,17 +27,23 @@ from datetime import UTC, datetime
 from typing import Any, cast
 from urllib.parse import unquote_plus
 
+from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from claimcourt.delivery import ENDS_A_RUN, notify
+from claimcourt.errors import ConnectionGoneError
 from claimcourt.local.runtime import LocalRuntime
 from claimcourt.pipeline import Deps
 from claimcourt.runs import sweep
+from claimcourt.store.base import Store
 from claimcourt.wiring import use_deps
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 SWEEP_EVERY_S = 5.0
+FEED_EVERY_S = 0.05  # a stream delivers within a fraction of a second too
+logger = Logger(service="claimcourt-local")
 
 
 class _LocalContext:
@@ -46,17 +60,25 @@ class _LocalContext:
         return 29_000
 
 
-def http_event(scope: Scope, body: bytes) -> dict[str, Any]:
-    """The API Gateway HTTP API (payload 2.0) event for one request."""
+def _headers(scope: Scope) -> dict[str, str]:
     headers: dict[str, str] = {}
     for raw_name, raw_value in scope.get("headers", []):
         name, value = raw_name.decode("latin-1").lower(), raw_value.decode("latin-1")
         headers[name] = f"{headers[name]},{value}" if name in headers else value  # as API Gateway joins them
-    query = scope.get("query_string", b"").decode("latin-1")
+    return headers
+
+
+def _query(scope: Scope) -> dict[str, str]:
     params: dict[str, str] = {}
-    for pair in filter(None, query.split("&")):
+    for pair in filter(None, scope.get("query_string", b"").decode("latin-1").split("&")):
         name, _, value = pair.partition("=")
         params[unquote_plus(name)] = unquote_plus(value)
+    return params
+
+
+def http_event(scope: Scope, body: bytes) -> dict[str, Any]:
+    """The API Gateway HTTP API (payload 2.0) event for one request."""
+    headers, params = _headers(scope), _query(scope)
     now = datetime.now(UTC)
     try:
         text, encoded = body.decode("utf-8"), False
@@ -67,7 +89,7 @@ def http_event(scope: Scope, body: bytes) -> dict[str, Any]:
         "version": "2.0",
         "routeKey": "$default",
         "rawPath": scope["path"],
-        "rawQueryString": query,
+        "rawQueryString": scope.get("query_string", b"").decode("latin-1"),
         "headers": headers,
         "queryStringParameters": params or None,
         "requestContext": {
@@ -92,31 +114,156 @@ def http_event(scope: Scope, body: bytes) -> dict[str, Any]:
     }
 
 
-class LocalServer:
-    """The ASGI app. Use `running()` around serving: it starts the runtime and the sweeper."""
+def route_key(body: str) -> str:
+    """API Gateway's route selection, `$request.body.action`: a declared route, else $default."""
+    try:
+        action = json.loads(body).get("action")
+    except (ValueError, AttributeError):
+        return "$default"
+    return "subscribe" if action == "subscribe" else "$default"
 
-    def __init__(self, deps: Deps) -> None:
-        self.deps = deps
-        self.runtime = LocalRuntime(deps)
+
+def socket_event(scope: Scope, connection_id: str, route: str, body: str | None = None) -> dict[str, Any]:
+    """The API Gateway WebSocket event for a connection's $connect, message or $disconnect."""
+    kind = {"$connect": "CONNECT", "$disconnect": "DISCONNECT"}.get(route, "MESSAGE")
+    now_ms = int(time.time() * 1000)
+    client = scope.get("client") or ("127.0.0.1", 0)
+    headers = _headers(scope) if kind == "CONNECT" else None  # API Gateway sends them with $connect only
+    query = _query(scope) if kind == "CONNECT" else None
+    event: dict[str, Any] = {
+        "requestContext": {
+            "routeKey": route,
+            "eventType": kind,
+            "messageDirection": "IN",
+            "stage": "local",
+            "connectedAt": now_ms,
+            "requestTimeEpoch": now_ms,
+            "identity": {"sourceIp": client[0], "userAgent": (headers or {}).get("user-agent", "")},
+            "requestId": uuid.uuid4().hex,
+            "domainName": "127.0.0.1",
+            "connectionId": connection_id,
+            "apiId": "local",
+        },
+        "isBase64Encoded": False,
+    }
+    if kind == "CONNECT":
+        event |= {"headers": headers, "queryStringParameters": query or None}
+    if kind == "MESSAGE":
+        event |= {"body": body}
+        event["requestContext"]["messageId"] = uuid.uuid4().hex
+    return event
+
+
+class LocalPoster:
+    """Posts to this server's open WebSocket connections, as API Gateway's management API posts to
+    the cloud's: from any thread, in order, ConnectionGoneError once the client has gone."""
+
+    def __init__(self) -> None:
+        self._open: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Queue[str]]] = {}
+        self._lock = threading.Lock()
+
+    def opened(self, connection_id: str, loop: asyncio.AbstractEventLoop, outbox: asyncio.Queue[str]) -> None:
+        with self._lock:
+            self._open[connection_id] = (loop, outbox)
+
+    def closed(self, connection_id: str) -> None:
+        with self._lock:
+            self._open.pop(connection_id, None)
+
+    def post(self, connection_id: str, message: dict[str, Any]) -> None:
+        with self._lock:
+            found = self._open.get(connection_id)
+        if found is None:
+            raise ConnectionGoneError(f"connection {connection_id} is gone")
+        loop, outbox = found
+        try:
+            loop.call_soon_threadsafe(outbox.put_nowait, json.dumps(message, separators=(",", ":")))
+        except RuntimeError as err:  # its event loop has closed: the server is stopping
+            raise ConnectionGoneError(f"connection {connection_id} is gone") from err
+
+
+class Feed:
+    """The main table's stream and its notifier, for runs this server started: every FEED_EVERY_S
+    it looks for new events in each watched run's log and hands the run to `notify`, until the
+    run's last event has gone out."""
+
+    def __init__(self, store: Store, poster: LocalPoster) -> None:
+        self.store = store
+        self.poster = poster
+        self._seen: dict[str, int] = {}  # run id → the last seq handed on
+        self._lock = threading.Lock()
+
+    def watch(self, run_id: str) -> None:
+        with self._lock:
+            self._seen.setdefault(run_id, 0)
+
+    def tick(self) -> None:
+        with self._lock:
+            watched = dict(self._seen)
+        for run_id, seen in watched.items():
+            events = self.store.list_events(run_id, after_seq=seen)
+            if not events:
+                continue
+            try:
+                notify(self.store, self.poster, [run_id])
+            except Exception:  # logged by notify; the next tick hands the run on again, as a stream retries
+                continue
+            with self._lock:
+                if events[-1].type in ENDS_A_RUN:
+                    del self._seen[run_id]
+                else:
+                    self._seen[run_id] = events[-1].seq
+
+    def run_until(self, stop: threading.Event) -> None:
+        while not stop.wait(FEED_EVERY_S):
+            try:
+                self.tick()
+            except Exception:  # a store hiccup must not end live progress for the server's lifetime
+                logger.exception("feed tick failed")
+
+
+class LocalServer:
+    """The ASGI app. Use `running()` around serving: it starts the runtime, the feed and the
+    sweeper. It is also the API's executor: a run it starts is run by the runtime and watched by
+    the feed. `websocket_url` is what the API's links tell clients to connect to."""
+
+    def __init__(self, deps: Deps, websocket_url: str | None = None) -> None:
+        self.poster = LocalPoster()
+        settings = deps.settings
+        if websocket_url is not None:
+            settings = settings.model_copy(update={"websocket_url": websocket_url})
+        self.deps = dataclasses.replace(deps, settings=settings, executor=self, poster=self.poster)
+        self.runtime = LocalRuntime(self.deps)
+        self.feed = Feed(deps.store, self.poster)
         from claimcourt.api.http import handler
+        from claimcourt.api.socket import handler as socket_handler
 
         self._handler = handler
+        self._socket_handler = socket_handler
+
+    def start(self, run_id: str) -> str:
+        self.feed.watch(run_id)
+        return self.runtime.start(run_id)
+
+    def execution_status(self, run_id: str) -> str | None:
+        return self.runtime.execution_status(run_id)
 
     @contextmanager
     def running(self) -> Iterator[Deps]:
         stop = threading.Event()
-        with self.runtime:
-            deps = dataclasses.replace(self.deps, executor=self.runtime)
-            with use_deps(deps):
-                sweeper = threading.Thread(
-                    target=self._sweep_until, args=(stop,), daemon=True, name="sweeper"
-                )
-                sweeper.start()
-                try:
-                    yield deps
-                finally:
-                    stop.set()
-                    sweeper.join(timeout=10)
+        with self.runtime, use_deps(self.deps):
+            threads = [
+                threading.Thread(target=self._sweep_until, args=(stop,), daemon=True, name="sweeper"),
+                threading.Thread(target=self.feed.run_until, args=(stop,), daemon=True, name="feed"),
+            ]
+            for thread in threads:
+                thread.start()
+            try:
+                yield self.deps
+            finally:
+                stop.set()
+                for thread in threads:
+                    thread.join(timeout=10)
 
     def _sweep_until(self, stop: threading.Event) -> None:
         while not stop.wait(SWEEP_EVERY_S):
@@ -128,8 +275,8 @@ class LocalServer:
                 await send({"type": "lifespan.startup.complete"})
             await send({"type": "lifespan.shutdown.complete"})
             return
-        if scope["type"] != "http":  # the WebSocket API is not served locally yet
-            await send({"type": "websocket.close", "code": 1003})
+        if scope["type"] == "websocket":
+            await self._websocket(scope, receive, send)
             return
         body = await self._read_body(receive)
         context = cast(LambdaContext, _LocalContext())
@@ -141,6 +288,43 @@ class LocalServer:
             headers.append((b"content-type", b"application/json"))
         await send({"type": "http.response.start", "status": reply["statusCode"], "headers": headers})
         await send({"type": "http.response.body", "body": data})
+
+    async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """One connection, start to end, through the socket handler's routes."""
+        connection_id = uuid.uuid4().hex[:16]
+        await receive()  # websocket.connect
+
+        async def call(route: str, body: str | None = None) -> dict[str, Any]:
+            event = socket_event(scope, connection_id, route, body)
+            context = cast(LambdaContext, _LocalContext())
+            reply: dict[str, Any] = await asyncio.to_thread(self._socket_handler, event, context)
+            return reply
+
+        if (await call("$connect")).get("statusCode") != 200:
+            await send({"type": "websocket.close", "code": 1008})  # before accept: the handshake gets 403
+            return
+        outbox: asyncio.Queue[str] = asyncio.Queue()
+        self.poster.opened(connection_id, asyncio.get_running_loop(), outbox)
+        await send({"type": "websocket.accept"})
+
+        async def forward() -> None:
+            while True:
+                await send({"type": "websocket.send", "text": await outbox.get()})
+
+        forwarding = asyncio.create_task(forward())
+        try:
+            while True:
+                message = await receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                body = message.get("text")
+                if body is None:
+                    body = (message.get("bytes") or b"").decode("utf-8", "replace")
+                await call(route_key(body), body)
+        finally:
+            self.poster.closed(connection_id)
+            forwarding.cancel()
+            await call("$disconnect")
 
     async def _read_body(self, receive: Receive) -> bytes:
         """The whole body, but never more than one byte past the limit: the handler answers 413."""
@@ -162,7 +346,7 @@ def serve(
 ) -> None:
     import uvicorn
 
-    server = LocalServer(deps)
+    server = LocalServer(deps, websocket_url=f"ws://{host}:{port}/")
     with server.running():
         if on_start is not None:
             on_start()  # after the handlers are loaded (their loggers are configured on import)

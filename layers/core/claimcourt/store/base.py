@@ -13,6 +13,7 @@ from claimcourt.errors import InvalidRequestError, RateLimitedError
 from claimcourt.models import (
     ApiKeyRecord,
     ClaimRecord,
+    ConnectionRecord,
     DriftPoint,
     Lease,
     Result,
@@ -225,3 +226,31 @@ class Store(Protocol):
         ...
 
     def leases(self) -> list[Lease]: ...
+
+    # WebSocket connections, and the runs each one follows. A subscription remembers the last event
+    # seq posted to it and holds a short delivery claim, so one deliverer at a time posts a run's
+    # events to a connection, in order (claimcourt/api/socket.py).
+    def put_connection(self, record: ConnectionRecord) -> None: ...
+    def get_connection(self, connection_id: str) -> ConnectionRecord: ...
+    def drop_connection(self, connection_id: str) -> None:
+        """The connection and its subscriptions; nothing if it is gone already."""
+        ...
+
+    def subscribe(self, connection_id: str, run_id: str, expires_at: datetime) -> None:
+        """Follow a run (again: what was posted so far stays posted)."""
+        ...
+
+    def subscribers(self, run_id: str) -> list[str]:
+        """The connections following a run."""
+        ...
+
+    def claim_delivery(self, connection_id: str, run_id: str, until: datetime) -> int | None:
+        """Take the right to post this run's events to this connection until `until`: the last seq
+        posted so far, or None if another deliverer holds it or there is no such subscription."""
+        ...
+
+    def end_delivery(self, connection_id: str, run_id: str, sent_seq: int) -> None:
+        """Record what was posted and give the claim back."""
+        ...
+
+    def unsubscribe(self, connection_id: str, run_id: str) -> None: ...

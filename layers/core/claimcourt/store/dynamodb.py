@@ -21,6 +21,14 @@ A soft-deleted run's item loses its gsi1/gsi2 keys, so the sparse indexes stop l
 are per tenant, which also spreads the index's write load over one partition per tenant. The
 per-caller hourly counters are in the limits table (TTL): HOURLY#<tenant>#<yyyymmddhh>.
 
+Connections table (pk, sk; GSI `gsi1`; TTL on `expires_at`, which expired items are also read past,
+since TTL deletes lazily):
+
+    pk                  sk                      what
+    CONN#<id>           CONN                    a WebSocket connection (its tenant and key id)
+    RUN#<run_id>        CONN#<id>               a subscription: sent_seq, claimed_until (epoch ms)
+                                                                  gsi1: CONN#<id> / RUN#<run_id>
+
 Everything of a run is one partition, so a stage reads what it needs with one Query. gsi1 projects
 keys and a few small attributes, never documents: listing runs reads their documents by key
 (BatchGetItem). Every item has a `kind` attribute, for stream filters. Every read is a GetItem,
@@ -52,6 +60,7 @@ from claimcourt.errors import NotFoundError, TransientError
 from claimcourt.models import (
     ApiKeyRecord,
     ClaimRecord,
+    ConnectionRecord,
     DriftPoint,
     Lease,
     Result,
@@ -127,6 +136,7 @@ class DynamoStore:
         table: str,
         cache_table: str,
         limits_table: str,
+        connections_table: str,
         bucket: str,
         *,
         region: str | None = None,
@@ -140,6 +150,7 @@ class DynamoStore:
         self.table = table
         self.cache_table = cache_table
         self.limits_table = limits_table
+        self.connections_table = connections_table
         self.bucket = bucket
         self.inline_limit = inline_limit
         config = Config(retries={"mode": "standard", "max_attempts": 5})
@@ -761,3 +772,105 @@ class DynamoStore:
 
     def leases(self) -> list[Lease]:
         return [Lease.model_validate_json(item["doc"]["S"]) for item in self._partition(LEASES, "LEASE#")]
+
+    # ------------------------------------------------------------ WebSocket connections
+
+    def put_connection(self, record: ConnectionRecord) -> None:
+        self._put(
+            self.connections_table,
+            {
+                "pk": _s(f"CONN#{record.connection_id}"),
+                "sk": _s("CONN"),
+                "doc": _s(record.model_dump_json()),
+                "expires_at": _n(int(record.expires_at.timestamp())),
+            },
+        )
+
+    def get_connection(self, connection_id: str) -> ConnectionRecord:
+        key = {"pk": _s(f"CONN#{connection_id}"), "sk": _s("CONN")}
+        item = self._get(self.connections_table, key)
+        if item is None or int(item["expires_at"]["N"]) < time.time():
+            raise NotFoundError(f"no connection {connection_id}")
+        return ConnectionRecord.model_validate_json(item["doc"]["S"])
+
+    def drop_connection(self, connection_id: str) -> None:
+        followed = self._query(
+            TableName=self.connections_table,
+            IndexName=GSI,
+            KeyConditionExpression="gsi1pk = :c",
+            ExpressionAttributeValues={":c": _s(f"CONN#{connection_id}")},
+        )
+        keys = [{"pk": item["pk"], "sk": item["sk"]} for item in followed]
+        keys.append({"pk": _s(f"CONN#{connection_id}"), "sk": _s("CONN")})
+        with self._lock:
+            for key in keys:
+                self.client.delete_item(TableName=self.connections_table, Key=key)
+
+    def _subscription_key(self, connection_id: str, run_id: str) -> Item:
+        return {"pk": _s(_run_pk(run_id)), "sk": _s(f"CONN#{connection_id}")}
+
+    def subscribe(self, connection_id: str, run_id: str, expires_at: datetime) -> None:
+        with self._lock:
+            self.client.update_item(
+                TableName=self.connections_table,
+                Key=self._subscription_key(connection_id, run_id),
+                UpdateExpression="SET gsi1pk = :c, gsi1sk = :r, expires_at = :e,"
+                " sent_seq = if_not_exists(sent_seq, :zero)",
+                ExpressionAttributeValues={
+                    ":c": _s(f"CONN#{connection_id}"),
+                    ":r": _s(_run_pk(run_id)),
+                    ":e": _n(int(expires_at.timestamp())),
+                    ":zero": _n(0),
+                },
+            )
+
+    def subscribers(self, run_id: str) -> list[str]:
+        items = self._query(
+            TableName=self.connections_table,
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :conn)",
+            ExpressionAttributeValues={":pk": _s(_run_pk(run_id)), ":conn": _s("CONN#")},
+            ConsistentRead=True,
+        )
+        now = time.time()
+        return [i["sk"]["S"].removeprefix("CONN#") for i in items if int(i["expires_at"]["N"]) >= now]
+
+    def claim_delivery(self, connection_id: str, run_id: str, until: datetime) -> int | None:
+        try:
+            with self._lock:
+                reply = self.client.update_item(
+                    TableName=self.connections_table,
+                    Key=self._subscription_key(connection_id, run_id),
+                    UpdateExpression="SET claimed_until = :until",
+                    ConditionExpression="attribute_exists(pk)"
+                    " AND (attribute_not_exists(claimed_until) OR claimed_until < :now)",
+                    ExpressionAttributeValues={
+                        ":until": _n(int(until.timestamp() * 1000)),
+                        ":now": _n(int(time.time() * 1000)),
+                    },
+                    ReturnValues="ALL_NEW",
+                )
+        except ClientError as err:
+            if _code(err) != "ConditionalCheckFailedException":
+                raise
+            return None  # claimed by another deliverer, or not subscribed
+        return int(reply["Attributes"]["sent_seq"]["N"])
+
+    def end_delivery(self, connection_id: str, run_id: str, sent_seq: int) -> None:
+        try:
+            with self._lock:
+                self.client.update_item(
+                    TableName=self.connections_table,
+                    Key=self._subscription_key(connection_id, run_id),
+                    UpdateExpression="SET sent_seq = :seq REMOVE claimed_until",
+                    ConditionExpression="attribute_exists(pk)",
+                    ExpressionAttributeValues={":seq": _n(sent_seq)},
+                )
+        except ClientError as err:
+            if _code(err) != "ConditionalCheckFailedException":
+                raise  # else: unsubscribed or disconnected meanwhile, nothing to record
+
+    def unsubscribe(self, connection_id: str, run_id: str) -> None:
+        with self._lock:
+            self.client.delete_item(
+                TableName=self.connections_table, Key=self._subscription_key(connection_id, run_id)
+            )

@@ -20,6 +20,7 @@ from claimcourt.errors import ConfigurationError, NotFoundError
 from claimcourt.models import (
     ApiKeyRecord,
     ClaimRecord,
+    ConnectionRecord,
     DriftPoint,
     Lease,
     Result,
@@ -39,6 +40,7 @@ from claimcourt.store.base import (
     over_concurrency,
     over_hourly,
     page_of,
+    sortable,
     with_status,
 )
 
@@ -79,8 +81,19 @@ CREATE TABLE IF NOT EXISTS leases (run_id TEXT PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS hourly_admissions (
     tenant_id TEXT NOT NULL, window TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (tenant_id, window)
 );
+CREATE TABLE IF NOT EXISTS connections (
+    connection_id TEXT PRIMARY KEY, body TEXT NOT NULL, expires_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS subscriptions (
+    run_id TEXT NOT NULL, connection_id TEXT NOT NULL, sent_seq INTEGER NOT NULL DEFAULT 0,
+    claimed_until TEXT, expires_at TEXT NOT NULL, PRIMARY KEY (run_id, connection_id)
+);
+CREATE INDEX IF NOT EXISTS subscriptions_by_connection ON subscriptions (connection_id);
 """
-SCHEMA_VERSION = 2  # PRAGMA user_version; 1 was the single-tenant schema before API keys
+# PRAGMA user_version. 1 was the single-tenant schema before API keys; 2 had no WebSocket tables,
+# which 3 only adds, so a v2 file is upgraded in place.
+SCHEMA_VERSION = 3
+UPGRADES_IN_PLACE = (2,)
 
 
 def _call_record(row: tuple[Any, ...]) -> CallRecord:
@@ -105,22 +118,26 @@ class SqliteStore:
         self.path = path
         self._lock = threading.RLock()
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
+        self._refuse_other_versions(path)  # before anything is written, WAL mode included
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         with self._tx() as db:
-            version = db.execute("PRAGMA user_version").fetchone()[0]
-            if version == 0 and db.execute("SELECT 1 FROM sqlite_master WHERE name='runs'").fetchone():
-                version = 1  # made before the schema was versioned
-            if version not in (0, SCHEMA_VERSION):
-                raise ConfigurationError(
-                    f"{path} holds claimcourt data in schema v{version};"
-                    f" this version reads v{SCHEMA_VERSION}."
-                    " Move the file aside (nothing in it is changed) or set CLAIMCOURT_DATA_DIR elsewhere."
-                )
             for statement in SCHEMA.split(";"):
                 if statement.strip():
                     db.execute(statement)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _refuse_other_versions(self, path: Path) -> None:
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version == 0 and self._db.execute("SELECT 1 FROM sqlite_master WHERE name='runs'").fetchone():
+            version = 1  # made before the schema was versioned
+        if version not in (0, SCHEMA_VERSION, *UPGRADES_IN_PLACE):
+            self._db.close()
+            raise ConfigurationError(
+                f"{path} holds claimcourt data in schema v{version};"
+                f" this version reads v{SCHEMA_VERSION}."
+                " Move the file aside (nothing in it is changed) or set CLAIMCOURT_DATA_DIR elsewhere."
+            )
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -443,3 +460,66 @@ class SqliteStore:
     def leases(self) -> list[Lease]:
         leases = [Lease.model_validate_json(r[0]) for r in self._query("SELECT body FROM leases")]
         return sorted(leases, key=lambda lease: (lease.since, lease.run_id))
+
+    # ------------------------------------------------------------ WebSocket connections
+
+    def put_connection(self, record: ConnectionRecord) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO connections (connection_id, body, expires_at) VALUES (?,?,?)",
+                (record.connection_id, record.model_dump_json(), sortable(record.expires_at)),
+            )
+            db.execute("DELETE FROM connections WHERE expires_at < ?", (sortable(utcnow()),))  # as TTL does
+            db.execute("DELETE FROM subscriptions WHERE expires_at < ?", (sortable(utcnow()),))
+
+    def get_connection(self, connection_id: str) -> ConnectionRecord:
+        rows = self._query(
+            "SELECT body FROM connections WHERE connection_id = ? AND expires_at >= ?",
+            (connection_id, sortable(utcnow())),
+        )
+        if not rows:
+            raise NotFoundError(f"no connection {connection_id}")
+        return ConnectionRecord.model_validate_json(rows[0][0])
+
+    def drop_connection(self, connection_id: str) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM connections WHERE connection_id = ?", (connection_id,))
+            db.execute("DELETE FROM subscriptions WHERE connection_id = ?", (connection_id,))
+
+    def subscribe(self, connection_id: str, run_id: str, expires_at: datetime) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO subscriptions (run_id, connection_id, expires_at) VALUES (?,?,?)"
+                " ON CONFLICT (run_id, connection_id) DO UPDATE SET expires_at = excluded.expires_at",
+                (run_id, connection_id, sortable(expires_at)),
+            )
+
+    def subscribers(self, run_id: str) -> list[str]:
+        rows = self._query(
+            "SELECT connection_id FROM subscriptions WHERE run_id = ? AND expires_at >= ? ORDER BY 1",
+            (run_id, sortable(utcnow())),
+        )
+        return [r[0] for r in rows]
+
+    def claim_delivery(self, connection_id: str, run_id: str, until: datetime) -> int | None:
+        with self._tx() as db:
+            row = db.execute(
+                "UPDATE subscriptions SET claimed_until = ? WHERE run_id = ? AND connection_id = ?"
+                " AND (claimed_until IS NULL OR claimed_until < ?) RETURNING sent_seq",
+                (sortable(until), run_id, connection_id, sortable(utcnow())),
+            ).fetchone()
+            return None if row is None else int(row[0])
+
+    def end_delivery(self, connection_id: str, run_id: str, sent_seq: int) -> None:
+        with self._tx() as db:
+            db.execute(
+                "UPDATE subscriptions SET sent_seq = ?, claimed_until = NULL"
+                " WHERE run_id = ? AND connection_id = ?",
+                (sent_seq, run_id, connection_id),
+            )
+
+    def unsubscribe(self, connection_id: str, run_id: str) -> None:
+        with self._tx() as db:
+            db.execute(
+                "DELETE FROM subscriptions WHERE run_id = ? AND connection_id = ?", (run_id, connection_id)
+            )

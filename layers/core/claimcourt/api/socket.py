@@ -1,0 +1,149 @@
+"""The WebSocket API: `$connect` (with an API key), `$disconnect`, and `subscribe` to a run.
+
+A client connects with its key (the `Authorization` or `x-api-key` header, or `?api_key=` where a
+browser cannot set headers), then sends `{"action": "subscribe", "run_id": "run_…"}` and receives:
+
+    {"type": "subscribed", "run_id": …}
+    {"type": "event", "run_id": …, "event": {seq, type, stage, …}}   the stored events, then live ones,
+                                                                     ending with run.succeeded|failed|stopped
+    {"type": "error", "code": …, "detail": …}                         e.g. not_found, unknown_action
+
+Another tenant's run is refused exactly like a run that does not exist. Every message goes out
+through the deployment's Poster, in the order claimcourt.delivery keeps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any, Literal
+
+from aws_lambda_powertools import Logger
+from aws_lambda_powertools.utilities.data_classes import APIGatewayWebSocketEvent, DynamoDBStreamEvent
+from aws_lambda_powertools.utilities.typing import LambdaContext
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from claimcourt.access import authenticate, presented_key
+from claimcourt.delivery import Poster, deliver, notify
+from claimcourt.errors import ConfigurationError, ConnectionGoneError, NotFoundError, UnauthorizedError
+from claimcourt.models import ConnectionRecord, utcnow
+from claimcourt.pipeline import Deps
+from claimcourt.runs import tenant_run
+from claimcourt.wiring import current_deps
+
+logger = Logger(service="claimcourt-socket")
+# API Gateway closes a connection after 2 hours; its records live a little longer, then expire.
+KEEP_CONNECTION = timedelta(hours=2, minutes=5)
+
+Reply = dict[str, Any]
+
+
+class Subscribe(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    action: Literal["subscribe"]
+    run_id: str = Field(pattern=r"^[\w-]{1,64}$")
+
+
+def _poster(deps: Deps) -> Poster:
+    if deps.poster is None:
+        raise ConfigurationError("no WebSocket endpoint: CLAIMCOURT_WEBSOCKET_URL is not set")
+    return deps.poster
+
+
+def _error(deps: Deps, connection_id: str, code: str, detail: str) -> None:
+    try:
+        _poster(deps).post(connection_id, {"type": "error", "code": code, "detail": detail})
+    except ConnectionGoneError:
+        deps.store.drop_connection(connection_id)
+
+
+def on_connect(deps: Deps, event: APIGatewayWebSocketEvent) -> Reply:
+    """Accept only a live key; the connection remembers its tenant. A refusal is an HTTP 401 to the
+    handshake, so the client never gets a socket."""
+    try:
+        key = authenticate(deps.store, presented_key(event.headers or {}, event.query_string_parameters))
+    except UnauthorizedError:
+        return {"statusCode": 401}
+    connection_id = event.request_context.connection_id
+    deps.store.put_connection(
+        ConnectionRecord(
+            connection_id=connection_id,
+            tenant_id=key.tenant_id,
+            key_id=key.key_id,
+            expires_at=utcnow() + KEEP_CONNECTION,
+        )
+    )
+    logger.append_keys(tenant_id=key.tenant_id, key_id=key.key_id)
+    logger.info("connected")
+    return {"statusCode": 200}
+
+
+def on_disconnect(deps: Deps, event: APIGatewayWebSocketEvent) -> Reply:
+    deps.store.drop_connection(event.request_context.connection_id)
+    return {"statusCode": 200}
+
+
+def on_subscribe(deps: Deps, event: APIGatewayWebSocketEvent) -> Reply:
+    connection_id = event.request_context.connection_id
+    try:
+        message = Subscribe.model_validate_json(event.decoded_body or "")
+    except ValidationError as err:
+        first = err.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "message"
+        _error(deps, connection_id, "invalid_message", f"{field}: {first['msg']}")
+        return {"statusCode": 200}
+    try:
+        connection = deps.store.get_connection(connection_id)
+        tenant_run(deps.store, connection.tenant_id, message.run_id)
+    except NotFoundError:
+        _error(deps, connection_id, "not_found", f"no run {message.run_id}")
+        return {"statusCode": 200}
+    poster = _poster(deps)
+    try:
+        # Acknowledged before the subscription exists, so nothing a notifier posts can come before it.
+        poster.post(connection_id, {"type": "subscribed", "run_id": message.run_id})
+    except ConnectionGoneError:
+        deps.store.drop_connection(connection_id)
+        return {"statusCode": 200}
+    deps.store.subscribe(connection_id, message.run_id, connection.expires_at)
+    deliver(deps.store, poster, connection_id, message.run_id)  # what is stored so far
+    return {"statusCode": 200}
+
+
+def on_unknown(deps: Deps, event: APIGatewayWebSocketEvent) -> Reply:
+    connection_id = event.request_context.connection_id
+    _error(deps, connection_id, "unknown_action", 'send {"action": "subscribe", "run_id": "run_…"}')
+    return {"statusCode": 200}
+
+
+ROUTES: dict[str, Callable[[Deps, APIGatewayWebSocketEvent], Reply]] = {
+    "$connect": on_connect,
+    "$disconnect": on_disconnect,
+    "subscribe": on_subscribe,
+}
+
+
+@logger.inject_lambda_context(clear_state=True)  # never the event: a $connect event holds the key
+def handler(event: dict[str, Any], context: LambdaContext) -> Reply:
+    request = APIGatewayWebSocketEvent(event)
+    route = request.request_context.route_key
+    logger.append_keys(route=route, connection_id=request.request_context.connection_id)
+    return ROUTES.get(route, on_unknown)(current_deps(), request)
+
+
+@logger.inject_lambda_context(clear_state=True)
+def notifier(event: dict[str, Any], context: LambdaContext) -> None:
+    """The main table's stream, filtered to new progress events (template.yaml): post them to the
+    connections that follow their runs. A failure raises, and the stream retries the batch."""
+    stream = DynamoDBStreamEvent(event)
+    run_ids = [
+        str(image["run_id"])
+        for record in stream.records
+        if record.dynamodb is not None
+        and (image := record.dynamodb.new_image or {}).get("kind") == "event"
+        and "run_id" in image
+    ]
+    deps = current_deps()
+    notify(deps.store, _poster(deps), run_ids)
+    logger.info("notified", extra={"runs": len(set(run_ids)), "records": len(run_ids)})

@@ -1,0 +1,112 @@
+"""Posting a run's progress events to the WebSocket connections that follow it.
+
+Both the `subscribe` route (a late subscriber's stored events) and the notifier (new events, from
+the DynamoDB stream in the cloud, from the local runtime on the laptop) call `deliver`. A
+subscription remembers the last seq it was posted and is posted to by one deliverer at a time (a
+short claim in the store), so a connection gets each event in seq order, stored ones before live
+ones, whoever delivers them. A delivery that dies between a post and its record may post an event
+twice: clients keep the highest seq they have seen and skip anything at or below it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterable
+from datetime import timedelta
+from typing import Any, Protocol
+
+from aws_lambda_powertools import Logger
+
+from claimcourt.errors import ConnectionGoneError
+from claimcourt.models import RunEvent, RunStatus, utcnow
+from claimcourt.store.base import Store
+
+logger = Logger(service="claimcourt-delivery")
+CLAIM_FOR = timedelta(seconds=30)  # a deliverer that dies frees its subscriptions after this
+ENDS_A_RUN = frozenset(f"run.{status.value}" for status in RunStatus if status.terminal)
+
+
+class Poster(Protocol):
+    def post(self, connection_id: str, message: dict[str, Any]) -> None:
+        """Send one JSON message; ConnectionGoneError if the client has gone."""
+        ...
+
+
+def event_message(event: RunEvent) -> dict[str, Any]:
+    return {"type": "event", "run_id": event.run_id, "event": event.model_dump(mode="json")}
+
+
+def deliver(store: Store, poster: Poster, connection_id: str, run_id: str) -> int:
+    """Post the run's events this connection has not had, in order. Returns how many were posted.
+    If another deliverer holds the subscription it is left to it: a deliverer looks again for new
+    events after it lets go, so nothing appended meanwhile is missed."""
+    posted = 0
+    while True:
+        sent = store.claim_delivery(connection_id, run_id, until=utcnow() + CLAIM_FOR)
+        if sent is None:
+            return posted
+        last, ended = sent, False
+        try:
+            for event in store.list_events(run_id, after_seq=sent):
+                poster.post(connection_id, event_message(event))
+                last, ended, posted = event.seq, event.type in ENDS_A_RUN, posted + 1
+        except ConnectionGoneError:
+            store.drop_connection(connection_id)
+            return posted
+        finally:
+            store.end_delivery(connection_id, run_id, last)
+        if ended:  # the run's last event: nothing more will come for this subscription
+            store.unsubscribe(connection_id, run_id)
+            return posted
+        if not store.list_events(run_id, after_seq=last):
+            return posted
+
+
+def notify(store: Store, poster: Poster, run_ids: Iterable[str]) -> None:
+    """Deliver new events of these runs to every connection that follows them. A connection whose
+    delivery fails is logged and skipped, the others still get theirs; then the first failure is
+    raised, so the stream hands the batch over again (what was posted is not posted twice)."""
+    failures: list[Exception] = []
+    for run_id in dict.fromkeys(run_ids):
+        for connection_id in store.subscribers(run_id):
+            try:
+                deliver(store, poster, connection_id, run_id)
+            except Exception as err:
+                logger.exception("delivery failed", extra={"run_id": run_id, "connection_id": connection_id})
+                failures.append(err)
+    if failures:
+        raise failures[0]
+
+
+class ApiGatewayPoster:
+    """Posts through API Gateway's management API (`https://<api>.execute-api.<region>.amazonaws.com/<stage>`)."""
+
+    def __init__(self, endpoint_url: str, region: str | None = None) -> None:
+        self.endpoint_url = endpoint_url
+        self._region = region
+        self._client: Any = None  # made at the first post
+        self._lock = threading.Lock()
+
+    @property
+    def client(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                import boto3
+
+                self._client = boto3.client(
+                    "apigatewaymanagementapi", endpoint_url=self.endpoint_url, region_name=self._region
+                )
+            return self._client
+
+    def post(self, connection_id: str, message: dict[str, Any]) -> None:
+        data = json.dumps(message, separators=(",", ":")).encode()
+        try:
+            self.client.post_to_connection(ConnectionId=connection_id, Data=data)
+        except self.client.exceptions.GoneException as err:
+            raise ConnectionGoneError(f"connection {connection_id} is gone") from err
+
+
+def management_endpoint(websocket_url: str) -> str:
+    """wss://<api>.execute-api.<region>.amazonaws.com/<stage> → the https:// URL to post through."""
+    return "https://" + websocket_url.removeprefix("wss://").removeprefix("ws://").rstrip("/")

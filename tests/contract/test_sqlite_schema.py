@@ -1,0 +1,39 @@
+"""The SQLite file's schema version: what an older file meets when a newer claimcourt opens it."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from claimcourt.errors import ConfigurationError
+from claimcourt.store.sqlite import SCHEMA_VERSION, SqliteStore
+from tests.contract.test_store_contract import _record
+
+
+def test_a_v2_file_gains_the_websocket_tables_and_keeps_its_runs(tmp_path: Path) -> None:
+    path = tmp_path / "claimcourt.sqlite3"
+    store = SqliteStore(path)
+    store.create_run(_record("run_1"))
+    store.close()
+    with sqlite3.connect(path) as db:  # as version 2 left it: no WebSocket tables
+        db.execute("DROP TABLE subscriptions")
+        db.execute("DROP TABLE connections")
+        db.execute("PRAGMA user_version = 2")
+    reopened = SqliteStore(path)
+    assert reopened.get_run("run_1").run_id == "run_1"
+    assert reopened.subscribers("run_1") == []
+    reopened.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_a_file_from_before_tenants_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
+    path = tmp_path / "claimcourt.sqlite3"
+    with sqlite3.connect(path) as db:  # version 1: unversioned, runs without a tenant
+        db.execute("CREATE TABLE runs (run_id TEXT PRIMARY KEY, record TEXT NOT NULL)")
+    before = path.read_bytes()
+    with pytest.raises(ConfigurationError, match="schema v1"):
+        SqliteStore(path)
+    assert path.read_bytes() == before

@@ -1,0 +1,168 @@
+"""The WebSocket handler (functions/socket/app.py) and the notifier (functions/notify/app.py),
+driven with API Gateway WebSocket and DynamoDB stream events, posting through a recording poster."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from claimcourt.access import issue_key
+from claimcourt.api.socket import handler, notifier
+from claimcourt.delivery import deliver, management_endpoint
+from claimcourt.errors import ConnectionGoneError, NotFoundError
+from claimcourt.models import RunEvent
+from claimcourt.pipeline import Deps
+from claimcourt.runs import create_run, parse_request
+from claimcourt.wiring import use_deps
+from tests.conftest import MakeDeps
+from tests.fakes.apigw import LambdaContext
+
+
+class RecordingPoster:
+    def __init__(self) -> None:
+        self.sent: dict[str, list[dict[str, Any]]] = {}
+        self.gone: set[str] = set()
+        self._lock = threading.Lock()
+
+    def post(self, connection_id: str, message: dict[str, Any]) -> None:
+        if connection_id in self.gone:
+            raise ConnectionGoneError(f"connection {connection_id} is gone")
+        with self._lock:
+            self.sent.setdefault(connection_id, []).append(message)
+
+    def seqs(self, connection_id: str) -> list[int]:
+        return [m["event"]["seq"] for m in self.sent.get(connection_id, []) if m["type"] == "event"]
+
+
+@dataclasses.dataclass
+class Socket:
+    deps: Deps
+    poster: RecordingPoster
+    key: str
+
+    def send(self, route: str, connection_id: str, body: Any = None, **event: Any) -> dict[str, Any]:
+        request = {
+            "requestContext": {"routeKey": route, "connectionId": connection_id, "stage": "prod"},
+            "isBase64Encoded": False,
+            **event,
+        }
+        if body is not None:
+            request["body"] = body if isinstance(body, str) else json.dumps(body)
+        reply: dict[str, Any] = handler(request, LambdaContext())
+        return reply
+
+    def connect(self, connection_id: str, key: str | None = None) -> dict[str, Any]:
+        return self.send("$connect", connection_id, headers={"x-api-key": key or self.key})
+
+
+@pytest.fixture
+def socket(make_deps: MakeDeps) -> Iterator[Socket]:
+    poster = RecordingPoster()
+    deps = dataclasses.replace(make_deps(), poster=poster)
+    key, _ = issue_key(deps.store, "acme")
+    with use_deps(deps):
+        yield Socket(deps, poster, key)
+
+
+def _event(run_id: str, kind: str = "event") -> dict[str, Any]:
+    return {
+        "eventName": "INSERT",
+        "dynamodb": {
+            "NewImage": {"pk": {"S": f"RUN#{run_id}"}, "kind": {"S": kind}, "run_id": {"S": run_id}}
+        },
+    }
+
+
+def _append(deps: Deps, run_id: str, kind: str) -> None:
+    deps.store.append_event(RunEvent(run_id=run_id, type=kind), key=f"{kind}:{kind}")
+
+
+def test_connect_keeps_the_connection_with_its_tenant_and_disconnect_forgets_it(socket: Socket) -> None:
+    assert socket.connect("c1") == {"statusCode": 200}
+    assert socket.deps.store.get_connection("c1").tenant_id == "acme"
+    assert socket.connect("c2", key="cc_0000000000000000_" + "x" * 43) == {"statusCode": 401}
+    with pytest.raises(NotFoundError):
+        socket.deps.store.get_connection("c2")
+    assert socket.send("$disconnect", "c1") == {"statusCode": 200}
+    with pytest.raises(NotFoundError):
+        socket.deps.store.get_connection("c1")
+
+
+def test_the_notifier_posts_new_events_to_the_connections_that_follow_the_run(socket: Socket) -> None:
+    # Given two connections following a run, one following another run
+    run = create_run(socket.deps.store, parse_request({"claim": "Sea levels are rising"}), tenant_id="acme")
+    other = create_run(socket.deps.store, parse_request({"claim": "The moon is cheese"}), tenant_id="acme")
+    for connection_id, run_id in (("c1", run.run_id), ("c2", run.run_id), ("c3", other.run_id)):
+        socket.connect(connection_id)
+        socket.send("subscribe", connection_id, {"action": "subscribe", "run_id": run_id})
+    assert socket.poster.seqs("c1") == [1]  # the stored run.created
+    # When two events are appended and their stream records arrive (with records the filter lets by)
+    _append(socket.deps, run.run_id, "stage.started")
+    _append(socket.deps, run.run_id, "stage.completed")
+    notifier(
+        {"Records": [_event(run.run_id), _event(run.run_id), _event(run.run_id, "counter")]}, LambdaContext()
+    )
+    # Then each follower got each new event once, in order; the other run's follower got nothing new
+    assert socket.poster.seqs("c1") == socket.poster.seqs("c2") == [1, 2, 3]
+    assert socket.poster.seqs("c3") == [1]
+    notifier({"Records": [_event(run.run_id)]}, LambdaContext())  # a redelivered batch
+    assert socket.poster.seqs("c1") == [1, 2, 3]
+
+
+def test_a_gone_connection_is_removed_and_the_others_still_get_theirs(socket: Socket) -> None:
+    run = create_run(socket.deps.store, parse_request({"claim": "Sea levels are rising"}), tenant_id="acme")
+    for connection_id in ("c1", "c2"):
+        socket.connect(connection_id)
+        socket.send("subscribe", connection_id, {"action": "subscribe", "run_id": run.run_id})
+    socket.poster.gone.add("c1")  # the client went away without a $disconnect (410 Gone)
+    _append(socket.deps, run.run_id, "stage.started")
+    notifier({"Records": [_event(run.run_id)]}, LambdaContext())
+    assert socket.deps.store.subscribers(run.run_id) == ["c2"]
+    with pytest.raises(NotFoundError):
+        socket.deps.store.get_connection("c1")
+    assert socket.poster.seqs("c2") == [1, 2]
+
+
+def test_the_run_end_closes_the_subscription(socket: Socket) -> None:
+    run = create_run(socket.deps.store, parse_request({"claim": "Sea levels are rising"}), tenant_id="acme")
+    socket.connect("c1")
+    socket.send("subscribe", "c1", {"action": "subscribe", "run_id": run.run_id})
+    _append(socket.deps, run.run_id, "run.succeeded")
+    notifier({"Records": [_event(run.run_id)]}, LambdaContext())
+    assert socket.poster.seqs("c1") == [1, 2]
+    assert socket.deps.store.subscribers(run.run_id) == []
+
+
+def test_racing_deliverers_post_each_event_once_and_in_order(socket: Socket) -> None:
+    # Given a follower, and events appended while several deliverers (subscribe, stream batches) race
+    store = socket.deps.store
+    run = create_run(store, parse_request({"claim": "Sea levels are rising"}), tenant_id="acme")
+    socket.connect("c1")
+    socket.send("subscribe", "c1", {"action": "subscribe", "run_id": run.run_id})
+
+    def append_and_deliver(i: int) -> None:
+        store.append_event(RunEvent(run_id=run.run_id, type="stage.started"), key=f"k{i}")
+        deliver(store, socket.poster, "c1", run.run_id)
+
+    threads = [threading.Thread(target=append_and_deliver, args=(i,)) for i in range(30)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    # Then the follower saw 1..31 exactly once each, in order: whoever held the claim posted them
+    assert socket.poster.seqs("c1") == list(range(1, 32))
+
+
+def test_posting_needs_a_websocket_endpoint(make_deps: MakeDeps) -> None:
+    deps = make_deps()  # no poster: CLAIMCOURT_WEBSOCKET_URL unset
+    with use_deps(deps), pytest.raises(Exception, match="CLAIMCOURT_WEBSOCKET_URL"):
+        notifier({"Records": [_event("run_x")]}, LambdaContext())
+    assert (
+        management_endpoint("wss://abc.execute-api.eu-west-1.amazonaws.com/prod/")
+        == "https://abc.execute-api.eu-west-1.amazonaws.com/prod"
+    )

@@ -1,0 +1,134 @@
+"""Live progress over the WebSocket API: a real client against `claimcourt serve`'s app, whose
+socket handler is functions/socket/app.py's and whose feed hands new events to the notifier's
+`notify`, as the DynamoDB stream does in the cloud."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import ClientConnection, connect
+
+from claimcourt.delivery import ENDS_A_RUN
+from tests.integration.served import Served
+
+pytestmark = pytest.mark.timeout(120)
+CLAIM = {"claim": "Sea levels are rising"}
+
+
+def _open(served: Served, key: str | None = None, query: bool = False) -> ClientConnection:
+    key = key or served.key
+    if query:  # as a browser must: it cannot set headers on a WebSocket
+        return connect(f"{served.ws_url}?api_key={key}", proxy=None, open_timeout=10)
+    return connect(served.ws_url, additional_headers={"Authorization": f"Bearer {key}"}, proxy=None)
+
+
+def _receive(ws: ClientConnection, timeout: float = 60) -> dict[str, Any]:
+    message: dict[str, Any] = json.loads(ws.recv(timeout=timeout))
+    return message
+
+
+def _until_the_end(ws: ClientConnection) -> list[dict[str, Any]]:
+    events = []
+    while True:
+        message = _receive(ws)
+        assert message["type"] == "event", message
+        events.append(message["event"])
+        if message["event"]["type"] in ENDS_A_RUN:
+            return events
+
+
+def _start(served: Served) -> str:
+    reply = served.client.post("/runs", json=CLAIM, headers={"Authorization": f"Bearer {served.key}"})
+    assert reply.status_code == 202, reply.text
+    run_id: str = reply.json()["run_id"]
+    return run_id
+
+
+def _stored(served: Served, run_id: str) -> list[dict[str, Any]]:
+    reply = served.client.get(f"/runs/{run_id}/events", headers={"Authorization": f"Bearer {served.key}"})
+    events: list[dict[str, Any]] = reply.json()["events"]
+    return events
+
+
+def test_a_subscriber_receives_every_stage_event_in_order_then_the_result(served: Served) -> None:
+    # Given a connected client and a run just submitted over HTTP
+    with _open(served) as ws:
+        run_id = _start(served)
+        # When it subscribes
+        ws.send(json.dumps({"action": "subscribe", "run_id": run_id}))
+        assert _receive(ws) == {"type": "subscribed", "run_id": run_id}
+        events = _until_the_end(ws)
+    # Then it got the whole log, stored then live, each event once and in order, ending with the result
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert events == _stored(served, run_id)
+    assert events[0]["type"] == "run.created" and events[-1]["type"] == "run.succeeded"
+    assert (
+        events[-1]["data"]["score"]
+        == served.client.get(f"/runs/{run_id}", headers={"Authorization": f"Bearer {served.key}"}).json()[
+            "score"
+        ]
+    )
+    stages = [e["stage"] for e in events if e["type"] == "stage.completed"]
+    for stage in ("suitability", "decompose", "retrieve", "argue", "moderate", "adjudicate", "score"):
+        assert stage in stages
+    assert stages.index("adjudicate") < stages.index("score") and stages[-1] == "score"
+    started = [(e["stage"], e["data"]) for e in events if e["type"] == "stage.started"]
+    completed = [
+        (e["stage"], {k: v for k, v in e["data"].items() if k not in ("elapsed_ms", "summary")})
+        for e in events
+        if e["type"] == "stage.completed"
+    ]
+    assert sorted(map(repr, started)) == sorted(map(repr, completed))  # every stage that began, ended
+
+
+def test_a_late_subscriber_gets_the_stored_events_of_a_finished_run(served: Served) -> None:
+    with _open(served) as ws:
+        run_id = _start(served)
+        ws.send(json.dumps({"action": "subscribe", "run_id": run_id}))
+        _receive(ws)
+        _until_the_end(ws)
+    with _open(served, query=True) as late:
+        late.send(json.dumps({"action": "subscribe", "run_id": run_id}))
+        assert _receive(late)["type"] == "subscribed"
+        assert _until_the_end(late) == _stored(served, run_id)
+
+
+def test_a_connection_without_a_valid_key_is_refused_at_the_handshake(served: Served) -> None:
+    for attempt in (
+        lambda: connect(served.ws_url, proxy=None),
+        lambda: _open(served, key="cc_0000000000000000_" + "x" * 43),
+    ):
+        with pytest.raises(InvalidStatus) as refused:
+            attempt()
+        assert refused.value.response.status_code == 403
+
+
+def test_another_tenants_run_cannot_be_followed(served: Served) -> None:
+    run_id = _start(served)
+    with _open(served, key=served.other_key) as ws:
+        ws.send(json.dumps({"action": "subscribe", "run_id": run_id}))
+        assert _receive(ws) == {"type": "error", "code": "not_found", "detail": f"no run {run_id}"}
+        ws.send(json.dumps({"action": "subscribe", "run_id": "run_nope"}))
+        assert _receive(ws)["code"] == "not_found"  # the same answer as a run that does not exist
+
+
+@pytest.mark.parametrize(
+    ("message", "code"),
+    [
+        ('{"action": "dance"}', "unknown_action"),
+        ("not json", "unknown_action"),
+        ('{"action": "subscribe"}', "invalid_message"),
+        ('{"action": "subscribe", "run_id": "../etc"}', "invalid_message"),
+    ],
+)
+def test_a_message_it_cannot_act_on_gets_an_error_and_the_connection_stays(
+    served: Served, message: str, code: str
+) -> None:
+    with _open(served) as ws:
+        ws.send(message)
+        assert _receive(ws)["code"] == code
+        ws.send(json.dumps({"action": "subscribe", "run_id": "run_nope"}))
+        assert _receive(ws)["code"] == "not_found"  # still open, still answering
