@@ -33,11 +33,14 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)  # an error stays on
 
 
 def _quiet_logs(verbose: bool) -> None:
-    """Stage logs are structured JSON for CloudWatch; on a terminal the progress view says it better."""
-    logging.getLogger("claimcourt").setLevel(logging.INFO if verbose else logging.WARNING)
-    for handler in logging.getLogger("claimcourt").handlers:
-        if isinstance(handler, logging.StreamHandler):
-            handler.setStream(sys.stderr)  # never mix logs into stdout (--json)
+    """Handler logs are structured JSON for CloudWatch; on a terminal the progress view says it better.
+    Each Powertools logger is named for its service: claimcourt, claimcourt-api, claimcourt-socket, …"""
+    for name in [n for n in logging.root.manager.loggerDict if n.split("-")[0] == "claimcourt"]:
+        logger = logging.getLogger(name)
+        logger.setLevel(logging.INFO if verbose else logging.WARNING)
+        for handler in logger.handlers:
+            if isinstance(handler, logging.StreamHandler):
+                handler.setStream(sys.stderr)  # never mix logs into stdout (--json)
 
 
 def _fail(message: str, code: int) -> NoReturn:
@@ -219,14 +222,15 @@ def show(run_id: str, as_json: bool, data_dir: Path | None, stack: str | None) -
 @click.option("--verbose", is_flag=True, help="Show each handler's structured log on stderr.")
 @data_dir_option
 def serve(host: str, port: int, verbose: bool, data_dir: Path | None) -> None:
-    """Serve the HTTP API locally: the cloud's handler, runs in the local runtime."""
+    """Serve the HTTP and WebSocket APIs locally: the cloud's handlers, runs in the local runtime."""
     from claimcourt.local.server import serve as serve_api
 
     deps = build_deps(_settings(data_dir))
 
     def started() -> None:
         _quiet_logs(verbose)
-        err.print(f"claimcourt API on http://{host}:{port} ({deps.settings.store} store); Ctrl-C stops it")
+        err.print(f"claimcourt API on http://{host}:{port}, live progress on ws://{host}:{port}/")
+        err.print(f"({deps.settings.store} store); Ctrl-C stops it")
         err.print("API keys: claimcourt keys create --tenant <name>")
 
     serve_api(deps, host, port, on_start=started)
