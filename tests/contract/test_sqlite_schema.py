@@ -12,18 +12,19 @@ from claimcourt.store.sqlite import SCHEMA_VERSION, SqliteStore
 from tests.contract.test_store_contract import _record
 
 
-def test_a_v2_file_gains_the_websocket_tables_and_keeps_its_runs(tmp_path: Path) -> None:
+def test_a_v2_file_gains_the_newer_tables_and_keeps_its_runs(tmp_path: Path) -> None:
     path = tmp_path / "claimcourt.sqlite3"
     store = SqliteStore(path)
     store.create_run(_record("run_1"))
     store.close()
-    with sqlite3.connect(path) as db:  # as version 2 left it: no WebSocket tables
+    with sqlite3.connect(path) as db:  # as version 2 left it: no WebSocket or monitor tables
+        db.execute("DROP TABLE monitors")
         db.execute("DROP TABLE subscriptions")
         db.execute("DROP TABLE connections")
         db.execute("PRAGMA user_version = 2")
     reopened = SqliteStore(path)
     assert reopened.get_run("run_1").run_id == "run_1"
-    assert reopened.subscribers("run_1") == []
+    assert reopened.subscribers("run_1") == [] and reopened.list_monitors("acme") == []
     reopened.close()
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION

@@ -20,6 +20,8 @@ from claimcourt.models import (
     ConnectionRecord,
     Interval,
     Lease,
+    Monitor,
+    MonitorRequest,
     Result,
     RunEvent,
     RunRecord,
@@ -794,3 +796,48 @@ def test_the_main_table_streams_new_images_and_ttl_tables_expire() -> None:
         assert props["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
         assert props["SSESpecification"] == {"SSEEnabled": True}
         assert (name == "MainTable") != ("TimeToLiveSpecification" in props)
+
+
+# ================================================================ monitors
+
+
+def _monitor(
+    monitor_id: str, claim: str = "Sea levels are rising", tenant: str = "acme", **kw: Any
+) -> Monitor:
+    request = MonitorRequest(claim=claim, cadence="daily", threshold=10)
+    fields: dict[str, Any] = {"next_due": T0, "created_at": T0} | kw
+    return Monitor(
+        monitor_id=monitor_id, tenant_id=tenant, claim_id=claim_id_for(claim), request=request, **fields
+    )
+
+
+def test_monitors_are_listed_per_tenant_and_by_claim(store: Store) -> None:
+    store.put_monitor(_monitor("m2", "Glaciers are retreating", created_at=T0 + timedelta(minutes=1)))
+    store.put_monitor(_monitor("m1"))
+    store.put_monitor(_monitor("m3", created_at=T0 + timedelta(minutes=2)))
+    store.put_monitor(_monitor("m4", tenant="globex"))
+    assert store.get_monitor("m2").request.claim == "Glaciers are retreating"
+    assert {m.monitor_id for m in store.list_monitors("acme")} == {"m1", "m2", "m3"}
+    assert [m.monitor_id for m in store.monitors_of_claim("acme", claim_id_for("Sea levels are rising"))] == [
+        "m1",
+        "m3",
+    ]
+    assert [m.monitor_id for m in store.list_monitors("globex")] == ["m4"]
+    assert store.delete_monitor("m1") is True
+    assert store.delete_monitor("m1") is False
+    with pytest.raises(NotFoundError):
+        store.get_monitor("m1")
+
+
+def test_due_monitors_come_most_overdue_first_and_move_on_once(store: Store) -> None:
+    for i, minutes in enumerate((30, -10, 0, 5)):  # due 30 min after T0, 10 before, at T0, 5 after
+        store.put_monitor(_monitor(f"m{i}", next_due=T0 + timedelta(minutes=minutes)))
+    assert [m.monitor_id for m in store.due_monitors(T0, limit=10)] == ["m1", "m2"]
+    assert [m.monitor_id for m in store.due_monitors(T0 + timedelta(hours=1), limit=3)] == ["m1", "m2", "m3"]
+    tomorrow = T0 + timedelta(days=1)
+    assert store.advance_monitor("m1", T0 - timedelta(minutes=10), tomorrow, "run_1") is True
+    assert store.advance_monitor("m1", T0 - timedelta(minutes=10), tomorrow, "run_1") is False  # moved on
+    assert store.advance_monitor("nope", T0, tomorrow, "run_x") is False
+    moved = store.get_monitor("m1")
+    assert (moved.next_due, moved.last_run_id) == (tomorrow, "run_1")
+    assert [m.monitor_id for m in store.due_monitors(T0, limit=10)] == ["m2"]

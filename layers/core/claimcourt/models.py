@@ -63,6 +63,24 @@ def _reject_control_chars(value: str, field: str) -> str:
 # ---------------------------------------------------------------- the request
 
 
+def _clean_claim(value: str) -> str:
+    value = re.sub(r"\s+", " ", _reject_control_chars(value, "claim")).strip()
+    if not value:
+        raise ValueError("claim is empty")
+    if len(value) > MAX_CLAIM_CHARS:
+        raise ValueError(f"claim is {len(value)} characters; the limit is {MAX_CLAIM_CHARS}")
+    return value
+
+
+def _clean_context(value: str | None) -> str | None:
+    if value is None:
+        return None
+    value = _reject_control_chars(value, "context").strip()
+    if len(value) > MAX_CONTEXT_CHARS:
+        raise ValueError(f"context is {len(value)} characters; the limit is {MAX_CONTEXT_CHARS}")
+    return value or None
+
+
 class RunRequest(Strict):
     """What a caller asks for. Validated before anything is stored or spent."""
 
@@ -75,22 +93,12 @@ class RunRequest(Strict):
     @field_validator("claim")
     @classmethod
     def _claim(cls, value: str) -> str:
-        value = re.sub(r"\s+", " ", _reject_control_chars(value, "claim")).strip()
-        if not value:
-            raise ValueError("claim is empty")
-        if len(value) > MAX_CLAIM_CHARS:
-            raise ValueError(f"claim is {len(value)} characters; the limit is {MAX_CLAIM_CHARS}")
-        return value
+        return _clean_claim(value)
 
     @field_validator("context")
     @classmethod
     def _context(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        value = _reject_control_chars(value, "context").strip()
-        if len(value) > MAX_CONTEXT_CHARS:
-            raise ValueError(f"context is {len(value)} characters; the limit is {MAX_CONTEXT_CHARS}")
-        return value or None
+        return _clean_context(value)
 
     @field_validator("as_of_date")
     @classmethod
@@ -98,6 +106,50 @@ class RunRequest(Strict):
         if value is not None and value > datetime.now(UTC).date():
             raise ValueError(f"as_of_date {value.isoformat()} is in the future")
         return value
+
+
+# Cadences a monitor may name, as the cron expressions they stand for (UTC).
+CADENCES = {"hourly": "0 * * * *", "daily": "0 0 * * *", "weekly": "0 0 * * 1"}
+
+
+class MonitorRequest(Strict):
+    """A claim to re-score on a schedule, and how far its score must move to say so."""
+
+    claim: str = Field(description="A falsifiable claim, up to 2,000 characters.")
+    cadence: str = Field(
+        max_length=100, description="hourly, daily, weekly, or a 5-field cron expression (UTC)."
+    )
+    threshold: int = Field(
+        ge=1, le=100, description="Points the score must move for a claim.score_changed event."
+    )
+    mode: Mode = "spectral"
+    context: str | None = Field(default=None, description="Optional background text for the debaters.")
+    effort: Effort = "standard"
+
+    @field_validator("claim")
+    @classmethod
+    def _claim(cls, value: str) -> str:
+        return _clean_claim(value)
+
+    @field_validator("context")
+    @classmethod
+    def _context(cls, value: str | None) -> str | None:
+        return _clean_context(value)
+
+    @field_validator("cadence")
+    @classmethod
+    def _cadence(cls, value: str) -> str:
+        from croniter import croniter  # only where cadences are read: not at a stage's cold start
+
+        value = " ".join(value.split()).lower()
+        if value in CADENCES:
+            return value
+        if len(value.split(" ")) != 5 or not croniter.is_valid(value):
+            raise ValueError(f"{value!r} is not hourly, daily, weekly or a 5-field cron expression")
+        return value
+
+    def run_request(self) -> RunRequest:
+        return RunRequest(claim=self.claim, mode=self.mode, context=self.context, effort=self.effort)
 
 
 # ---------------------------------------------------------------- stage artifacts
@@ -391,6 +443,18 @@ class Lease(Strict):
     run_id: str
     tenant_id: str
     since: datetime
+
+
+class Monitor(Strict):
+    """A tenant's watched claim: re-scored (source tag drift) each time `next_due` comes round."""
+
+    monitor_id: str
+    tenant_id: str = Field(pattern=TENANT_ID)
+    claim_id: str
+    request: MonitorRequest
+    created_at: datetime = Field(default_factory=utcnow)
+    next_due: datetime
+    last_run_id: str | None = None
 
 
 class ConnectionRecord(Strict):

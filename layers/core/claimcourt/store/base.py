@@ -16,6 +16,7 @@ from claimcourt.models import (
     ConnectionRecord,
     DriftPoint,
     Lease,
+    Monitor,
     Result,
     RunEvent,
     RunPage,
@@ -56,6 +57,11 @@ _LISTING_KEY = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z#[\w-]{1,64}$
 
 def listing_key(record: RunRecord) -> str:
     return f"{sortable(record.created_at)}#{record.run_id}"
+
+
+def monitor_listing_key(monitor: Monitor) -> str:
+    """Monitors list by claim, then age: a claim's monitors sit together (the score stage reads them)."""
+    return f"{monitor.claim_id}#{sortable(monitor.created_at)}#{monitor.monitor_id}"
 
 
 def encode_cursor(key: str) -> str:
@@ -226,6 +232,26 @@ class Store(Protocol):
         ...
 
     def leases(self) -> list[Lease]: ...
+
+    # monitors: claims re-scored on a schedule (a due index, so the drift tick never scans)
+    def put_monitor(self, monitor: Monitor) -> None: ...
+    def get_monitor(self, monitor_id: str) -> Monitor: ...
+    def list_monitors(self, tenant_id: str) -> list[Monitor]:
+        """A tenant's monitors, by claim then age."""
+        ...
+
+    def monitors_of_claim(self, tenant_id: str, claim_id: str) -> list[Monitor]: ...
+    def delete_monitor(self, monitor_id: str) -> bool:
+        """False if there was no such monitor."""
+        ...
+
+    def due_monitors(self, now: datetime, limit: int) -> list[Monitor]:
+        """Monitors whose next_due is at or before `now`, the most overdue first."""
+        ...
+
+    def advance_monitor(self, monitor_id: str, due: datetime, next_due: datetime, run_id: str) -> bool:
+        """Move a monitor on from `due` (its run started): False if it was moved on or deleted meanwhile."""
+        ...
 
     # WebSocket connections, and the runs each one follows. A subscription remembers the last event
     # seq posted to it and holds a short delivery claim, so one deliverer at a time posts a run's

@@ -14,6 +14,8 @@ Main table (pk, sk; GSI `gsi1` on gsi1pk, gsi1sk; stream NEW_IMAGE):
     CLAIM#<tenant>#<id> CLAIM                   a tenant's claim  gsi1: CLAIMS#<tenant> / <last_seen>#<id>
     CLAIM#<tenant>#<id> DRIFT#<at>#<run_id>     one point of the claim's score series
     KEY#<key_id>        KEY                     an API key (digest only)  gsi1: KEYS / <tenant>#<created>#<id>
+    MON#<monitor_id>    MON                     a monitor     gsi1: MONITORS#<tenant> / <claim>#<created>#<id>
+                                                                  gsi2: DUE / <next_due>#<id>
     LEASES              COUNT                   how many leases are held (the concurrency cap's counter)
     LEASES              LEASE#<run_id>          a running debate's lease
 
@@ -63,6 +65,7 @@ from claimcourt.models import (
     ConnectionRecord,
     DriftPoint,
     Lease,
+    Monitor,
     Result,
     RunEvent,
     RunPage,
@@ -77,6 +80,7 @@ from claimcourt.store.base import (
     finished,
     hour_window,
     listing_key,
+    monitor_listing_key,
     over_concurrency,
     over_hourly,
     page_of,
@@ -84,7 +88,7 @@ from claimcourt.store.base import (
     with_status,
 )
 
-Doc = TypeVar("Doc", RunRecord, ApiKeyRecord)
+Doc = TypeVar("Doc", RunRecord, ApiKeyRecord, Monitor)
 Item = dict[str, Any]  # an item in DynamoDB's wire format: {"attr": {"S": "…"}}
 
 # A DynamoDB item may hold 400 KB (names and values). A document above this goes to S3 and the
@@ -772,6 +776,86 @@ class DynamoStore:
 
     def leases(self) -> list[Lease]:
         return [Lease.model_validate_json(item["doc"]["S"]) for item in self._partition(LEASES, "LEASE#")]
+
+    # ------------------------------------------------------------ monitors
+    # One DUE partition in gsi2 orders every monitor by when it is next due: the drift tick reads the
+    # overdue ones with one Query. (Past some thousands of ticks a second it would want sharding.)
+
+    def _monitor_item(self, monitor: Monitor) -> Item:
+        due = sortable(monitor.next_due)
+        return {
+            "pk": _s(f"MON#{monitor.monitor_id}"),
+            "sk": _s("MON"),
+            "kind": _s("monitor"),
+            "gsi1pk": _s(f"MONITORS#{monitor.tenant_id}"),
+            "gsi1sk": _s(monitor_listing_key(monitor)),
+            "gsi2pk": _s("DUE"),
+            "gsi2sk": _s(f"{due}#{monitor.monitor_id}"),
+            "next_due": _s(due),
+            "doc": _s(monitor.model_dump_json()),
+        }
+
+    def put_monitor(self, monitor: Monitor) -> None:
+        self._put(self.table, self._monitor_item(monitor))
+
+    def get_monitor(self, monitor_id: str) -> Monitor:
+        item = self._get(self.table, {"pk": _s(f"MON#{monitor_id}"), "sk": _s("MON")})
+        if item is None:
+            raise NotFoundError(f"no monitor {monitor_id}")
+        return Monitor.model_validate_json(item["doc"]["S"])
+
+    def _monitors(self, tenant_id: str, claim_id: str | None = None) -> list[Monitor]:
+        condition, values = "gsi1pk = :p", {":p": _s(f"MONITORS#{tenant_id}")}
+        if claim_id is not None:
+            condition, values[":claim"] = f"{condition} AND begins_with(gsi1sk, :claim)", _s(f"{claim_id}#")
+        listed = self._query(
+            IndexName=GSI, KeyConditionExpression=condition, ExpressionAttributeValues=values
+        )
+        return self._documents([{"pk": item["pk"], "sk": item["sk"]} for item in listed], Monitor)
+
+    def list_monitors(self, tenant_id: str) -> list[Monitor]:
+        return self._monitors(tenant_id)
+
+    def monitors_of_claim(self, tenant_id: str, claim_id: str) -> list[Monitor]:
+        return self._monitors(tenant_id, claim_id)
+
+    def delete_monitor(self, monitor_id: str) -> bool:
+        with self._lock:
+            reply = self.client.delete_item(
+                TableName=self.table,
+                Key={"pk": _s(f"MON#{monitor_id}"), "sk": _s("MON")},
+                ReturnValues="ALL_OLD",
+            )
+        return "Attributes" in reply
+
+    def due_monitors(self, now: datetime, limit: int) -> list[Monitor]:
+        due = self._query(
+            limit=limit,
+            IndexName=BY_SOURCE,
+            KeyConditionExpression="gsi2pk = :due AND gsi2sk <= :now",
+            ExpressionAttributeValues={":due": _s("DUE"), ":now": _s(sortable(now) + "#~")},
+        )
+        return self._documents([{"pk": item["pk"], "sk": item["sk"]} for item in due], Monitor)
+
+    def advance_monitor(self, monitor_id: str, due: datetime, next_due: datetime, run_id: str) -> bool:
+        try:
+            monitor = self.get_monitor(monitor_id)
+        except NotFoundError:
+            return False
+        moved = monitor.model_copy(update={"next_due": next_due, "last_run_id": run_id})
+        try:
+            with self._lock:
+                self.client.put_item(
+                    TableName=self.table,
+                    Item=self._monitor_item(moved),
+                    ConditionExpression="next_due = :due",
+                    ExpressionAttributeValues={":due": _s(sortable(due))},
+                )
+        except ClientError as err:
+            if _code(err) != "ConditionalCheckFailedException":
+                raise
+            return False  # another tick moved it on, or it was deleted
+        return True
 
     # ------------------------------------------------------------ WebSocket connections
 

@@ -23,6 +23,7 @@ from claimcourt.models import (
     ConnectionRecord,
     DriftPoint,
     Lease,
+    Monitor,
     Result,
     RunEvent,
     RunPage,
@@ -37,6 +38,7 @@ from claimcourt.store.base import (
     finished,
     hour_window,
     listing_key,
+    monitor_listing_key,
     over_concurrency,
     over_hourly,
     page_of,
@@ -89,11 +91,17 @@ CREATE TABLE IF NOT EXISTS subscriptions (
     claimed_until TEXT, expires_at TEXT NOT NULL, PRIMARY KEY (run_id, connection_id)
 );
 CREATE INDEX IF NOT EXISTS subscriptions_by_connection ON subscriptions (connection_id);
+CREATE TABLE IF NOT EXISTS monitors (
+    monitor_id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, claim_id TEXT NOT NULL, next_due TEXT NOT NULL,
+    listing TEXT NOT NULL, body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS monitors_due ON monitors (next_due);
+CREATE INDEX IF NOT EXISTS monitors_listed ON monitors (tenant_id, listing);
 """
 # PRAGMA user_version. 1 was the single-tenant schema before API keys; 2 had no WebSocket tables,
-# which 3 only adds, so a v2 file is upgraded in place.
-SCHEMA_VERSION = 3
-UPGRADES_IN_PLACE = (2,)
+# and 3 no monitors: each later version only adds tables, so 2 and 3 are upgraded in place.
+SCHEMA_VERSION = 4
+UPGRADES_IN_PLACE = (2, 3)
 
 
 def _call_record(row: tuple[Any, ...]) -> CallRecord:
@@ -460,6 +468,63 @@ class SqliteStore:
     def leases(self) -> list[Lease]:
         leases = [Lease.model_validate_json(r[0]) for r in self._query("SELECT body FROM leases")]
         return sorted(leases, key=lambda lease: (lease.since, lease.run_id))
+
+    # ------------------------------------------------------------ monitors
+
+    def put_monitor(self, monitor: Monitor) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO monitors (monitor_id, tenant_id, claim_id, next_due, listing, body)"
+                " VALUES (?,?,?,?,?,?)",
+                (
+                    monitor.monitor_id,
+                    monitor.tenant_id,
+                    monitor.claim_id,
+                    sortable(monitor.next_due),
+                    monitor_listing_key(monitor),
+                    monitor.model_dump_json(),
+                ),
+            )
+
+    def get_monitor(self, monitor_id: str) -> Monitor:
+        rows = self._query("SELECT body FROM monitors WHERE monitor_id = ?", (monitor_id,))
+        if not rows:
+            raise NotFoundError(f"no monitor {monitor_id}")
+        return Monitor.model_validate_json(rows[0][0])
+
+    def list_monitors(self, tenant_id: str) -> list[Monitor]:
+        rows = self._query("SELECT body FROM monitors WHERE tenant_id = ? ORDER BY listing", (tenant_id,))
+        return [Monitor.model_validate_json(r[0]) for r in rows]
+
+    def monitors_of_claim(self, tenant_id: str, claim_id: str) -> list[Monitor]:
+        return [m for m in self.list_monitors(tenant_id) if m.claim_id == claim_id]
+
+    def delete_monitor(self, monitor_id: str) -> bool:
+        with self._tx() as db:
+            return db.execute("DELETE FROM monitors WHERE monitor_id = ?", (monitor_id,)).rowcount == 1
+
+    def due_monitors(self, now: datetime, limit: int) -> list[Monitor]:
+        rows = self._query(
+            "SELECT body FROM monitors WHERE next_due <= ? ORDER BY next_due, monitor_id LIMIT ?",
+            (sortable(now), limit),
+        )
+        return [Monitor.model_validate_json(r[0]) for r in rows]
+
+    def advance_monitor(self, monitor_id: str, due: datetime, next_due: datetime, run_id: str) -> bool:
+        with self._tx() as db:
+            row = db.execute(
+                "SELECT body FROM monitors WHERE monitor_id = ? AND next_due = ?", (monitor_id, sortable(due))
+            ).fetchone()
+            if row is None:
+                return False
+            moved = Monitor.model_validate_json(row[0]).model_copy(
+                update={"next_due": next_due, "last_run_id": run_id}
+            )
+            db.execute(
+                "UPDATE monitors SET next_due = ?, body = ? WHERE monitor_id = ?",
+                (sortable(next_due), moved.model_dump_json(), monitor_id),
+            )
+            return True
 
     # ------------------------------------------------------------ WebSocket connections
 
