@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from moto import mock_aws
 
-from claimcourt.errors import InvalidRequestError, NotFoundError, RateLimitedError
+from claimcourt.errors import ConflictError, InvalidRequestError, NotFoundError, RateLimitedError
 from claimcourt.models import (
     LOCAL_TENANT,
     ApiKeyRecord,
@@ -841,3 +841,11 @@ def test_due_monitors_come_most_overdue_first_and_move_on_once(store: Store) -> 
     moved = store.get_monitor("m1")
     assert (moved.next_due, moved.last_run_id) == (tomorrow, "run_1")
     assert [m.monitor_id for m in store.due_monitors(T0, limit=10)] == ["m2"]
+
+
+def test_a_run_id_is_taken_once(store: Store) -> None:
+    store.create_run(_record("run_1"))
+    with pytest.raises(ConflictError) as taken:
+        store.create_run(_record("run_1", "Another claim"))
+    assert taken.value.code == "run_exists"
+    assert store.list_claims(LOCAL)[0].run_count == 1  # the refused run counted nothing

@@ -24,7 +24,7 @@ from claimcourt.models import (
 )
 from claimcourt.pipeline import announce_end
 from claimcourt.settings import Settings
-from claimcourt.store.base import Store, claim_id_for
+from claimcourt.store.base import Store, claim_id_for, run_exists
 
 
 def parse_request(raw: dict[str, Any]) -> RunRequest:
@@ -71,10 +71,15 @@ def submit_run(
     tenant_id: str,
     request: RunRequest,
     source_tag: SourceTag = SourceTag.APP,
+    run_id: str | None = None,
 ) -> RunRecord:
     """Admit, record and start a run. Over a cap: RateLimitedError, with nothing stored. If the
-    execution cannot be started, the run ends failed with the reason (and gives its lease back)."""
-    run_id = new_run_id()
+    execution cannot be started, the run ends failed with the reason (and gives its lease back).
+    A caller that names the run (a drift tick, an event) gets ConflictError `run_exists` if that
+    run was started before, and nothing happens twice."""
+    if run_id is not None and _exists(store, run_id):
+        raise run_exists(run_id)
+    run_id = run_id or new_run_id()
     store.admit(
         Lease(run_id=run_id, tenant_id=tenant_id, since=utcnow()),
         max_active=settings.max_active_runs,
@@ -82,6 +87,11 @@ def submit_run(
     )
     try:
         record = create_run(store, request, source_tag, tenant_id=tenant_id, run_id=run_id)
+    except ConflictError:
+        # Started meanwhile by a twin caller: a running run keeps the (one) lease, an ended one frees it.
+        if store.get_run(run_id).status.terminal:
+            store.release(run_id)
+        raise
     except BaseException:
         store.release(run_id)
         raise
@@ -94,6 +104,14 @@ def submit_run(
         announce_end(store, run_id)
         raise
     return record
+
+
+def _exists(store: Store, run_id: str) -> bool:
+    try:
+        store.get_run(run_id)
+    except NotFoundError:
+        return False
+    return True
 
 
 def tenant_run(store: Store, tenant_id: str, run_id: str) -> RunRecord:

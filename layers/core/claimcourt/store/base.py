@@ -9,7 +9,7 @@ import re
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, Protocol
 
-from claimcourt.errors import InvalidRequestError, RateLimitedError
+from claimcourt.errors import ConflictError, InvalidRequestError, RateLimitedError
 from claimcourt.models import (
     ApiKeyRecord,
     ClaimRecord,
@@ -83,6 +83,11 @@ def page_of(runs: list[RunRecord], limit: int, more: bool) -> RunPage:
     """A page of up to `limit` runs; `more` says whether any run lies beyond them."""
     cursor = encode_cursor(listing_key(runs[-1])) if runs and more else None
     return RunPage(runs=runs[:limit], next_cursor=cursor)
+
+
+def run_exists(run_id: str) -> ConflictError:
+    """What create_run raises for a run id already taken (a repeated drift tick, a replayed event)."""
+    return ConflictError(f"run {run_id} exists already", "run_exists")
 
 
 # ---------------------------------------------------------------- the cost guard's rules
@@ -161,7 +166,10 @@ def finished(record: RunRecord, result: Result) -> tuple[RunRecord, DriftPoint]:
 
 class Store(Protocol):
     # runs
-    def create_run(self, record: RunRecord) -> None: ...
+    def create_run(self, record: RunRecord) -> None:
+        """Record a new run (and count its claim); ConflictError `run_exists` if the id is taken."""
+        ...
+
     def get_run(self, run_id: str) -> RunRecord:
         """Any run, deleted or not, of any tenant: the stages' read. Callers scope it (runs.py)."""
         ...

@@ -84,6 +84,7 @@ from claimcourt.store.base import (
     over_concurrency,
     over_hourly,
     page_of,
+    run_exists,
     sortable,
     with_status,
 )
@@ -267,37 +268,43 @@ class DynamoStore:
 
     def create_run(self, record: RunRecord) -> None:
         now = record.created_at.isoformat()
-        self._transact(
-            [
-                {
-                    "Put": {
-                        "TableName": self.table,
-                        "Item": self._run_item(record, 0),
-                        "ConditionExpression": "attribute_not_exists(pk)",
-                    }
-                },
-                {
-                    "Update": {
-                        "TableName": self.table,
-                        "Key": {"pk": _s(_claim_pk(record.tenant_id, record.claim_id)), "sk": _s("CLAIM")},
-                        # The first wording of a claim names it; every run counts and moves last_seen.
-                        "UpdateExpression": "SET #kind = :kind, claim_id = :id,"
-                        " #text = if_not_exists(#text, :text), first_seen = if_not_exists(first_seen, :now),"
-                        " last_seen = :now, gsi1pk = :claims, gsi1sk = :gsk ADD run_count :one",
-                        "ExpressionAttributeNames": {"#kind": "kind", "#text": "text"},
-                        "ExpressionAttributeValues": {
-                            ":kind": _s("claim"),
-                            ":id": _s(record.claim_id),
-                            ":text": _s(record.request.claim),
-                            ":now": _s(now),
-                            ":claims": _s(f"CLAIMS#{record.tenant_id}"),
-                            ":gsk": _s(f"{sortable(record.created_at)}#{record.claim_id}"),
-                            ":one": _n(1),
-                        },
-                    }
-                },
-            ]
-        )
+        items = [
+            {
+                "Put": {
+                    "TableName": self.table,
+                    "Item": self._run_item(record, 0),
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            },
+            {
+                "Update": {
+                    "TableName": self.table,
+                    "Key": {"pk": _s(_claim_pk(record.tenant_id, record.claim_id)), "sk": _s("CLAIM")},
+                    # The first wording of a claim names it; every run counts and moves last_seen.
+                    "UpdateExpression": "SET #kind = :kind, claim_id = :id,"
+                    " #text = if_not_exists(#text, :text), first_seen = if_not_exists(first_seen, :now),"
+                    " last_seen = :now, gsi1pk = :claims, gsi1sk = :gsk ADD run_count :one",
+                    "ExpressionAttributeNames": {"#kind": "kind", "#text": "text"},
+                    "ExpressionAttributeValues": {
+                        ":kind": _s("claim"),
+                        ":id": _s(record.claim_id),
+                        ":text": _s(record.request.claim),
+                        ":now": _s(now),
+                        ":claims": _s(f"CLAIMS#{record.tenant_id}"),
+                        ":gsk": _s(f"{sortable(record.created_at)}#{record.claim_id}"),
+                        ":one": _n(1),
+                    },
+                }
+            },
+        ]
+        try:
+            self._transact(items)
+        except ClientError as err:
+            if _code(err) == "TransactionCanceledException" and _reasons(err)[:1] == [
+                "ConditionalCheckFailed"
+            ]:
+                raise run_exists(record.run_id) from None
+            raise
 
     def _load_run(self, run_id: str) -> tuple[RunRecord, int]:
         item = self._get(self.table, {"pk": _s(_run_pk(run_id)), "sk": _s("RUN")})

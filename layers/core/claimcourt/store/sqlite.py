@@ -42,6 +42,7 @@ from claimcourt.store.base import (
     over_concurrency,
     over_hourly,
     page_of,
+    run_exists,
     sortable,
     with_status,
 )
@@ -171,6 +172,8 @@ class SqliteStore:
     def create_run(self, record: RunRecord) -> None:
         now = record.created_at.isoformat()
         with self._tx() as db:
+            if db.execute("SELECT 1 FROM runs WHERE run_id = ?", (record.run_id,)).fetchone():
+                raise run_exists(record.run_id)
             db.execute(
                 "INSERT INTO runs (run_id, tenant_id, claim_id, status, mode, source_tag, created_at,"
                 " as_of_date, listing_key, record) VALUES (?,?,?,?,?,?,?,?,?,?)",
