@@ -279,3 +279,107 @@ def keys_revoke(key_id: str, data_dir: Path | None, stack: str | None) -> None:
     if not _store(data_dir, stack).revoke_api_key(key_id):
         _fail(f"key_id: no active key {key_id}", EXIT_BAD_INPUT)
     err.print(f"revoked {key_id}")
+
+
+tenant_option = click.option(
+    "--tenant",
+    default=LOCAL_TENANT,
+    show_default=True,
+    help="Whose monitors (the API's are per key's tenant).",
+)
+
+
+@main.group()
+def monitor() -> None:
+    """Claims to re-score on a schedule: `claimcourt drift tick` runs the ones that are due."""
+
+
+@monitor.command("add")
+@click.argument("claim")
+@click.option("--cadence", required=True, help="hourly, daily, weekly, or a 5-field cron expression (UTC).")
+@click.option("--threshold", type=int, required=True, help="Points the score must move to say so.")
+@click.option("--mode", default="spectral", show_default=True, help="spectral or verdict.")
+@click.option("--effort", default="standard", show_default=True, help="low, standard or high.")
+@tenant_option
+@data_dir_option
+def monitor_add(
+    claim: str, cadence: str, threshold: int, mode: str, effort: str, tenant: str, data_dir: Path | None
+) -> None:
+    """Watch CLAIM: it is first scored at the next tick, then on its cadence."""
+    from claimcourt.models import MonitorRequest
+    from claimcourt.monitors import create_monitor
+
+    try:
+        request = MonitorRequest(claim=claim, cadence=cadence, threshold=threshold, mode=mode, effort=effort)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "monitor"
+        _fail(f"{field}: {first['msg'].removeprefix('Value error, ')}", EXIT_BAD_INPUT)
+    made = create_monitor(_store(data_dir, None), tenant, request)
+    err.print(f"monitor {made.monitor_id}: {request.cadence}, threshold {threshold} points")
+    click.echo(made.monitor_id)
+
+
+@monitor.command("list")
+@tenant_option
+@data_dir_option
+def monitor_list(tenant: str, data_dir: Path | None) -> None:
+    """List monitors: id, cadence, threshold, next due, last run, claim."""
+    for m in _store(data_dir, None).list_monitors(tenant):
+        last = m.last_run_id or "-"
+        click.echo(
+            f"{m.monitor_id}  {m.request.cadence:<14} ±{m.request.threshold:<3} "
+            f"{m.next_due:%Y-%m-%d %H:%M}  {last:<44} {m.request.claim}"
+        )
+
+
+@monitor.command("rm")
+@click.argument("monitor_id")
+@tenant_option
+@data_dir_option
+def monitor_rm(monitor_id: str, tenant: str, data_dir: Path | None) -> None:
+    """Stop watching: the claim's runs and drift series stay."""
+    store = _store(data_dir, None)
+    try:
+        owned = store.get_monitor(monitor_id).tenant_id == tenant
+    except NotFoundError:
+        owned = False
+    if not owned or not store.delete_monitor(monitor_id):
+        _fail(f"monitor_id: no monitor {monitor_id} for tenant {tenant}", EXIT_BAD_INPUT)
+    err.print(f"removed {monitor_id}")
+
+
+@main.group()
+def drift() -> None:
+    """Scheduled drift re-scoring, by hand."""
+
+
+@drift.command("tick")
+@click.option("--verbose", is_flag=True, help="Show each stage's structured log on stderr.")
+@data_dir_option
+def drift_tick(verbose: bool, data_dir: Path | None) -> None:
+    """One scheduler tick: a re-score run for every due monitor (under the cost guard), each
+    followed to its end, then the score each moved to."""
+    from claimcourt.local.runtime import LocalRuntime
+    from claimcourt.monitors import tick
+
+    deps = build_deps(_settings(data_dir))
+    with LocalRuntime(deps) as runtime:
+        _quiet_logs(verbose)
+        report = tick(deps.store, runtime, deps.settings, wait_s=0.2)
+        err.print(
+            f"{len(report.started)} started, {report.already_started} already started, "
+            f"{report.left_due} left due, {report.failed} failed"
+        )
+        for run_id in report.started:
+            runtime.follow(run_id)
+            record = deps.store.get_run(run_id)
+            series = deps.store.drift_series(record.tenant_id, record.claim_id)
+            before = next((p.score for p in reversed(series) if p.run_id != run_id), None)
+            moved = (
+                ""
+                if before is None or record.score is None
+                else f" (was {before}, {record.score - before:+d})"
+            )
+            score = "-" if record.score is None else str(record.score)
+            click.echo(f"{run_id}  {record.status.value:<9} {score:>3}{moved}  {record.request.claim}")

@@ -84,11 +84,13 @@ class LocalRuntime:
             )["executionArn"]
         )
 
+    def _execution_arn(self, run_id: str) -> str:
+        return self._arn.replace(":stateMachine:", ":execution:") + f":{run_id}"
+
     def execution_status(self, run_id: str) -> str | None:
         """RUNNING, SUCCEEDED, FAILED, TIMED_OUT or ABORTED; None if this runtime never started it."""
-        arn = self._arn.replace(":stateMachine:", ":execution:") + f":{run_id}"
         try:
-            return str(self._sfn.describe_execution(executionArn=arn)["status"])
+            return str(self._sfn.describe_execution(executionArn=self._execution_arn(run_id))["status"])
         except self._sfn.exceptions.ExecutionDoesNotExist:
             return None
 
@@ -120,9 +122,16 @@ class LocalRuntime:
     def execute(
         self, run_id: str, timeout_s: float | None = None, on_tick: Callable[[], None] | None = None
     ) -> Execution:
+        self.start(run_id)
+        return self.follow(run_id, timeout_s, on_tick)
+
+    def follow(
+        self, run_id: str, timeout_s: float | None = None, on_tick: Callable[[], None] | None = None
+    ) -> Execution:
+        """Wait for a started run's execution to end (its wall time counts from now)."""
         started = time.perf_counter()
         try:
-            described = self.wait(self.start(run_id), run_id, timeout_s, on_tick)
+            described = self.wait(self._execution_arn(run_id), run_id, timeout_s, on_tick)
         except BaseException:  # Ctrl-C or a crash: the run still ends in a terminal state
             self._end_unfinished(run_id, "interrupted before it finished")
             raise
