@@ -4,6 +4,7 @@ by a test). Every route but /health needs an API key, and sees only its tenant's
 
 from __future__ import annotations
 
+import base64
 import threading
 from collections.abc import Callable
 from datetime import datetime
@@ -40,7 +41,11 @@ from claimcourt.wiring import build_idempotency, current_deps
 
 logger = Logger(service="claimcourt-api")
 PUBLIC = frozenset({"/health"})
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})  # the methods whose body a route reads
 IDEMPOTENCY_TTL_S = 24 * 3600
+# No run has this many events, and both stores take a seq up to it (SQLite's INTEGER overflows at
+# 2**63, DynamoDB's event keys have ten digits): `?after=` beyond it means the same, nothing newer.
+LAST_SEQ = 10**10 - 1
 
 
 # ---------------------------------------------------------------- what the API returns
@@ -211,7 +216,7 @@ def build_app() -> APIGatewayHttpResolver:
     def get_events(run_id: str, after: Annotated[int, Query(ge=0)] = 0) -> EventList:
         store = _deps().store
         tenant_run(store, tenant(), run_id)
-        return EventList(run_id=run_id, events=store.list_events(run_id, after_seq=after))
+        return EventList(run_id=run_id, events=store.list_events(run_id, after_seq=min(after, LAST_SEQ)))
 
     @app.get("/claims")
     def list_claims(limit: Annotated[int, Query(ge=1, le=200)] = 50) -> ClaimList:
@@ -316,14 +321,41 @@ def _admit(event: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any] | None
     return {"tenant_id": record.tenant_id, "key_id": record.key_id}, None
 
 
+def _unreadable_body(event: dict[str, Any]) -> dict[str, Any] | None:
+    """JSON is all we take: a body sent to be read must be application/json (no Content-Type counts
+    as JSON) and UTF-8. Returns the problem reply (415, 400) if it is not, before Powertools' body
+    parsing would fail on it (an unsupported type, a multipart without a boundary, bytes that are
+    not UTF-8) with an error that is not ours to map."""
+    body = event.get("body")
+    method = str(event.get("requestContext", {}).get("http", {}).get("method", "")).upper()
+    if not body or method not in BODY_METHODS:
+        return None
+    headers = event.get("headers") or {}
+    content_type = next((str(v) for k, v in headers.items() if k.lower() == "content-type"), "")
+    media_type = content_type.split(";", 1)[0].strip().lower()
+    if media_type not in ("", "application/json"):
+        return problem_reply(
+            415, "unsupported_media_type", "the request body must be JSON (application/json)"
+        )
+    if event.get("isBase64Encoded"):
+        try:
+            base64.b64decode(body, validate=True).decode("utf-8")
+        except ValueError:  # binascii.Error and UnicodeDecodeError both are
+            return problem_reply(400, "malformed_json", "the request body is not valid JSON (UTF-8)")
+    return None
+
+
 @logger.inject_lambda_context(clear_state=True)  # logs the context, never the event (it holds the key)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     caller, refused = _admit(event)
+    if refused is None:
+        refused = _unreadable_body(event)
     if refused is not None:
         return refused
-    headers = event.get("headers") or {}
-    if event.get("body") and not any(name.lower() == "content-type" for name in headers):
-        event = {**event, "headers": {**headers, "content-type": "application/json"}}  # JSON is all we take
+    if event.get("body"):
+        # JSON is all we take: no Content-Type or any spelling of it becomes the one Powertools reads
+        headers = {k: v for k, v in (event.get("headers") or {}).items() if k.lower() != "content-type"}
+        event = {**event, "headers": {**headers, "content-type": "application/json"}}
     logger.append_keys(**caller)  # the tenant and the key's id, never the key
     app = _app()
     app.append_context(**caller)  # type: ignore[no-untyped-call]

@@ -24,6 +24,7 @@ TITLES = {
     405: "Method not allowed",
     409: "Conflict",
     413: "Payload too large",
+    415: "Unsupported media type",
     422: "Unprocessable request",
     429: "Too many requests",
     500: "Internal error",
