@@ -457,6 +457,27 @@ class Monitor(Strict):
     last_run_id: str | None = None
 
 
+class ScorePoint(Strict):
+    run_id: str
+    at: datetime
+    score: int
+    interval: Interval
+
+
+class ScoreChanged(Strict):
+    """`claim.score_changed` on the project's bus: a monitored claim's live score moved by at least
+    a monitor's threshold since its last live score. At least once: consumers dedupe on `run_id`."""
+
+    tenant_id: str
+    claim_id: str
+    claim: str
+    run_id: str  # the run that moved it
+    old: ScorePoint
+    new: ScorePoint
+    change: int
+    monitor_ids: list[str]
+
+
 class ConnectionRecord(Strict):
     """A WebSocket connection, authenticated at $connect: whose it is, and until when it is kept."""
 

@@ -46,10 +46,12 @@ from claimcourt.reasoning.prices import WEB_SEARCH_USD_PER_REQUEST, cost_usd
 from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.settings import MIN_ROUNDS, ROLES, Settings
 from claimcourt.store.base import Store
+from claimcourt.watch import SCORE_CHANGED, score_change
 
 if TYPE_CHECKING:  # Powertools idempotency imports boto3: not at a handler's cold import
     from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 
+    from claimcourt.bus import Publisher
     from claimcourt.delivery import Poster
 
 
@@ -67,6 +69,8 @@ class Deps:
     executor: Executor | None = None
     # Where progress is posted to WebSocket connections (None: this deployment has no WebSocket API).
     poster: Poster | None = None
+    # Where claim.score_changed goes: the project's EventBridge bus, or a file (None: nowhere).
+    publisher: Publisher | None = None
 
 
 # ---------------------------------------------------------------- state payloads (kept small)
@@ -323,6 +327,8 @@ def scoring(deps: Deps, p: Payload) -> dict[str, Any]:
     # A run that had already ended (failed meanwhile) keeps its status: report that one.
     finished = deps.store.finish_run(p.run_id, result)
     status = RunStatus.SUCCEEDED if finished else deps.store.get_run(p.run_id).status
+    if status is RunStatus.SUCCEEDED:
+        announce_score_change(deps, p.run_id)
     return {
         "run_id": p.run_id,
         "status": status.value,
@@ -366,6 +372,22 @@ def finish(deps: Deps, p: FinishPayload) -> dict[str, Any]:
         "error": record.error,
         "warnings": record.warnings,
     }
+
+
+def announce_score_change(deps: Deps, run_id: str) -> None:
+    """Put claim.score_changed on the bus if this live run moved its claim's score by a monitor's
+    threshold. Published before it is marked in the run's events (which a retry of the stage
+    checks first), so a retry after a crash may publish it again but never loses it."""
+    if deps.publisher is None:
+        return
+    if any(e.type == SCORE_CHANGED for e in deps.store.list_events(run_id)):
+        return
+    changed = score_change(deps.store, deps.store.get_run(run_id))
+    if changed is None:
+        return
+    detail = changed.model_dump(mode="json")
+    deps.publisher.publish(SCORE_CHANGED, detail)
+    deps.store.append_event(RunEvent(run_id=run_id, type=SCORE_CHANGED, data=detail), key=SCORE_CHANGED)
 
 
 END_STAGES = frozenset({"score", "finish"})

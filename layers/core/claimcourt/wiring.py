@@ -26,6 +26,7 @@ from claimcourt.store.base import Store
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 
+    from claimcourt.bus import Publisher
     from claimcourt.delivery import Poster
 
 
@@ -204,6 +205,7 @@ def build_deps(settings: Settings, store: Store | None = None) -> Deps:
         idempotency=build_idempotency(settings, store),
         executor=build_executor(settings),
         poster=build_poster(settings),
+        publisher=build_publisher(settings, store),
     )
 
 
@@ -211,6 +213,21 @@ def build_executor(settings: Settings) -> Executor | None:
     if settings.state_machine_arn is None:
         return None
     return StepFunctionsExecutor(settings.state_machine_arn, settings.aws_region)
+
+
+def build_publisher(settings: Settings, store: Store) -> Publisher | None:
+    """The project's EventBridge bus when one is named; on the laptop's SQLite store, a file beside it."""
+    if settings.event_bus_name is not None:
+        from claimcourt.bus import EventBridgePublisher
+
+        return EventBridgePublisher(settings.event_bus_name, settings.aws_region)
+    from claimcourt.store.sqlite import SqliteStore
+
+    if isinstance(store, SqliteStore):
+        from claimcourt.bus import FilePublisher
+
+        return FilePublisher(store.path.parent / "events.jsonl")
+    return None
 
 
 def build_poster(settings: Settings) -> Poster | None:

@@ -1,0 +1,55 @@
+"""Events claimcourt puts on the project's bus: EventBridge in the cloud, a JSON-lines file on the
+laptop (`<data dir>/events.jsonl`), so the same code path runs in both."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any, Protocol
+
+from claimcourt.errors import TransientError
+
+SOURCE = "claimcourt"
+
+
+class Publisher(Protocol):
+    def publish(self, detail_type: str, detail: dict[str, Any]) -> None: ...
+
+
+class EventBridgePublisher:
+    def __init__(self, bus_name: str, region: str | None = None) -> None:
+        self.bus_name = bus_name
+        self._region = region
+        self._client: Any = None  # made at the first event
+        self._lock = threading.Lock()
+
+    def publish(self, detail_type: str, detail: dict[str, Any]) -> None:
+        with self._lock:
+            if self._client is None:
+                import boto3
+
+                self._client = boto3.client("events", region_name=self._region)
+        entry = {
+            "Source": SOURCE,
+            "DetailType": detail_type,
+            "Detail": json.dumps(detail),
+            "EventBusName": self.bus_name,
+        }
+        reply = self._client.put_events(Entries=[entry])
+        if reply.get("FailedEntryCount"):
+            failure = reply["Entries"][0]
+            raise TransientError(f"EventBridge refused {detail_type}: {failure.get('ErrorCode')}")
+
+
+class FilePublisher:
+    """One JSON line per event, shaped as EventBridge delivers it (source, detail-type, detail)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+
+    def publish(self, detail_type: str, detail: dict[str, Any]) -> None:
+        line = json.dumps({"source": SOURCE, "detail-type": detail_type, "detail": detail})
+        with self._lock, self.path.open("a", encoding="utf-8") as out:
+            out.write(line + "\n")
