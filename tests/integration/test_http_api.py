@@ -362,3 +362,32 @@ def test_keys_are_created_listed_and_revoked_from_the_cli(tmp_path: Path, clean_
     assert runner.invoke(main, ["keys", "revoke", record.key_id, "--data-dir", str(tmp_path)]).exit_code == 2
     bad = runner.invoke(main, ["keys", "create", "--tenant", "Not OK", "--data-dir", str(tmp_path)])
     assert bad.exit_code == 2
+
+
+def test_monitors_are_created_listed_and_deleted_per_tenant(api: Api) -> None:
+    watch = {"claim": "Sea levels are rising", "cadence": "0 6 * * *", "threshold": 8}
+    status, headers, made = api.call("POST", "/monitors", body=watch)
+    assert (status, headers["location"]) == (201, f"/monitors/{made['monitor_id']}")
+    assert (made["tenant_id"], made["request"]["cadence"], made["last_run_id"]) == ("acme", "0 6 * * *", None)
+    assert [m["monitor_id"] for m in api.call("GET", "/monitors")[2]["monitors"]] == [made["monitor_id"]]
+    assert api.call("GET", "/monitors", key=api.other_key)[2]["monitors"] == []
+    assert api.call("DELETE", f"/monitors/{made['monitor_id']}", key=api.other_key)[0] == 404
+    assert api.call("DELETE", f"/monitors/{made['monitor_id']}")[0] == 204
+    assert api.call("DELETE", f"/monitors/{made['monitor_id']}")[0] == 404
+
+
+@pytest.mark.parametrize(
+    ("watch", "field"),
+    [
+        ({"claim": "x y", "cadence": "every so often", "threshold": 8}, "cadence"),
+        ({"claim": "x y", "cadence": "daily", "threshold": 0}, "threshold"),
+        ({"claim": "x y", "cadence": "daily"}, "threshold"),
+        ({"claim": "x y", "cadence": "daily", "threshold": 5, "as_of_date": "2020-01-01"}, "as_of_date"),
+    ],
+)
+def test_a_monitor_that_cannot_be_kept_is_refused_naming_the_field(
+    api: Api, watch: dict[str, Any], field: str
+) -> None:
+    status, _, body = api.call("POST", "/monitors", body=watch)
+    assert (status, body["code"], body["field"]) == (422, "invalid_request", field)
+    assert api.store.list_monitors("acme") == []

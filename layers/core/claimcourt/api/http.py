@@ -21,12 +21,20 @@ from pydantic import BaseModel, Field
 from claimcourt import __version__
 from claimcourt.access import authenticate, presented_key
 from claimcourt.api.problems import from_error, problem, problem_reply
-from claimcourt.errors import ClaimcourtError, ConfigurationError, ConflictError, UnauthorizedError
+from claimcourt.errors import (
+    ClaimcourtError,
+    ConfigurationError,
+    ConflictError,
+    NotFoundError,
+    UnauthorizedError,
+)
 from claimcourt.models import (
     ClaimRecord,
     DriftPoint,
     Interval,
     Mode,
+    Monitor,
+    MonitorRequest,
     Result,
     RunEvent,
     RunRecord,
@@ -35,6 +43,7 @@ from claimcourt.models import (
     SourceTag,
     Verdict,
 )
+from claimcourt.monitors import create_monitor
 from claimcourt.pipeline import Deps
 from claimcourt.runs import delete_tenant_run, submit_run, tenant_run
 from claimcourt.wiring import build_idempotency, current_deps
@@ -95,6 +104,10 @@ class ClaimList(BaseModel):
 class ClaimHistory(BaseModel):
     claim_id: str
     points: list[DriftPoint]
+
+
+class MonitorList(BaseModel):
+    monitors: list[Monitor]
 
 
 class Health(BaseModel):
@@ -225,6 +238,27 @@ def build_app() -> APIGatewayHttpResolver:
     @app.get("/claims/<claim_id>/history")
     def claim_history(claim_id: str) -> ClaimHistory:
         return ClaimHistory(claim_id=claim_id, points=_deps().store.drift_series(tenant(), claim_id))
+
+    @app.post("/monitors", responses={201: {"description": "Watched: due at the next drift tick."}})
+    def post_monitor(request: MonitorRequest) -> Response[Monitor]:
+        monitor = create_monitor(_deps().store, tenant(), request)
+        headers = {"Location": f"/monitors/{monitor.monitor_id}"}
+        return Response(status_code=201, content_type="application/json", body=monitor, headers=headers)
+
+    @app.get("/monitors")
+    def list_monitors() -> MonitorList:
+        return MonitorList(monitors=_deps().store.list_monitors(tenant()))
+
+    @app.delete("/monitors/<monitor_id>", responses={204: {"description": "No longer watched."}})
+    def delete_monitor(monitor_id: str) -> Response[None]:
+        store = _deps().store
+        try:
+            owned = store.get_monitor(monitor_id).tenant_id == tenant()
+        except NotFoundError:
+            owned = False
+        if not owned or not store.delete_monitor(monitor_id):
+            raise NotFoundError(f"no monitor {monitor_id}")  # another tenant's looks like none
+        return Response(status_code=204)
 
     @app.get("/health")
     def health() -> Health:
