@@ -42,6 +42,32 @@ class EventBridgePublisher:
             raise TransientError(f"EventBridge refused {detail_type}: {failure.get('ErrorCode')}")
 
 
+class DeadLetters(Protocol):
+    def send(self, body: str, reason: str) -> None:
+        """Keep a message that cannot be acted on, with why, for someone to look at."""
+        ...
+
+
+class SqsDeadLetters:
+    def __init__(self, queue_url: str, region: str | None = None) -> None:
+        self.queue_url = queue_url
+        self._region = region
+        self._client: Any = None
+        self._lock = threading.Lock()
+
+    def send(self, body: str, reason: str) -> None:
+        with self._lock:
+            if self._client is None:
+                import boto3
+
+                self._client = boto3.client("sqs", region_name=self._region)
+        self._client.send_message(
+            QueueUrl=self.queue_url,
+            MessageBody=body,
+            MessageAttributes={"reason": {"DataType": "String", "StringValue": reason[:1000] or "-"}},
+        )
+
+
 class FilePublisher:
     """One JSON line per event, shaped as EventBridge delivers it (source, detail-type, detail)."""
 

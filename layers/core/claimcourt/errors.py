@@ -71,6 +71,11 @@ class RateLimitedError(ClaimcourtError):
         self.retry_after_s = retry_after_s
 
 
+class MalformedEventError(ClaimcourtError):
+    """A bus event claimcourt cannot act on (unreadable, unknown type, bad detail): never retried,
+    it goes to the dead-letter queue with this reason."""
+
+
 class ConnectionGoneError(ClaimcourtError):
     """A WebSocket connection that is no longer there (API Gateway's 410 Gone)."""
 

@@ -478,6 +478,39 @@ class ScoreChanged(Strict):
     monitor_ids: list[str]
 
 
+class CheckRequested(Strict):
+    """`claim.check_requested`: score this claim for this tenant (source tag monitor)."""
+
+    tenant_id: str = Field(pattern=TENANT_ID)
+    claim: str
+    mode: Mode = "spectral"
+    context: str | None = None
+    effort: Effort = "standard"
+
+    def run_request(self) -> RunRequest:
+        return RunRequest(claim=self.claim, mode=self.mode, context=self.context, effort=self.effort)
+
+
+class EvidenceUpdated(Strict):
+    """`evidence.updated`: evidence bearing on these claims changed; the tenant's monitored ones
+    among them are re-scored (source tag monitor), as their monitors ask."""
+
+    tenant_id: str = Field(pattern=TENANT_ID)
+    claim_ids: list[str] = Field(min_length=1, max_length=50)
+    reason: str | None = Field(default=None, max_length=500)
+
+
+class BusEnvelope(BaseModel):
+    """An EventBridge event as a rule delivers it to SQS; only what routing and idempotency need."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    id: str = Field(min_length=1, max_length=128)
+    detail_type: str = Field(alias="detail-type")
+    source: str
+    detail: dict[str, Any]
+
+
 class ConnectionRecord(Strict):
     """A WebSocket connection, authenticated at $connect: whose it is, and until when it is kept."""
 

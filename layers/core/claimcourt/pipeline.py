@@ -51,7 +51,7 @@ from claimcourt.watch import SCORE_CHANGED, score_change
 if TYPE_CHECKING:  # Powertools idempotency imports boto3: not at a handler's cold import
     from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 
-    from claimcourt.bus import Publisher
+    from claimcourt.bus import DeadLetters, Publisher
     from claimcourt.delivery import Poster
 
 
@@ -71,6 +71,8 @@ class Deps:
     poster: Poster | None = None
     # Where claim.score_changed goes: the project's EventBridge bus, or a file (None: nowhere).
     publisher: Publisher | None = None
+    # Where the monitor function keeps bus events it cannot act on (None: not this function).
+    dead_letters: DeadLetters | None = None
 
 
 # ---------------------------------------------------------------- state payloads (kept small)

@@ -73,6 +73,9 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(default=64 * 1024, ge=1024, description="Larger request bodies get 413.")
     state_machine_arn: str | None = Field(default=None, description="Where the API starts executions.")
     websocket_url: str | None = Field(default=None, description="wss://… for clients (the events link).")
+    dead_letter_queue_url: str | None = Field(
+        default=None, description="Where the monitor function puts bus events it cannot act on."
+    )
     event_bus_name: str | None = Field(
         default=None, description="The EventBridge bus for claim.score_changed (else a file on the laptop)."
     )

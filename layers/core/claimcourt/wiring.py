@@ -26,7 +26,7 @@ from claimcourt.store.base import Store
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 
-    from claimcourt.bus import Publisher
+    from claimcourt.bus import DeadLetters, Publisher
     from claimcourt.delivery import Poster
 
 
@@ -206,6 +206,7 @@ def build_deps(settings: Settings, store: Store | None = None) -> Deps:
         executor=build_executor(settings),
         poster=build_poster(settings),
         publisher=build_publisher(settings, store),
+        dead_letters=build_dead_letters(settings),
     )
 
 
@@ -228,6 +229,14 @@ def build_publisher(settings: Settings, store: Store) -> Publisher | None:
 
         return FilePublisher(store.path.parent / "events.jsonl")
     return None
+
+
+def build_dead_letters(settings: Settings) -> DeadLetters | None:
+    if settings.dead_letter_queue_url is None:
+        return None
+    from claimcourt.bus import SqsDeadLetters
+
+    return SqsDeadLetters(settings.dead_letter_queue_url, settings.aws_region)
 
 
 def build_poster(settings: Settings) -> Poster | None:
