@@ -92,3 +92,43 @@ def test_a_bad_configuration_is_one_line_before_anything_runs(
     assert result.exit_code == 2
     assert "CLAIMCOURT_PROVIDER=anthropic" in result.stderr and "Traceback" not in result.output
     assert stored_runs(tmp_path) == 0
+
+
+def test_monitors_are_added_listed_ticked_and_removed(tmp_path: Path) -> None:
+    added = invoke(
+        tmp_path,
+        "monitor",
+        "add",
+        "Arctic sea ice has declined since 1979",
+        "--cadence",
+        "daily",
+        "--threshold",
+        "5",
+    )
+    assert added.exit_code == 0, added.output
+    monitor_id = added.stdout.strip()
+    assert invoke(tmp_path, "monitor", "add", "x y", "--cadence", "often", "--threshold", "5").exit_code == 2
+    ticked = invoke(tmp_path, "drift", "tick")
+    assert ticked.exit_code == 0, ticked.output
+    [line] = ticked.stdout.splitlines()
+    assert line.startswith(f"drift-{monitor_id}-") and " succeeded " in line
+    assert invoke(tmp_path, "drift", "tick").stdout == ""  # not due again until tomorrow
+    listed = invoke(tmp_path, "monitor", "list").stdout
+    assert monitor_id in listed and line.split()[0] in listed
+    assert invoke(tmp_path, "monitor", "rm", monitor_id).exit_code == 0
+    assert invoke(tmp_path, "monitor", "rm", monitor_id).exit_code == 2
+
+
+def test_events_put_runs_what_the_rule_routes_and_reports_dead_letters(tmp_path: Path) -> None:
+    events = Path(__file__).resolve().parents[1] / "events"
+    check = json.loads((events / "claim_check_requested.json").read_text())
+    poison = {"detail-type": "claim.check_requested", "source": "x", "detail": {"claim": "whose?"}}
+    ignored = {"detail-type": "claim.score_changed", "source": "claimcourt", "detail": {}}
+    (tmp_path / "events.json").write_text(json.dumps([check, poison, ignored]))
+    put = invoke(tmp_path, "events", "put", str(tmp_path / "events.json"))
+    assert put.exit_code == 2, put.output  # one dead letter
+    [line] = put.stdout.splitlines()
+    assert line.startswith("evt-") and " succeeded " in line and check["detail"]["claim"] in line
+    assert "dead letter: claim.check_requested: detail.tenant_id" in put.stderr
+    (tmp_path / "one.json").write_text(json.dumps(check))
+    assert invoke(tmp_path, "events", "put", str(tmp_path / "one.json")).exit_code == 0

@@ -6,6 +6,7 @@ Exit status: 0 succeeded, 1 failed, 2 bad input (nothing stored), 3 stopped by t
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 from pathlib import Path
@@ -371,15 +372,85 @@ def drift_tick(verbose: bool, data_dir: Path | None) -> None:
             f"{len(report.started)} started, {report.already_started} already started, "
             f"{report.left_due} left due, {report.failed} failed"
         )
-        for run_id in report.started:
-            runtime.follow(run_id)
-            record = deps.store.get_run(run_id)
-            series = deps.store.drift_series(record.tenant_id, record.claim_id)
-            before = next((p.score for p in reversed(series) if p.run_id != run_id), None)
-            moved = (
-                ""
-                if before is None or record.score is None
-                else f" (was {before}, {record.score - before:+d})"
-            )
-            score = "-" if record.score is None else str(record.score)
-            click.echo(f"{run_id}  {record.status.value:<9} {score:>3}{moved}  {record.request.claim}")
+        _follow_and_print(runtime, deps.store, report.started)
+
+
+class _Starts:
+    """The runtime as an executor that remembers what it started (to follow those runs)."""
+
+    def __init__(self, runtime: Any) -> None:
+        self.runtime = runtime
+        self.started: list[str] = []
+
+    def start(self, run_id: str) -> str:
+        self.started.append(run_id)
+        return str(self.runtime.start(run_id))
+
+    def execution_status(self, run_id: str) -> str | None:
+        status: str | None = self.runtime.execution_status(run_id)
+        return status
+
+
+def _follow_and_print(runtime: Any, store: Store, run_ids: list[str]) -> None:
+    """Follow each run to its end; print its score and how far it moved from its claim's last one."""
+    for run_id in run_ids:
+        runtime.follow(run_id)
+        record = store.get_run(run_id)
+        series = [p for p in store.drift_series(record.tenant_id, record.claim_id) if p.as_of_date is None]
+        before = next((p.score for p in reversed(series) if p.run_id != run_id), None)
+        moved = (
+            "" if before is None or record.score is None else f" (was {before}, {record.score - before:+d})"
+        )
+        score = "-" if record.score is None else str(record.score)
+        click.echo(f"{run_id}  {record.status.value:<9} {score:>3}{moved}  {record.request.claim}")
+
+
+@main.group()
+def events() -> None:
+    """The project's bus, on the laptop."""
+
+
+@events.command("put")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--verbose", is_flag=True, help="Show each stage's structured log on stderr.")
+@data_dir_option
+def events_put(file: Path, verbose: bool, data_dir: Path | None) -> None:
+    """Put the event(s) in FILE on the bus: one JSON event or a list, each as EventBridge delivers
+    it ({"detail-type", "source", "detail"}) or as PutEvents takes it ({"DetailType", "Source",
+    "Detail"}). The monitor rule sends claim.check_requested and evidence.updated to the monitor
+    function in SQS batches; the runs they start are followed to their end. Exit 2 if any event
+    could not be acted on (each is printed with the reason)."""
+    import dataclasses
+
+    from claimcourt.bus import SqsDeadLetters
+    from claimcourt.local.bus import LocalBus
+    from claimcourt.local.dispatch import LocalContext
+    from claimcourt.local.runtime import LocalRuntime
+    from claimcourt.local.template import REGION
+    from claimcourt.triggers import handler
+    from claimcourt.wiring import use_deps
+
+    try:
+        loaded = json.loads(file.read_text())
+    except ValueError as exc:
+        _fail(f"{file}: not JSON: {exc}", EXIT_BAD_INPUT)
+    sent = loaded if isinstance(loaded, list) else [loaded]
+    if not all(isinstance(e, dict) for e in sent):
+        _fail(f"{file}: expected an event object or a list of them", EXIT_BAD_INPUT)
+    deps = build_deps(_settings(data_dir))
+    with LocalRuntime(deps) as runtime:
+        _quiet_logs(verbose)
+        bus = LocalBus(runtime.template)
+        starts = _Starts(runtime)
+        local = dataclasses.replace(
+            deps, executor=starts, dead_letters=SqsDeadLetters(bus.dead_letter_url, REGION)
+        )
+        took = bus.put(sent)
+        with use_deps(local):
+            drained = bus.drain(handler, LocalContext(function_name="claimcourt-MonitorFunction"), 600)
+        err.print(f"{took} of {len(sent)} on the bus; {len(starts.started)} runs started")
+        _follow_and_print(runtime, deps.store, list(dict.fromkeys(starts.started)))
+    for body, reason in drained.dead:
+        err.print(f"[bold red]dead letter:[/] {escape(reason)}: {escape(body[:200])}", markup=True)
+    if drained.dead:
+        sys.exit(EXIT_BAD_INPUT)

@@ -61,6 +61,7 @@ class Template:
     functions: dict[str, FunctionSpec]
     state_machines: dict[str, StateMachineSpec]
     parameters: dict[str, Any]
+    resources: dict[str, Any]  # every resource as written, for the parts built in moto (the bus)
 
     def render(self, logical_id: str) -> str:
         """The state machine's ASL with every ${Placeholder} filled as CloudFormation would."""
@@ -108,7 +109,7 @@ def load_template(root: Path) -> Template:
                 logical, Path(props["DefinitionUri"]), dict(props.get("DefinitionSubstitutions", {}))
             )
     parameters = {name: p.get("Default") for name, p in doc.get("Parameters", {}).items()}
-    return Template(root, functions, machines, parameters)
+    return Template(root, functions, machines, parameters, doc["Resources"])
 
 
 def project_root() -> Path:

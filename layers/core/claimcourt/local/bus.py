@@ -1,0 +1,128 @@
+"""The project's bus on the laptop: the event bus, the monitor rule, its queue and dead-letter queue
+as template.yaml defines them, made in the local runtime's moto, with the monitor function fed the
+queue's messages in SQS batches as Lambda's poller would (failures reported per message, deleted
+otherwise, redelivered after the visibility timeout until the redrive policy moves them aside)."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from claimcourt.local.template import REGION, Template
+
+VISIBILITY_S = 1  # the cloud waits 180 s to redeliver; a laptop run should not
+BUS = "claimcourt-local"
+
+
+@dataclass
+class Drained:
+    batches: int = 0
+    dead: list[tuple[str, str]] = field(default_factory=list)  # (body, reason)
+
+
+def _entry(event: dict[str, Any]) -> dict[str, Any]:
+    """A PutEvents entry from an event as EventBridge delivers it, or from a PutEvents entry."""
+    if "DetailType" in event:
+        detail = event.get("Detail", "{}")
+        return {"Source": event.get("Source", "local"), "DetailType": event["DetailType"], "Detail": detail}
+    return {
+        "Source": event.get("source", "local"),
+        "DetailType": event.get("detail-type", ""),
+        "Detail": json.dumps(event.get("detail", {})),
+    }
+
+
+class LocalBus:
+    """Make inside the local runtime (its moto); `put` events, then `drain` them into the handler."""
+
+    def __init__(self, template: Template) -> None:
+        import boto3
+
+        resources = template.resources
+        self.events = boto3.client("events", region_name=REGION)
+        self.sqs = boto3.client("sqs", region_name=REGION)
+        self.events.create_event_bus(Name=BUS)
+        self.dead_letter_url = self.sqs.create_queue(QueueName=f"{BUS}-dead-letters")["QueueUrl"]
+        dead_arn = self._arn(self.dead_letter_url)
+        redrive = resources["MonitorQueue"]["Properties"]["RedrivePolicy"]
+        self.queue_url = self.sqs.create_queue(
+            QueueName=f"{BUS}-monitor",
+            Attributes={
+                "VisibilityTimeout": str(VISIBILITY_S),
+                "RedrivePolicy": json.dumps(
+                    {"deadLetterTargetArn": dead_arn, "maxReceiveCount": redrive["maxReceiveCount"]}
+                ),
+            },
+        )["QueueUrl"]
+        rule = resources["MonitorEventsRule"]["Properties"]
+        self.events.put_rule(Name="monitor", EventBusName=BUS, EventPattern=json.dumps(rule["EventPattern"]))
+        self.events.put_targets(
+            Rule="monitor",
+            EventBusName=BUS,
+            Targets=[{"Id": "monitor-queue", "Arn": self._arn(self.queue_url)}],
+        )
+
+    def _arn(self, queue_url: str) -> str:
+        attributes = self.sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])
+        return str(attributes["Attributes"]["QueueArn"])
+
+    def put(self, events: list[dict[str, Any]]) -> int:
+        """Put events on the bus; how many the bus took (the rule decides which reach the queue)."""
+        entries = [_entry(e) | {"EventBusName": BUS} for e in events]
+        reply = self.events.put_events(Entries=entries)
+        return len(entries) - int(reply.get("FailedEntryCount", 0))
+
+    def _pending(self) -> int:
+        names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
+        attributes = self.sqs.get_queue_attributes(QueueUrl=self.queue_url, AttributeNames=names)[
+            "Attributes"
+        ]
+        return sum(int(attributes[name]) for name in names)
+
+    def drain(self, handler: Any, context: Any, timeout_s: float) -> Drained:
+        """Feed the queue to `handler` in batches of up to 10 until it is empty (or `timeout_s`)."""
+        drained = Drained()
+        deadline = time.monotonic() + timeout_s
+        while self._pending() and time.monotonic() < deadline:
+            messages = self.sqs.receive_message(
+                QueueUrl=self.queue_url, MaxNumberOfMessages=10, AttributeNames=["All"]
+            ).get("Messages", [])
+            if not messages:
+                time.sleep(0.2)  # in flight: visible again after the visibility timeout
+                continue
+            drained.batches += 1
+            reply = handler({"Records": [self._record(m) for m in messages]}, context)
+            failed = {f["itemIdentifier"] for f in reply.get("batchItemFailures", [])}
+            for message in messages:
+                if message["MessageId"] not in failed:
+                    self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
+        drained.dead = self.dead_letters()
+        return drained
+
+    def _record(self, message: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "messageId": message["MessageId"],
+            "receiptHandle": message["ReceiptHandle"],
+            "body": message["Body"],
+            "attributes": message.get("Attributes", {}),
+            "messageAttributes": {},
+            "md5OfBody": message.get("MD5OfBody", ""),
+            "eventSource": "aws:sqs",
+            "eventSourceARN": self._arn(self.queue_url),
+            "awsRegion": REGION,
+        }
+
+    def dead_letters(self) -> list[tuple[str, str]]:
+        kept: list[tuple[str, str]] = []
+        while True:
+            messages = self.sqs.receive_message(
+                QueueUrl=self.dead_letter_url, MaxNumberOfMessages=10, MessageAttributeNames=["All"]
+            ).get("Messages", [])
+            if not messages:
+                return kept
+            for message in messages:
+                reason = message.get("MessageAttributes", {}).get("reason", {}).get("StringValue", "redriven")
+                kept.append((message["Body"], reason))
+                self.sqs.delete_message(QueueUrl=self.dead_letter_url, ReceiptHandle=message["ReceiptHandle"])
