@@ -132,3 +132,19 @@ def test_events_put_runs_what_the_rule_routes_and_reports_dead_letters(tmp_path:
     assert "dead letter: claim.check_requested: detail.tenant_id" in put.stderr
     (tmp_path / "one.json").write_text(json.dumps(check))
     assert invoke(tmp_path, "events", "put", str(tmp_path / "one.json")).exit_code == 0
+
+
+def test_backtest_prints_one_point_per_date_oldest_first_and_they_join_the_claims_series(
+    tmp_path: Path,
+) -> None:
+    claim = "Arctic sea ice has declined since 1979"
+    done = invoke(tmp_path, "backtest", claim, "--dates", "today,2015-01-01,2005-06-01", "--json")
+    assert done.exit_code == 0, done.output
+    series = json.loads(done.stdout)["series"]
+    assert [p["as_of_date"] for p in series] == ["2005-06-01", "2015-01-01", "today"]
+    assert all(p["status"] == "succeeded" and 0 <= p["score"] <= 100 for p in series)
+    store = SqliteStore(tmp_path / "claimcourt.sqlite3")
+    points = store.drift_series(LOCAL_TENANT, json.loads(done.stdout)["claim_id"])
+    assert sorted(str(p.as_of_date) for p in points) == ["2005-06-01", "2015-01-01", "None"]
+    bad = invoke(tmp_path, "backtest", claim, "--dates", "2015-01-01,2999-01-01")
+    assert bad.exit_code == 2 and "2999-01-01" in bad.stderr

@@ -8,7 +8,8 @@ import pytest
 
 from claimcourt.evidence.base import Hit
 from claimcourt.evidence.golden import GoldenSource
-from claimcourt.evidence.retrieve import evidence_id, retrieve
+from claimcourt.evidence.retrieve import backtest, evidence_id, retrieve
+from claimcourt.evidence.scrub import scrub
 from claimcourt.evidence.tiers import tier_for
 from claimcourt.models import Directive, Evidence
 from claimcourt.store.sqlite import SqliteStore
@@ -159,3 +160,39 @@ def test_duplicate_passages_are_returned_once(store: SqliteStore) -> None:
     found, _ = _run(CountingSource([GOV, copy, WIKI]), store)
     assert [e.id for e in found].count(evidence_id(GOV)) == 1
     assert len(found) == 2
+
+
+@pytest.mark.parametrize(
+    ("sentence", "as_of", "kept"),
+    [
+        ("Arctic sea ice extent has declined since 1979.", "2015-01-01", True),
+        ("In 2024 satellites measured record lows.", "2015-01-01", False),
+        ("The March 2016 maximum was the lowest on record.", "2015-12-31", False),
+        ("The March 2016 maximum was the lowest on record.", "2016-03-01", True),  # as of that March
+        ("On 5 January 2015 the index was published.", "2015-01-04", False),
+        ("On January 5, 2015 the index was published.", "2015-01-05", True),
+        ("The value measured on 2014-12-31 was low.", "2015-01-01", True),
+        ("The 2020s will be hotter.", "2015-01-01", False),
+        ("The trend later reversed.", "2015-01-01", False),
+        ("It would go on to become the warmest year.", "2015-01-01", False),
+        ("Scientists have since then revised it.", "2015-01-01", False),
+        ("ISO 9001 and a population of 2500 are not years.", "2015-01-01", True),
+    ],
+)
+def test_a_backtest_scrubs_sentences_written_after_the_date(sentence: str, as_of: str, kept: bool) -> None:
+    assert (scrub(sentence, date.fromisoformat(as_of)) == sentence) is kept
+
+
+def test_a_backtest_keeps_what_could_be_read_then_and_drops_what_could_not() -> None:
+    as_of = date(2015, 1, 1)
+    hits = [
+        Hit(
+            "Sea ice has declined since 1979. In 2020 it hit a record low. It later recovered.",
+            "Sea ice",
+            "u1",
+        ),
+        Hit("Everything here is about 2021.", "Sea ice", "u2"),  # nothing left
+        Hit("Sea ice declined.", "2016 in review", "u3"),  # titled for a later year
+        Hit("Sea ice declined.", "Sea ice", "u4", published=date(2015, 1, 2)),  # published after
+    ]
+    assert [(h.url, h.text) for h in backtest(hits, as_of)] == [("u1", "Sea ice has declined since 1979.")]

@@ -4,11 +4,12 @@ tier every hit and drop what a backtest must not see."""
 from __future__ import annotations
 
 import hashlib
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from datetime import date
 from typing import Any, Protocol
 
 from claimcourt.evidence.base import EvidenceSource, Hit
+from claimcourt.evidence.scrub import names_a_later_time, scrub
 from claimcourt.evidence.tiers import tier_for
 from claimcourt.models import Directive, Evidence
 from claimcourt.store.base import cache_key
@@ -42,6 +43,20 @@ def _to_hit(raw: dict[str, Any]) -> Hit:
     )
 
 
+def backtest(hits: list[Hit], as_of: date) -> list[Hit]:
+    """What could have been read on `as_of`: nothing published later (sources are asked to bound by
+    date; this holds even if one does not), nothing titled for a later time, and in what is left no
+    sentence written with hindsight (evidence/scrub.py). A passage with nothing left is dropped."""
+    kept = []
+    for hit in hits:
+        if (hit.published is not None and hit.published > as_of) or names_a_later_time(hit.title, as_of):
+            continue
+        text = scrub(hit.text, as_of)
+        if text:
+            kept.append(replace(hit, text=text))
+    return kept
+
+
 def retrieve(
     directive: Directive,
     *,
@@ -60,8 +75,8 @@ def retrieve(
     else:
         hits = source.search(directive.query, limit=limit, as_of=as_of)
         cache.cache_put(key, [asdict(h) for h in hits], ttl_s)
-    if as_of is not None:  # sources are asked to bound by date; this holds even if one does not
-        hits = [h for h in hits if h.published is None or h.published <= as_of]
+    if as_of is not None:
+        hits = backtest(hits, as_of)
     evidence = [
         Evidence(
             id=evidence_id(h),

@@ -454,3 +454,80 @@ def events_put(file: Path, verbose: bool, data_dir: Path | None) -> None:
         err.print(f"[bold red]dead letter:[/] {escape(reason)}: {escape(body[:200])}", markup=True)
     if drained.dead:
         sys.exit(EXIT_BAD_INPUT)
+
+
+@main.command()
+@click.argument("claim")
+@click.option("--dates", required=True, help="Comma-separated YYYY-MM-DD dates; `today` is a live run.")
+@click.option("--mode", default="spectral", show_default=True, help="spectral or verdict.")
+@click.option("--effort", default="standard", show_default=True, help="low, standard or high.")
+@click.option("--context", default=None, help="Background text the debaters may use.")
+@click.option("--json", "as_json", is_flag=True, help="Print the series as JSON.")
+@click.option("--verbose", is_flag=True, help="Show each stage's structured log on stderr.")
+@data_dir_option
+def backtest(
+    claim: str,
+    dates: str,
+    mode: str,
+    effort: str,
+    context: str | None,
+    as_json: bool,
+    verbose: bool,
+    data_dir: Path | None,
+) -> None:
+    """Score CLAIM as of each date (evidence bounded to what existed then) and print the series:
+    how the answer looked, and how it drifted as evidence accumulated."""
+    from claimcourt.local.runtime import LocalRuntime
+    from claimcourt.runs import create_run, parse_request
+
+    wanted = [d.strip() for d in dates.split(",") if d.strip()]
+    if not wanted:
+        _fail("dates: give at least one date", EXIT_BAD_INPUT)
+    requests = []
+    for when in dict.fromkeys(wanted):
+        as_of = None if when.lower() == "today" else when
+        try:
+            requests.append(
+                parse_request(
+                    {"claim": claim, "as_of_date": as_of, "mode": mode, "effort": effort, "context": context}
+                )
+            )
+        except InvalidRequestError as exc:
+            _fail(f"dates: {when}: {exc.message}", EXIT_BAD_INPUT)
+    requests.sort(key=lambda r: (r.as_of_date is None, r.as_of_date))  # oldest first, today last
+    deps = build_deps(_settings(data_dir))
+    with LocalRuntime(deps) as runtime:
+        _quiet_logs(verbose)
+        records = [create_run(deps.store, request, SourceTag.APP) for request in requests]
+        err.print(f"{len(records)} runs, one per date; following them to their end")
+        for record in records:
+            runtime.start(record.run_id)
+        for record in records:
+            runtime.follow(record.run_id)
+    ended = [deps.store.get_run(r.run_id) for r in records]
+    series = [
+        {
+            "as_of_date": r.request.as_of_date.isoformat() if r.request.as_of_date else "today",
+            "run_id": r.run_id,
+            "status": r.status.value,
+            "score": r.score,
+            "interval": r.interval.model_dump() if r.interval else None,
+            "verdict": r.verdict.value if r.verdict else None,
+            "error": r.error,
+        }
+        for r in ended
+    ]
+    if as_json:
+        click.echo(json.dumps({"claim": claim, "claim_id": ended[0].claim_id, "series": series}, indent=2))
+    else:
+        for r in ended:
+            when = r.request.as_of_date.isoformat() if r.request.as_of_date else "today"
+            shown = (
+                "-"
+                if r.score is None or r.interval is None
+                else f"{r.score:>3} ({r.interval.low}–{r.interval.high})"
+            )
+            outcome = r.verdict.value if r.verdict else r.status.value
+            click.echo(f"{when:<10}  {shown:<13} {outcome:<20} {r.run_id}")
+    if any(r.status is not RunStatus.SUCCEEDED for r in ended):
+        sys.exit(EXIT_FAILED)
