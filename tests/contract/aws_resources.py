@@ -143,8 +143,11 @@ def granted(functions: list[str]) -> dict[str, set[str]]:
         )
         actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
         for target in targets:
-            logical = target["Fn::GetAtt"][0] if "Fn::GetAtt" in target else target.get("Fn::Sub", "")
-            logical = logical.removeprefix("${").split(".")[0]
+            if "Fn::GetAtt" in target:
+                logical = target["Fn::GetAtt"][0]
+            else:  # "${MainTable.Arn}/index/*" is the table's indexes, not the table
+                sub = target.get("Fn::Sub", "")
+                logical = sub.removeprefix("${").split(".")[0] + ("/index" if "/index/" in sub else "")
             grants.setdefault(logical, set()).update(actions)
     return grants
 
@@ -153,8 +156,8 @@ def record_calls(
     clients: list[Any], settings: Settings, thread: threading.Thread | None = None
 ) -> set[tuple[str, str]]:
     """A set that fills with (template logical id, IAM action) for every call these clients make
-    (from `thread` only, if given). A transaction is authorized item by item, by each item's own
-    action, so it is recorded so."""
+    (from `thread` only, if given); a Query on an index is on "<logical id>/index". A transaction is
+    authorized item by item, by each item's own action, so it is recorded so."""
     logical_of = {getattr(settings, field): logical for logical, field in RESOURCE_SETTINGS.items()}
     calls: set[tuple[str, str]] = set()
 
@@ -173,7 +176,8 @@ def record_calls(
                 calls.add((logical_of[table], "dynamodb:BatchGetItem"))
             return
         name = params.get("TableName") or params.get("Bucket")
-        calls.add((logical_of.get(name, str(name)), f"{service}:{model.name}"))
+        where = logical_of.get(name, str(name)) + ("/index" if params.get("IndexName") else "")
+        calls.add((where, f"{service}:{model.name}"))
 
     for client in clients:
         client.meta.events.register("before-parameter-build.*.*", record)

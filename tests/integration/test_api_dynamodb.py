@@ -162,3 +162,29 @@ def test_the_sweeper_works_on_dynamodb_within_its_iam_policy(cloud: Deps) -> Non
     statuses = {runs[0].run_id: "RUNNING", runs[1].run_id: "TIMED_OUT"}
     assert sorted(sweep(store, statuses.get)) == sorted([runs[1].run_id, "run_orphan"])
     assert ungranted(calls, ["SweeperFunction"]) == []
+
+
+def test_the_drift_tick_and_the_monitor_function_work_on_dynamodb_within_their_iam_policy(
+    cloud: Deps,
+) -> None:
+    from claimcourt.models import MonitorRequest
+    from claimcourt.monitors import create_monitor, tick
+    from claimcourt.triggers import handler as monitor_handler
+    from tests.integration.test_http_api import RecordingExecutor
+    from tests.integration.test_triggers import RecordingDeadLetters, sample, sqs_batch
+
+    deps = dataclasses.replace(cloud, executor=RecordingExecutor(), dead_letters=RecordingDeadLetters())
+    claim = sample("claim_check_requested")["detail"]["claim"]
+    create_monitor(deps.store, "acme", MonitorRequest(claim=claim, cadence="daily", threshold=5))
+    calls = _calls(deps)
+    report = tick(deps.store, deps.executor, deps.settings)  # type: ignore[arg-type]
+    assert len(report.started) == 1
+    drift_calls = set(calls)
+    calls.clear()
+    with use_deps(deps):
+        batch = sqs_batch(json.dumps(sample("claim_check_requested")), json.dumps(sample("evidence_updated")))
+        assert monitor_handler(batch, LambdaContext()) == {"batchItemFailures": []}
+    assert len(deps.executor.started) == 3  # type: ignore[union-attr]
+    assert ("MainTable/index", "dynamodb:Query") in drift_calls | calls
+    assert ungranted(drift_calls, ["DriftFunction"]) == []
+    assert ungranted(calls, ["MonitorFunction"]) == []

@@ -4,6 +4,7 @@ runtime's mock_aws nests inside it (moto resets its backends only when the outer
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from collections import Counter
@@ -19,7 +20,8 @@ from claimcourt.errors import NotFoundError, ProviderError
 from claimcourt.evidence.base import Hit
 from claimcourt.evidence.golden import GoldenSource
 from claimcourt.local.runtime import LocalRuntime
-from claimcourt.models import LOCAL_TENANT, RunStatus
+from claimcourt.models import LOCAL_TENANT, MonitorRequest, RunStatus
+from claimcourt.monitors import create_monitor
 from claimcourt.pipeline import Deps
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.reasoner import Reasoner
@@ -37,6 +39,7 @@ from tests.contract.aws_resources import (
     ungranted,
 )
 from tests.fakes.scripted import PRICED_MODEL, ScriptedProvider
+from tests.integration.test_score_changed import RecordingPublisher
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -301,8 +304,10 @@ def test_every_call_a_debate_makes_is_granted_by_the_template(dynamodb_env: Sett
         region="us-east-1",
         inline_limit=200,
     )
-    deps = _deps(s, ScriptedProvider(), store)
+    # and a monitor of its claim, so the score stage looks for a score change to publish
+    deps = dataclasses.replace(_deps(s, ScriptedProvider(), store), publisher=RecordingPublisher())
     calls = record_calls([store.client, store.s3, deps.idempotency.client], s)  # type: ignore[union-attr]
+    create_monitor(store, LOCAL_TENANT, MonitorRequest(claim=COMPOUND, cadence="daily", threshold=1))
     run = create_run(store, parse_request({"claim": COMPOUND}))  # the API's part, not a stage's
     calls.clear()
     with LocalRuntime(deps) as runtime:
@@ -311,4 +316,5 @@ def test_every_call_a_debate_makes_is_granted_by_the_template(dynamodb_env: Sett
 
     # Then each one is granted: stages need nothing the template does not give them
     assert ("ArtifactsBucket", "s3:PutObject") in calls and ("IdempotencyTable", "dynamodb:PutItem") in calls
+    assert ("MainTable/index", "dynamodb:Query") in calls  # the claim's monitors
     assert ungranted(calls, stage_functions()) == []
