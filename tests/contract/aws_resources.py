@@ -89,8 +89,9 @@ def create_from_template(settings: Settings) -> None:
             )
 
 
-def dynamo_store(settings: Settings) -> DynamoStore:
-    """The store build_store makes for these settings, on the shared session, every Scan refused."""
+def dynamo_store(settings: Settings, **options: Any) -> DynamoStore:
+    """The store build_store makes for these settings, on the shared session, every Scan refused.
+    `options`: DynamoStore's own, e.g. a small inline_limit to send every document to S3."""
     store = DynamoStore(
         settings.table_name,
         settings.cache_table_name,
@@ -99,6 +100,7 @@ def dynamo_store(settings: Settings) -> DynamoStore:
         settings.artifacts_bucket,
         region=settings.aws_region,
         session=SESSION,
+        **options,
     )
     forbid_scans(store.client)
     return store

@@ -29,10 +29,9 @@ from claimcourt.store.dynamodb import DynamoStore
 from claimcourt.wiring import build_idempotency, use_deps
 from tests.conftest import DEFAULT_HITS
 from tests.contract.aws_resources import (
-    SESSION,
     create_from_template,
+    dynamo_store,
     dynamodb_settings,
-    forbid_scans,
     record_calls,
     ungranted,
 )
@@ -49,17 +48,7 @@ def cloud(clean_env: None, tmp_path: Any) -> Iterator[Deps]:
     with mock_aws():
         settings = dynamodb_settings(data_dir=tmp_path)
         create_from_template(settings)
-        store = DynamoStore(
-            settings.table_name,
-            settings.cache_table_name,
-            settings.limits_table_name,
-            settings.connections_table_name,
-            settings.artifacts_bucket,
-            region="us-east-1",
-            inline_limit=200,
-            session=SESSION,
-        )
-        forbid_scans(store.client)
+        store = dynamo_store(settings, inline_limit=200)
         reasoner = Reasoner({"offline": OfflineReasoner()}, lambda role: ("offline", "offline"), store, 1.0)
         yield Deps(
             settings=settings,

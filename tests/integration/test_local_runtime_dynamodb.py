@@ -32,6 +32,7 @@ from claimcourt.wiring import build_idempotency, build_store
 from tests.contract.aws_resources import (
     RESOURCE_SETTINGS,
     create_from_template,
+    dynamo_store,
     dynamodb_settings,
     forbid_scans,
     record_calls,
@@ -295,15 +296,7 @@ def test_stages_record_their_idempotency_in_the_template_table(dynamodb_env: Set
 def test_every_call_a_debate_makes_is_granted_by_the_template(dynamodb_env: Settings) -> None:
     # Given a debate whose documents all overflow to S3 (a tiny inline limit), with every AWS call recorded
     s = dynamodb_env
-    store = DynamoStore(
-        s.table_name,
-        s.cache_table_name,
-        s.limits_table_name,
-        s.connections_table_name,
-        s.artifacts_bucket,
-        region="us-east-1",
-        inline_limit=200,
-    )
+    store = dynamo_store(s, inline_limit=200)
     # and a monitor of its claim, so the score stage looks for a score change to publish
     deps = dataclasses.replace(_deps(s, ScriptedProvider(), store), publisher=RecordingPublisher())
     calls = record_calls([store.client, store.s3, deps.idempotency.client], s)  # type: ignore[union-attr]

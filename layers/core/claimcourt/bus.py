@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 from typing import Any, Protocol
 
+from claimcourt.aws import LazyClient
 from claimcourt.errors import TransientError
 
 SOURCE = "claimcourt"
@@ -20,23 +21,16 @@ class Publisher(Protocol):
 class EventBridgePublisher:
     def __init__(self, bus_name: str, region: str | None = None) -> None:
         self.bus_name = bus_name
-        self._region = region
-        self._client: Any = None  # made at the first event
-        self._lock = threading.Lock()
+        self._events = LazyClient("events", region_name=region)
 
     def publish(self, detail_type: str, detail: dict[str, Any]) -> None:
-        with self._lock:
-            if self._client is None:
-                import boto3
-
-                self._client = boto3.client("events", region_name=self._region)
         entry = {
             "Source": SOURCE,
             "DetailType": detail_type,
             "Detail": json.dumps(detail),
             "EventBusName": self.bus_name,
         }
-        reply = self._client.put_events(Entries=[entry])
+        reply = self._events.get().put_events(Entries=[entry])
         if reply.get("FailedEntryCount"):
             failure = reply["Entries"][0]
             raise TransientError(f"EventBridge refused {detail_type}: {failure.get('ErrorCode')}")
@@ -51,17 +45,10 @@ class DeadLetters(Protocol):
 class SqsDeadLetters:
     def __init__(self, queue_url: str, region: str | None = None) -> None:
         self.queue_url = queue_url
-        self._region = region
-        self._client: Any = None
-        self._lock = threading.Lock()
+        self._sqs = LazyClient("sqs", region_name=region)
 
     def send(self, body: str, reason: str) -> None:
-        with self._lock:
-            if self._client is None:
-                import boto3
-
-                self._client = boto3.client("sqs", region_name=self._region)
-        self._client.send_message(
+        self._sqs.get().send_message(
             QueueUrl=self.queue_url,
             MessageBody=body,
             MessageAttributes={"reason": {"DataType": "String", "StringValue": reason[:1000] or "-"}},

@@ -11,13 +11,13 @@ twice: clients keep the highest seq they have seen and skip anything at or below
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any, Protocol
 
 from aws_lambda_powertools import Logger
 
+from claimcourt.aws import LazyClient
 from claimcourt.errors import ConnectionGoneError
 from claimcourt.models import RunEvent, RunStatus, utcnow
 from claimcourt.store.base import Store
@@ -84,26 +84,14 @@ class ApiGatewayPoster:
 
     def __init__(self, endpoint_url: str, region: str | None = None) -> None:
         self.endpoint_url = endpoint_url
-        self._region = region
-        self._client: Any = None  # made at the first post
-        self._lock = threading.Lock()
-
-    @property
-    def client(self) -> Any:
-        with self._lock:
-            if self._client is None:
-                import boto3
-
-                self._client = boto3.client(
-                    "apigatewaymanagementapi", endpoint_url=self.endpoint_url, region_name=self._region
-                )
-            return self._client
+        self._api = LazyClient("apigatewaymanagementapi", endpoint_url=endpoint_url, region_name=region)
 
     def post(self, connection_id: str, message: dict[str, Any]) -> None:
         data = json.dumps(message, separators=(",", ":")).encode()
+        client = self._api.get()
         try:
-            self.client.post_to_connection(ConnectionId=connection_id, Data=data)
-        except self.client.exceptions.GoneException as err:
+            client.post_to_connection(ConnectionId=connection_id, Data=data)
+        except client.exceptions.GoneException as err:
             raise ConnectionGoneError(f"connection {connection_id} is gone") from err
 
 

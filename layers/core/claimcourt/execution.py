@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import json
-import threading
 from typing import Any, Protocol
+
+from claimcourt.aws import LazyClient
 
 
 class Executor(Protocol):
@@ -25,18 +26,11 @@ def execution_input(run_id: str) -> str:
 class StepFunctionsExecutor:
     def __init__(self, state_machine_arn: str, region: str | None = None) -> None:
         self.state_machine_arn = state_machine_arn
-        self._region = region
-        self._sfn: Any = None  # made at the first start: a read-only API call should not pay for it
-        self._lock = threading.Lock()
+        self._sfn = LazyClient("stepfunctions", region_name=region)  # a read-only API call needs none
 
     @property
     def client(self) -> Any:
-        with self._lock:
-            if self._sfn is None:
-                import boto3
-
-                self._sfn = boto3.client("stepfunctions", region_name=self._region)
-            return self._sfn
+        return self._sfn.get()
 
     def start(self, run_id: str) -> str:
         # The run id names the execution: a second start of the same run is refused, not repeated.

@@ -81,13 +81,12 @@ def _clean_context(value: str | None) -> str | None:
     return value or None
 
 
-class RunRequest(Strict):
-    """What a caller asks for. Validated before anything is stored or spent."""
+class ClaimAsked(Strict):
+    """A claim and how to debate it: what a run, a monitor and a check request all carry."""
 
     claim: str = Field(description="A falsifiable claim, up to 2,000 characters.")
     mode: Mode = "spectral"
     context: str | None = Field(default=None, description="Optional background text for the debaters.")
-    as_of_date: date | None = Field(default=None, description="Backtest: use only evidence up to this date.")
     effort: Effort = "standard"
 
     @field_validator("claim")
@@ -99,6 +98,16 @@ class RunRequest(Strict):
     @classmethod
     def _context(cls, value: str | None) -> str | None:
         return _clean_context(value)
+
+    def run_request(self) -> RunRequest:
+        """A live run of this claim, as asked."""
+        return RunRequest(claim=self.claim, mode=self.mode, context=self.context, effort=self.effort)
+
+
+class RunRequest(ClaimAsked):
+    """What a caller asks for. Validated before anything is stored or spent."""
+
+    as_of_date: date | None = Field(default=None, description="Backtest: use only evidence up to this date.")
 
     @field_validator("as_of_date")
     @classmethod
@@ -112,29 +121,15 @@ class RunRequest(Strict):
 CADENCES = {"hourly": "0 * * * *", "daily": "0 0 * * *", "weekly": "0 0 * * 1"}
 
 
-class MonitorRequest(Strict):
+class MonitorRequest(ClaimAsked):
     """A claim to re-score on a schedule, and how far its score must move to say so."""
 
-    claim: str = Field(description="A falsifiable claim, up to 2,000 characters.")
     cadence: str = Field(
         max_length=100, description="hourly, daily, weekly, or a 5-field cron expression (UTC)."
     )
     threshold: int = Field(
         ge=1, le=100, description="Points the score must move for a claim.score_changed event."
     )
-    mode: Mode = "spectral"
-    context: str | None = Field(default=None, description="Optional background text for the debaters.")
-    effort: Effort = "standard"
-
-    @field_validator("claim")
-    @classmethod
-    def _claim(cls, value: str) -> str:
-        return _clean_claim(value)
-
-    @field_validator("context")
-    @classmethod
-    def _context(cls, value: str | None) -> str | None:
-        return _clean_context(value)
 
     @field_validator("cadence")
     @classmethod
@@ -147,9 +142,6 @@ class MonitorRequest(Strict):
         if len(value.split(" ")) != 5 or not croniter.is_valid(value):
             raise ValueError(f"{value!r} is not hourly, daily, weekly or a 5-field cron expression")
         return value
-
-    def run_request(self) -> RunRequest:
-        return RunRequest(claim=self.claim, mode=self.mode, context=self.context, effort=self.effort)
 
 
 # ---------------------------------------------------------------- stage artifacts
@@ -478,17 +470,10 @@ class ScoreChanged(Strict):
     monitor_ids: list[str]
 
 
-class CheckRequested(Strict):
+class CheckRequested(ClaimAsked):
     """`claim.check_requested`: score this claim for this tenant (source tag monitor)."""
 
     tenant_id: str = Field(pattern=TENANT_ID)
-    claim: str
-    mode: Mode = "spectral"
-    context: str | None = None
-    effort: Effort = "standard"
-
-    def run_request(self) -> RunRequest:
-        return RunRequest(claim=self.claim, mode=self.mode, context=self.context, effort=self.effort)
 
 
 class EvidenceUpdated(Strict):

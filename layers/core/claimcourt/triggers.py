@@ -68,11 +68,7 @@ def respond(store: Store, executor: Executor, settings: Settings, body: str) -> 
     envelope, detail = parse(body)
     wanted: list[tuple[str, RunRequest]] = []
     if isinstance(detail, CheckRequested):
-        try:
-            request = detail.run_request()
-        except ValidationError as err:
-            raise MalformedEventError(f"{envelope.detail_type}: detail.{_first_problem(err)}") from None
-        wanted.append((claim_id_for(request.claim), request))
+        wanted.append((claim_id_for(detail.claim), detail.run_request()))
     else:
         for claim_id in dict.fromkeys(detail.claim_ids):
             monitors = store.monitors_of_claim(detail.tenant_id, claim_id)
