@@ -162,6 +162,17 @@ def test_moto_function_is_patched_only_inside_the_context(dispatcher: LambdaDisp
     assert _moto_hooks() == before
 
 
+def test_moto_parses_each_jsonpath_once_inside_the_context(dispatcher: LambdaDispatcher) -> None:
+    from moto.stepfunctions.parser.asl.component.common.path import result_path
+    from moto.stepfunctions.parser.asl.utils import json_path
+
+    with dispatcher.installed():
+        for module in (json_path, result_path):
+            assert module.parse("$.run_id") is module.parse("$.run_id")  # the same parsed path
+            assert module.parse("$.run_id").find({"run_id": "r1"})[0].value == "r1"
+    assert json_path.parse("$.run_id") is not json_path.parse("$.run_id")  # moto's own, restored
+
+
 def test_moto_function_is_restored_even_when_the_body_raises(dispatcher: LambdaDispatcher) -> None:
     before = _moto_hooks()
     with pytest.raises(RuntimeError), dispatcher.installed():

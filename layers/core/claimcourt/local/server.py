@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import dataclasses
+import gc
 import json
 import threading
 import time
@@ -350,4 +351,8 @@ def serve(
     with server.running():
         if on_start is not None:
             on_start()  # after the handlers are loaded (their loggers are configured on import)
+        # What is loaded by now (handlers, the corpus, moto) lives as long as the server: keep it out
+        # of every full collection, whose pauses stop all the runs' threads at once.
+        gc.collect()
+        gc.freeze()
         uvicorn.Server(uvicorn.Config(server, host=host, port=port, log_level="warning")).run()
