@@ -173,6 +173,19 @@ def test_moto_parses_each_jsonpath_once_inside_the_context(dispatcher: LambdaDis
     assert json_path.parse("$.run_id") is not json_path.parse("$.run_id")  # moto's own, restored
 
 
+def test_state_data_is_copied_deeply_and_the_same() -> None:
+    from datetime import datetime
+
+    from claimcourt.local.dispatch import JsonCopy
+
+    data = {"a": [1, 2.5, {"b": None, "c": True}], "d": "x", "when": datetime(2026, 1, 1)}
+    copied = JsonCopy.deepcopy(data)
+    assert copied == data
+    assert copied["a"] is not data["a"] and copied["a"][2] is not data["a"][2]
+    copied["a"][2]["b"] = "changed"
+    assert data["a"][2]["b"] is None
+
+
 def test_moto_function_is_restored_even_when_the_body_raises(dispatcher: LambdaDispatcher) -> None:
     before = _moto_hooks()
     with pytest.raises(RuntimeError), dispatcher.installed():

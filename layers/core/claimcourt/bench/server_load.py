@@ -8,13 +8,21 @@ a model. Every request carries an API key and goes through the API handler.
 
 1. Concurrent runs. After a warm-up run (handler imports, the one ASL parse; not counted), one run
    alone, then `--runs` runs submitted at once (the cost guard's caps raised to admit them all). A
-   run is submitted with POST /runs and polled with GET /runs/{id} until it is no longer running; it
-   ends at its record's `finished_at` (the same clock, so the poll interval adds nothing). Prints the
-   one run's wall, the batch's wall (first submit to last end) and their ratio (goal ≤ 1.5), and the
-   per-run min, median and max of the batch. Any run that does not succeed fails the benchmark.
-2. Read load. `--clients` concurrent clients GET /runs/{id} of a finished run (its full result) for
-   `--duration` seconds over keep-alive connections. Prints p50 and p99 latency, requests per
-   second, the number of requests and of non-200 replies.
+   run is submitted with POST /runs and polled with GET /runs/{id} every `--poll` seconds until it
+   is no longer running; it ends at its record's `finished_at` (the same clock, so the poll interval
+   does not blur the figure, though the polls are load on the server). Prints the one run's wall,
+   the batch's wall (first submit to last end) and their ratio (goal ≤ 1.5), the per-run min,
+   median and max of the batch, and how long the batch took to be admitted. Any run that does not
+   succeed fails the benchmark (exit status 1).
+2. Read load. `--clients` keep-alive connections GET /runs/{id} of a finished run (its full result)
+   for `--duration` seconds, each sending the next request when the reply is in. Prints p50 and p99
+   latency, requests per second, the number of requests and of non-200 replies. The readers speak
+   HTTP/1.1 on bare asyncio streams: httpx costs this process more CPU per request than the server
+   spends, so with it the figures measured the client.
+
+Where /proc exists, each phase also prints the CPU the server used (per run or per request, and as
+a share of one core: the GIL makes one core its ceiling), and what this process and every other
+process on the machine used meanwhile, which says whether the figures were measured on a quiet box.
 
     python -m claimcourt.bench.server_load --latency 0.3 --runs 20 --clients 50 --duration 10
 """
@@ -347,6 +355,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--runs and --clients must be at least 1, --duration and --poll above 0")
 
     if args.serve is not None:
+        if args.data_dir is None:
+            parser.error("--serve needs --data-dir")
         serve_child(args.serve, args.data_dir, args.latency, max_active=args.runs + 1)
         return
 
@@ -356,11 +366,12 @@ def main(argv: list[str] | None = None) -> None:
         command = [sys.executable, "-m", "claimcourt.bench.server_load", "--serve", str(port)]
         command += ["--data-dir", tmp, "--latency", str(args.latency), "--runs", str(args.runs)]
         env = {**os.environ, "POWERTOOLS_LOG_LEVEL": "WARNING"}
-        child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
+        # Its own session: Ctrl-C reaches this process only, which then stops the server itself.
+        child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, start_new_session=True)
         try:
             asyncio.run(bench(f"http://127.0.0.1:{port}", key, child, args))
         finally:
-            child.terminate()  # uvicorn shuts down on SIGTERM; the runtime and sweeper stop with it
+            child.terminate()  # uvicorn shuts down on SIGTERM, and the process ends
             try:
                 child.wait(timeout=15)
             except subprocess.TimeoutExpired:

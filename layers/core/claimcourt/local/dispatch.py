@@ -12,6 +12,7 @@ Catch see the same error names as in the cloud.
 
 from __future__ import annotations
 
+import copy
 import functools
 import importlib.util
 import json
@@ -93,7 +94,9 @@ class LambdaDispatcher:
     @contextmanager
     def installed(self) -> Iterator[LambdaDispatcher]:
         from moto.stepfunctions.parser.asl.component.common.path import result_path
+        from moto.stepfunctions.parser.asl.component.common.string import string_expression
         from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
+        from moto.stepfunctions.parser.asl.eval import states
         from moto.stepfunctions.parser.asl.utils import json_path
         from moto.stepfunctions.parser.backend.execution_worker import ExecutionWorker
 
@@ -108,8 +111,27 @@ class LambdaDispatcher:
             # path is only read, never changed, so one per path text serves every execution.
             mock.patch.object(json_path, "parse", _cached(json_path.parse)),  # type: ignore[attr-defined]
             mock.patch.object(result_path, "parse", _cached(result_path.parse)),  # type: ignore[attr-defined]
+            # It deep-copies the state's JSON at every read and write: a copier that knows JSON takes
+            # a third of copy.deepcopy's time (which also tracks shared references JSON cannot have).
+            mock.patch.object(states, "copy", JsonCopy),
+            mock.patch.object(string_expression, "copy", JsonCopy),
         ):
             yield self
+
+
+class JsonCopy:
+    """Stands in for the `copy` module where moto copies state data (JSON values)."""
+
+    @staticmethod
+    def deepcopy(value: Any) -> Any:
+        kind = type(value)
+        if kind is dict:
+            return {k: JsonCopy.deepcopy(v) for k, v in value.items()}
+        if kind is list:
+            return [JsonCopy.deepcopy(v) for v in value]
+        if kind in (str, int, float, bool) or value is None:
+            return value
+        return copy.deepcopy(value)  # anything else, as moto would
 
 
 @functools.cache  # one cache per parser for the process, shared by every runtime in it

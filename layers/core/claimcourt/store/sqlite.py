@@ -1,12 +1,16 @@
 """The embedded default's store: one SQLite file in WAL mode.
 
-One connection behind a lock: stage tasks write from several threads at once (Map and Parallel
-states), and SQLite serializes writers anyway.
+Writes go through one connection behind a lock: stage tasks write from several threads at once
+(Map and Parallel states), and SQLite serializes writers anyway. Reads go through a connection of
+their own thread, without the lock: WAL lets readers run beside the writer, each seeing the last
+committed state, so a run's reads (its stages, the API's GETs, the progress feed) never queue
+behind another run's writes.
 """
 
 from __future__ import annotations
 
 import json
+import queue
 import sqlite3
 import threading
 import time
@@ -127,6 +131,7 @@ class SqliteStore:
         self.path = path
         self._lock = threading.RLock()
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
+        self._readers: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()  # idle ones
         self._refuse_other_versions(path)  # before anything is written, WAL mode included
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -160,12 +165,25 @@ class SqliteStore:
             self._db.execute("COMMIT")
 
     def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
-            return self._db.execute(sql, args).fetchall()
+        """A read on an idle reader connection (a new one if every reader is busy: there are never
+        more than the threads reading at once)."""
+        try:
+            reader = self._readers.get_nowait()
+        except queue.Empty:
+            reader = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
+        try:
+            return reader.execute(sql, args).fetchall()
+        finally:
+            self._readers.put(reader)
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            while True:
+                try:
+                    self._readers.get_nowait().close()
+                except queue.Empty:
+                    return
 
     # ------------------------------------------------------------ runs
 
