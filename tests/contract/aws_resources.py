@@ -3,8 +3,10 @@ tests run against is the schema that deploys. Call inside `mock_aws()`."""
 
 from __future__ import annotations
 
+import fnmatch
 import threading
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 import boto3
@@ -127,9 +129,16 @@ def stage_functions() -> list[str]:
     )
 
 
-def granted(functions: list[str]) -> dict[str, set[str]]:
-    """Template logical id → the IAM actions these functions' policies grant on it (managed policies
-    by Ref, and inline statements; SAM's policy templates name no table)."""
+@dataclass(frozen=True)
+class Grant:
+    resource: str  # a template logical id, or "<logical id>/index" for its indexes
+    actions: frozenset[str]
+    leading_keys: tuple[str, ...] | None  # a dynamodb:LeadingKeys condition's patterns, if any
+
+
+def grants(functions: list[str]) -> list[Grant]:
+    """What these functions' policies grant (managed policies by Ref, and inline statements; SAM's
+    policy templates name no table), with any dynamodb:LeadingKeys condition."""
     resources = template()["Resources"]
     statements: list[dict[str, Any]] = []
     for function in functions:
@@ -138,30 +147,59 @@ def granted(functions: list[str]) -> dict[str, set[str]]:
                 statements += resources[policy["Ref"]]["Properties"]["PolicyDocument"]["Statement"]
             elif "Statement" in policy:
                 statements += policy["Statement"]
-    grants: dict[str, set[str]] = {}
+    found = []
     for statement in statements:
-        targets = (
-            statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+        targets, actions = (
+            value if isinstance(value, list) else [value]
+            for value in (statement["Resource"], statement["Action"])
         )
-        actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+        conditions = statement.get("Condition", {}).values()
+        leading = [c["dynamodb:LeadingKeys"] for c in conditions if "dynamodb:LeadingKeys" in c]
         for target in targets:
             if "Fn::GetAtt" in target:
                 logical = target["Fn::GetAtt"][0]
             else:  # "${MainTable.Arn}/index/*" is the table's indexes, not the table
                 sub = target.get("Fn::Sub", "")
                 logical = sub.removeprefix("${").split(".")[0] + ("/index" if "/index/" in sub else "")
-            grants.setdefault(logical, set()).update(actions)
-    return grants
+            found.append(Grant(logical, frozenset(actions), tuple(leading[0]) if leading else None))
+    return found
 
 
-def record_calls(
-    clients: list[Any], settings: Settings, thread: threading.Thread | None = None
-) -> set[tuple[str, str]]:
-    """A set that fills with (template logical id, IAM action) for every call these clients make
-    (from `thread` only, if given); a Query on an index is on "<logical id>/index". A transaction is
-    authorized item by item, by each item's own action, so it is recorded so."""
+class Calls(set[tuple[str, str]]):
+    """(template logical id, IAM action) pairs, and the partition keys each keyed call touched."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.keys: dict[tuple[str, str], set[str]] = {}
+
+    def add_call(self, where: str, action: str, key: dict[str, Any] | None = None) -> None:
+        self.add((where, action))
+        leading = (key.get("pk") or key.get("id") or {}).get("S") if key else None
+        if leading is not None:
+            self.keys.setdefault((where, action), set()).add(leading)
+
+    def clear(self) -> None:
+        super().clear()
+        self.keys.clear()
+
+    def snapshot(self) -> Calls:
+        copy = Calls()
+        copy.update(self)
+        copy.keys = {k: set(v) for k, v in self.keys.items()}
+        return copy
+
+    def merge(self, other: Calls) -> None:
+        self.update(other)
+        for k, v in other.keys.items():
+            self.keys.setdefault(k, set()).update(v)
+
+
+def record_calls(clients: list[Any], settings: Settings, thread: threading.Thread | None = None) -> Calls:
+    """Calls that fill with every call these clients make (from `thread` only, if given); a Query
+    on an index is on "<logical id>/index". A transaction is authorized item by item, by each
+    item's own action, so it is recorded so."""
     logical_of = {getattr(settings, field): logical for logical, field in RESOURCE_SETTINGS.items()}
-    calls: set[tuple[str, str]] = set()
+    calls = Calls()
 
     def record(params: dict[str, Any], model: Any, **_: Any) -> None:
         if thread is not None and threading.current_thread() is not thread:
@@ -171,21 +209,36 @@ def record_calls(
             for item in params["TransactItems"]:
                 ((kind, body),) = item.items()
                 action = {"Put": "PutItem", "Update": "UpdateItem", "Delete": "DeleteItem"}[kind]
-                calls.add((logical_of[body["TableName"]], f"dynamodb:{action}"))
+                calls.add_call(
+                    logical_of[body["TableName"]], f"dynamodb:{action}", body.get("Key") or body.get("Item")
+                )
             return
         if model.name == "BatchGetItem":
             for table in params["RequestItems"]:
-                calls.add((logical_of[table], "dynamodb:BatchGetItem"))
+                calls.add_call(logical_of[table], "dynamodb:BatchGetItem")
             return
         name = params.get("TableName") or params.get("Bucket")
         where = logical_of.get(name, str(name)) + ("/index" if params.get("IndexName") else "")
-        calls.add((where, f"{service}:{model.name}"))
+        key = params.get("Key") or params.get("Item") if service == "dynamodb" else None
+        calls.add_call(where, f"{service}:{model.name}", key)
 
     for client in clients:
         client.meta.events.register("before-parameter-build.*.*", record)
     return calls
 
 
-def ungranted(calls: set[tuple[str, str]], functions: list[str]) -> list[tuple[str, str]]:
-    grants = granted(functions)
-    return sorted(call for call in calls if call[1] not in grants.get(call[0], set()))
+def ungranted(calls: Calls, functions: list[str]) -> list[tuple[str, str]]:
+    """The calls no policy of these functions allows: a grant under a dynamodb:LeadingKeys condition
+    allows only calls whose partition key matches one of its patterns."""
+    allowed = grants(functions)
+    refused = []
+    for where, action in sorted(calls):
+        applicable = [g for g in allowed if g.resource == where and action in g.actions]
+        if any(g.leading_keys is None for g in applicable):
+            continue
+        patterns = [p for g in applicable for p in g.leading_keys or ()]
+        keys = calls.keys.get((where, action), set())
+        unmatched = sorted(k for k in keys if not any(fnmatch.fnmatchcase(k, p) for p in patterns))
+        if not applicable or unmatched:
+            refused.append((where, action + (f" on {', '.join(unmatched)}" if unmatched else "")))
+    return refused

@@ -29,6 +29,7 @@ from claimcourt.store.dynamodb import DynamoStore
 from claimcourt.wiring import build_idempotency, use_deps
 from tests.conftest import DEFAULT_HITS
 from tests.contract.aws_resources import (
+    Calls,
     create_from_template,
     dynamo_store,
     dynamodb_settings,
@@ -59,7 +60,7 @@ def cloud(clean_env: None, tmp_path: Any) -> Iterator[Deps]:
         )
 
 
-def _calls(deps: Deps) -> set[tuple[str, str]]:
+def _calls(deps: Deps) -> Calls:
     """What this thread's calls through the store's clients touch (stages run on other threads)."""
     assert isinstance(deps.store, DynamoStore)
     return record_calls([deps.store.client, deps.store.s3], deps.settings, threading.current_thread())
@@ -96,6 +97,13 @@ def test_the_http_api_works_on_dynamodb_within_its_iam_policy(cloud: Deps) -> No
         assert len(_http("GET", f"/claims/{claim['claim_id']}/history", key)[1]["points"]) == 1
         assert _http("DELETE", f"/runs/{run['run_id']}", key)[0] == 204
         assert _http("GET", "/runs", key)[1]["runs"] == []
+        watch = {"claim": "Sea levels are rising", "cadence": "daily", "threshold": 5}
+        status, monitor = _http("POST", "/monitors", key, body=watch)
+        assert status == 201, monitor
+        assert [m["monitor_id"] for m in _http("GET", "/monitors", key)[1]["monitors"]] == [
+            monitor["monitor_id"]
+        ]
+        assert _http("DELETE", f"/monitors/{monitor['monitor_id']}", key)[0] == 204
     # Then it needed nothing the template does not grant the API function
     assert ("ArtifactsBucket", "s3:GetObject") in calls and ("RateLimitTable", "dynamodb:UpdateItem") in calls
     assert ungranted(calls, ["ApiFunction"]) == []
@@ -119,17 +127,17 @@ def test_the_websocket_handlers_work_on_dynamodb_within_their_iam_policy(cloud: 
             send("$connect", connection_id, headers={"x-api-key": key})
             send("subscribe", connection_id, body=json.dumps({"action": "subscribe", "run_id": run.run_id}))
         poster.gone.add("c2")
-        socket_calls = set(calls)
+        socket_calls = calls.snapshot()
         # When the run ends (a stage's part, not recorded) and its stream record reaches the notifier
         deps.store.set_status(run.run_id, RunStatus.FAILED, error="test")
         announce_end(deps.store, run.run_id)
         calls.clear()
         stream = {"dynamodb": {"NewImage": {"kind": {"S": "event"}, "run_id": {"S": run.run_id}}}}
         notifier({"Records": [{"eventName": "INSERT", **stream}]}, LambdaContext())
-        notify_calls = set(calls)
+        notify_calls = calls.snapshot()
         calls.clear()
         send("$disconnect", "c1")
-        socket_calls |= calls
+        socket_calls.merge(calls)
     # Then the live one got the stored and the final event, the gone one was removed, nobody follows on
     assert poster.seqs("c1") == [1, 2]
     assert deps.store.subscribers(run.run_id) == []
@@ -168,7 +176,7 @@ def test_the_drift_tick_and_the_monitor_function_work_on_dynamodb_within_their_i
     calls = _calls(deps)
     report = tick(deps.store, deps.executor, deps.settings)  # type: ignore[arg-type]
     assert len(report.started) == 1
-    drift_calls = set(calls)
+    drift_calls = calls.snapshot()
     calls.clear()
     with use_deps(deps):
         batch = sqs_batch(json.dumps(sample("claim_check_requested")), json.dumps(sample("evidence_updated")))

@@ -244,6 +244,19 @@ def test_provider_keys_come_from_secrets_manager_not_parameters_or_the_environme
     assert not [p for p in TEMPLATE.get("Parameters", {}) if "key" in p.lower() or "secret" in p.lower()]
 
 
+@pytest.mark.parametrize("logical_id", sorted(FUNCTIONS))
+def test_a_function_that_reads_the_provider_keys_secret_may_read_it(logical_id: str) -> None:
+    # load_settings fetches the secret at every cold start where it is named: without the grant,
+    # every invocation of the function would fail on AccessDenied.
+    globals_env = TEMPLATE["Globals"]["Function"]["Environment"]["Variables"]
+    props = FUNCTIONS[logical_id]["Properties"]
+    env = {**globals_env, **props.get("Environment", {}).get("Variables", {})}
+    reads_secret = env.get("CLAIMCOURT_PROVIDER_KEYS_SECRET") not in (None, "")
+    may_read = {"Ref": "ProviderKeysReadPolicy"} in props.get("Policies", [])
+    assert reads_secret == may_read, f"{logical_id}: reads the secret {reads_secret}, may read it {may_read}"
+    assert reads_secret == (logical_id in STAGES)  # only the stages call models
+
+
 def test_alarms_watch_failed_executions_lambda_errors_and_throttles() -> None:
     alarms = [r for r in TEMPLATE["Resources"].values() if r["Type"] == "AWS::CloudWatch::Alarm"]
     watched = {
