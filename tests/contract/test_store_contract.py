@@ -849,3 +849,10 @@ def test_a_run_id_is_taken_once(store: Store) -> None:
         store.create_run(_record("run_1", "Another claim"))
     assert taken.value.code == "run_exists"
     assert store.list_claims(LOCAL)[0].run_count == 1  # the refused run counted nothing
+
+
+def test_events_after_the_largest_seq_are_none(store: Store) -> None:
+    store.create_run(_record("run_1"))
+    store.append_event(RunEvent(run_id="run_1", type="stage.started"), key="k1")
+    assert store.list_events("run_1", after_seq=10**10 - 1) == []
+    assert [e.seq for e in store.list_events("run_1", after_seq=0)] == [1]

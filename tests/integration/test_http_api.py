@@ -17,7 +17,7 @@ from claimcourt.access import issue_key
 from claimcourt.api.http import handler, openapi_json
 from claimcourt.models import Lease, RunStatus, SourceTag, utcnow
 from claimcourt.pipeline import Deps, announce_end
-from claimcourt.runs import SWEEP_GRACE_S, create_run, parse_request, sweep
+from claimcourt.runs import SWEEP_GRACE_S, create_run, parse_request, submit_run, sweep
 from claimcourt.store.sqlite import SqliteStore
 from claimcourt.wiring import use_deps
 from tests.conftest import MakeDeps
@@ -391,3 +391,21 @@ def test_a_monitor_that_cannot_be_kept_is_refused_naming_the_field(
     status, _, body = api.call("POST", "/monitors", body=watch)
     assert (status, body["code"], body["field"]) == (422, "invalid_request", field)
     assert api.store.list_monitors("acme") == []
+
+
+def test_a_run_recorded_without_its_first_event_ends_failed_and_frees_its_slot(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(api.store, "append_event", broken)
+    with pytest.raises(OSError):
+        submit_run(api.store, api.executor, api.deps.settings, "acme", parse_request(CLAIM))
+    monkeypatch.undo()
+    [run] = api.store.list_runs("acme").runs
+    assert (run.status, run.error) == (RunStatus.FAILED, "could not record the run's start")
+    assert api.executor.started == []
+    # The store failed its end event too, so the sweeper finishes the job
+    assert sweep(api.store, lambda run_id: None) == [run.run_id]
+    assert api.store.leases() == [] and api.store.list_events(run.run_id)[-1].type == "run.failed"

@@ -48,3 +48,21 @@ def test_an_oversized_body_is_refused_without_reading_it_all(served: Served) -> 
     client, key = served.client, served.key
     reply = client.post("/runs", content=b"x" * 5_000_000, headers={"Authorization": f"Bearer {key}"})
     assert (reply.status_code, reply.json()["code"]) == (413, "payload_too_large")
+
+
+def test_the_sweeper_leaves_runs_of_other_processes_alone_until_they_are_too_old(make_deps: Any) -> None:
+    from datetime import timedelta
+
+    from claimcourt.local.server import LocalServer
+    from claimcourt.runs import create_run, parse_request
+
+    deps = make_deps()
+    server = LocalServer(deps)
+    elsewhere = create_run(
+        deps.store, parse_request({"claim": "Sea levels are rising"})
+    )  # another terminal's
+    assert server._swept_status(elsewhere.run_id) == "RUNNING"
+    old = elsewhere.created_at - timedelta(seconds=deps.settings.run_timeout_s + 3600)
+    stale = create_run(deps.store, parse_request({"claim": "Sea levels are rising"}))
+    deps.store.create_run(stale.model_copy(update={"run_id": "run_stale", "created_at": old}))
+    assert server._swept_status("run_stale") is None  # long past any run's time: lost

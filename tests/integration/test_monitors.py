@@ -98,3 +98,23 @@ def test_a_tenant_over_its_hourly_cap_is_skipped_and_the_others_go_on(deps: Deps
     report = tick(deps.store, deps.executor, settings, now=T0)  # type: ignore[arg-type]
     tenants = sorted(deps.store.get_run(run_id).tenant_id for run_id in report.started)
     assert (tenants, report.left_due) == (["acme", "globex"], 2)
+    # and the capped tenant's monitors wait for the next hour, not at the head of every tick
+    assert deps.store.due_monitors(T0 + timedelta(minutes=29), 10) == []
+    assert len(deps.store.due_monitors(T0 + timedelta(minutes=30), 10)) == 2  # 11:00
+
+
+def test_a_monitor_the_index_still_shows_due_but_another_tick_moved_on_is_left(
+    deps: Deps, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monitor_id = _watch(deps, "Sea levels are rising")
+    moved = deps.store.get_monitor(monitor_id).model_copy(update={"next_due": T0 + timedelta(days=1)})
+    monkeypatch.setattr(deps.store, "due_monitors", lambda now, limit: [moved])  # a stale index read
+    report = tick(deps.store, deps.executor, deps.settings, now=T0)  # type: ignore[arg-type]
+    assert (report.started, _started(deps)) == ([], [])
+
+
+def test_a_cadence_that_never_comes_round_is_refused() -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="never comes round"):
+        MonitorRequest(claim="Sea levels are rising", cadence="0 0 30 2 *", threshold=5)

@@ -141,6 +141,10 @@ class MonitorRequest(ClaimAsked):
             return value
         if len(value.split(" ")) != 5 or not croniter.is_valid(value):
             raise ValueError(f"{value!r} is not hourly, daily, weekly or a 5-field cron expression")
+        try:  # a valid expression may still never come round (30 February)
+            croniter(value, datetime.now(UTC)).get_next(datetime)
+        except Exception:
+            raise ValueError(f"{value!r} never comes round") from None
         return value
 
 

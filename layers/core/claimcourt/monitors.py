@@ -13,7 +13,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from aws_lambda_powertools import Logger
 
@@ -81,7 +81,11 @@ def tick(
     due = store.due_monitors(now, DUE_PER_TICK)
     hourly_capped: set[str] = set()
     for i, monitor in enumerate(due):
+        if monitor.next_due > now:
+            continue  # moved on by an overlapping tick since the (eventually consistent) index said due
         if monitor.tenant_id in hourly_capped:
+            # Not read first again at every tick until the hour turns: that would starve other tenants.
+            store.advance_monitor(monitor.monitor_id, monitor.next_due, _next_hour(now), None)
             report.left_due += 1
             continue
         run_id = drift_run_id(monitor)
@@ -102,6 +106,7 @@ def tick(
             except RateLimitedError as refused:
                 if refused.limit == "hourly":
                     hourly_capped.add(monitor.tenant_id)
+                    store.advance_monitor(monitor.monitor_id, monitor.next_due, _next_hour(now), None)
                     report.left_due += 1
                     break
                 if not keep_going():
@@ -119,3 +124,8 @@ def tick(
             )
             break
     return report
+
+
+def _next_hour(now: datetime) -> datetime:
+    """When a tenant's hourly cap next has room: the top of the next UTC hour."""
+    return now.replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)

@@ -93,7 +93,12 @@ def submit_run(
             store.release(run_id)
         raise
     except BaseException:
-        store.release(run_id)
+        if _exists(store, run_id):  # recorded, but not its first event: end it, or it runs for ever
+            store.set_status(run_id, RunStatus.FAILED, error="could not record the run's start")
+            # Its end event and release; if the store fails these too, the lease stays for the sweeper.
+            announce_end(store, run_id)
+        else:
+            store.release(run_id)
         raise
     try:
         executor.start(run_id)

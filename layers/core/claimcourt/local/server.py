@@ -24,7 +24,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 from urllib.parse import unquote_plus
 
@@ -34,8 +34,9 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from claimcourt.delivery import ENDS_A_RUN, notify
 from claimcourt.errors import ConnectionGoneError
 from claimcourt.local.runtime import LocalRuntime
+from claimcourt.models import utcnow
 from claimcourt.pipeline import Deps
-from claimcourt.runs import sweep
+from claimcourt.runs import SWEEP_GRACE_S, sweep
 from claimcourt.store.base import Store
 from claimcourt.wiring import use_deps
 
@@ -236,6 +237,7 @@ class LocalServer:
         self.deps = dataclasses.replace(deps, settings=settings, executor=self, poster=self.poster)
         self.runtime = LocalRuntime(self.deps)
         self.feed = Feed(deps.store, self.poster)
+        self._started: set[str] = set()
         from claimcourt.api.http import handler
         from claimcourt.api.socket import handler as socket_handler
 
@@ -243,11 +245,22 @@ class LocalServer:
         self._socket_handler = socket_handler
 
     def start(self, run_id: str) -> str:
+        self._started.add(run_id)
         self.feed.watch(run_id)
         return self.runtime.start(run_id)
 
     def execution_status(self, run_id: str) -> str | None:
         return self.runtime.execution_status(run_id)
+
+    def _swept_status(self, run_id: str) -> str | None:
+        """The sweeper's view. The SQLite file may hold leases of runs another process is running
+        (`claimcourt drift tick`, `events put`), whose executions this runtime cannot see: those are
+        judged lost only once they are older than any run may take."""
+        if run_id in self._started:
+            return self.execution_status(run_id)
+        record = self.deps.store.get_run(run_id)
+        limit = timedelta(seconds=self.deps.settings.run_timeout_s + SWEEP_GRACE_S)
+        return None if utcnow() - record.created_at > limit else "RUNNING"
 
     @contextmanager
     def running(self) -> Iterator[Deps]:
@@ -268,7 +281,7 @@ class LocalServer:
 
     def _sweep_until(self, stop: threading.Event) -> None:
         while not stop.wait(SWEEP_EVERY_S):
-            sweep(self.deps.store, self.runtime.execution_status)
+            sweep(self.deps.store, self._swept_status)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":

@@ -257,8 +257,9 @@ class Store(Protocol):
         """Monitors whose next_due is at or before `now`, the most overdue first."""
         ...
 
-    def advance_monitor(self, monitor_id: str, due: datetime, next_due: datetime, run_id: str) -> bool:
-        """Move a monitor on from `due` (its run started): False if it was moved on or deleted meanwhile."""
+    def advance_monitor(self, monitor_id: str, due: datetime, next_due: datetime, run_id: str | None) -> bool:
+        """Move a monitor on from `due` to `next_due`, recording `run_id` as its last run (None: it
+        was put off, no run started). False if it was moved on or deleted meanwhile."""
         ...
 
     # WebSocket connections, and the runs each one follows. A subscription remembers the last event

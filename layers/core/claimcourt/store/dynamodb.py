@@ -98,6 +98,7 @@ INLINE_LIMIT = 350_000
 GSI, BY_SOURCE = "gsi1", "gsi2"
 LEASES = "LEASES"
 BATCH_KEYS = 100  # BatchGetItem's limit per request
+MAX_SEQ = 10**10 - 1  # event keys hold ten digits
 MAX_ATTEMPTS = 50  # optimistic writes under contention (parallel branches appending events)
 
 
@@ -508,12 +509,14 @@ class DynamoStore:
             raise TransientError(f"run {event.run_id}: too much contention to append an event")
 
     def list_events(self, run_id: str, after_seq: int = 0) -> list[RunEvent]:
+        if after_seq >= MAX_SEQ:
+            return []  # past any seq an event key can hold (and BETWEEN refuses a reversed range)
         items = self._query(
             KeyConditionExpression="pk = :pk AND sk BETWEEN :lo AND :hi",
             ExpressionAttributeValues={
                 ":pk": _s(_run_pk(run_id)),
                 ":lo": _s(_event_sk(after_seq + 1)),
-                ":hi": _s(_event_sk(10**10 - 1)),
+                ":hi": _s(_event_sk(MAX_SEQ)),
             },
             ConsistentRead=True,
         )
@@ -844,12 +847,14 @@ class DynamoStore:
         )
         return self._documents([{"pk": item["pk"], "sk": item["sk"]} for item in due], Monitor)
 
-    def advance_monitor(self, monitor_id: str, due: datetime, next_due: datetime, run_id: str) -> bool:
+    def advance_monitor(self, monitor_id: str, due: datetime, next_due: datetime, run_id: str | None) -> bool:
         try:
             monitor = self.get_monitor(monitor_id)
         except NotFoundError:
             return False
-        moved = monitor.model_copy(update={"next_due": next_due, "last_run_id": run_id})
+        moved = monitor.model_copy(
+            update={"next_due": next_due, "last_run_id": run_id or monitor.last_run_id}
+        )
         try:
             with self._lock:
                 self.client.put_item(

@@ -531,15 +531,16 @@ class SqliteStore:
         )
         return [Monitor.model_validate_json(r[0]) for r in rows]
 
-    def advance_monitor(self, monitor_id: str, due: datetime, next_due: datetime, run_id: str) -> bool:
+    def advance_monitor(self, monitor_id: str, due: datetime, next_due: datetime, run_id: str | None) -> bool:
         with self._tx() as db:
             row = db.execute(
                 "SELECT body FROM monitors WHERE monitor_id = ? AND next_due = ?", (monitor_id, sortable(due))
             ).fetchone()
             if row is None:
                 return False
-            moved = Monitor.model_validate_json(row[0]).model_copy(
-                update={"next_due": next_due, "last_run_id": run_id}
+            monitor = Monitor.model_validate_json(row[0])
+            moved = monitor.model_copy(
+                update={"next_due": next_due, "last_run_id": run_id or monitor.last_run_id}
             )
             db.execute(
                 "UPDATE monitors SET next_due = ?, body = ? WHERE monitor_id = ?",
