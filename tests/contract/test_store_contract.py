@@ -435,17 +435,21 @@ def test_subscriptions_follow_runs_until_unsubscribed_or_the_connection_is_dropp
 
 def test_one_deliverer_at_a_time_and_what_it_posted_is_remembered(store: Store) -> None:
     now = datetime.now(UTC)
+    soon, gone = now + timedelta(seconds=30), now - timedelta(seconds=1)
     store.subscribe("c1", "run_a", now + timedelta(hours=2))
-    assert store.claim_delivery("c1", "run_a", until=now + timedelta(seconds=30)) == 0
-    assert store.claim_delivery("c1", "run_a", until=now + timedelta(seconds=30)) is None  # held
-    store.end_delivery("c1", "run_a", sent_seq=7)
+    assert store.claim_delivery("c1", "run_a", until=soon, token="t1") == 0
+    assert store.claim_delivery("c1", "run_a", until=soon, token="t2") is None  # held by t1
+    assert store.end_delivery("c1", "run_a", sent_seq=7, token="t1") is True
     store.subscribe("c1", "run_a", now + timedelta(hours=2))  # subscribing again keeps what was posted
-    assert store.claim_delivery("c1", "run_a", until=now - timedelta(seconds=1)) == 7
-    # that claim has lapsed (a deliverer that died): the next one takes over
-    assert store.claim_delivery("c1", "run_a", until=now + timedelta(seconds=30)) == 7
-    assert store.claim_delivery("c9", "run_a", until=now + timedelta(seconds=30)) is None  # not subscribed
+    assert store.claim_delivery("c1", "run_a", until=gone, token="t3") == 7
+    # t3's claim has lapsed (a deliverer that died or stalled): t4 takes over, and t3 records nothing
+    assert store.claim_delivery("c1", "run_a", until=soon, token="t4") == 7
+    assert store.end_delivery("c1", "run_a", sent_seq=3, token="t3") is False
+    assert store.end_delivery("c1", "run_a", sent_seq=9, token="t4") is True
+    assert store.claim_delivery("c1", "run_a", until=soon, token="t5") == 9
+    assert store.claim_delivery("c9", "run_a", until=soon, token="t6") is None  # not subscribed
     store.unsubscribe("c1", "run_a")
-    store.end_delivery("c1", "run_a", sent_seq=9)  # ended after an unsubscribe: nothing comes back
+    assert store.end_delivery("c1", "run_a", sent_seq=11, token="t5") is False  # unsubscribed meanwhile
     assert store.subscribers("run_a") == []
 
 

@@ -143,13 +143,15 @@ def test_unknown_function_is_resource_not_found(dispatcher: LambdaDispatcher) ->
 
 def _moto_hooks() -> dict[str, object]:
     """Every attribute the dispatcher could patch in moto's Step Functions interpreter."""
+    from moto.stepfunctions.parser.asl.component.common.path import result_path
+    from moto.stepfunctions.parser.asl.component.common.string import string_expression
     from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
+    from moto.stepfunctions.parser.asl.eval import states
+    from moto.stepfunctions.parser.asl.utils import json_path
     from moto.stepfunctions.parser.backend.execution_worker import ExecutionWorker
 
-    return {
-        **{f"lambda_eval_utils.{k}": v for k, v in vars(lambda_eval_utils).items()},
-        **{f"ExecutionWorker.{k}": v for k, v in vars(ExecutionWorker).items()},
-    }
+    modules = [lambda_eval_utils, ExecutionWorker, result_path, string_expression, states, json_path]
+    return {f"{m.__name__}.{k}": v for m in modules for k, v in vars(m).items()}
 
 
 def test_moto_function_is_patched_only_inside_the_context(dispatcher: LambdaDispatcher) -> None:

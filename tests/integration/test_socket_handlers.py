@@ -166,3 +166,24 @@ def test_posting_needs_a_websocket_endpoint(make_deps: MakeDeps) -> None:
         management_endpoint("wss://abc.execute-api.eu-west-1.amazonaws.com/prod/")
         == "https://abc.execute-api.eu-west-1.amazonaws.com/prod"
     )
+
+
+def test_a_subscription_held_by_a_stalled_deliverer_makes_the_stream_retry(socket: Socket) -> None:
+    from datetime import timedelta
+
+    from claimcourt.delivery import Busy
+    from claimcourt.models import utcnow
+
+    run = create_run(socket.deps.store, parse_request({"claim": "Sea levels are rising"}), tenant_id="acme")
+    socket.connect("c1")
+    socket.send("subscribe", "c1", {"action": "subscribe", "run_id": run.run_id})
+    # Another deliverer took the subscription and died holding it
+    socket.deps.store.claim_delivery("c1", run.run_id, until=utcnow() + timedelta(seconds=30), token="dead")
+    _append(socket.deps, run.run_id, "stage.started")
+    with pytest.raises(Busy):
+        notifier({"Records": [_event(run.run_id)]}, LambdaContext())
+    assert socket.poster.seqs("c1") == [1]
+    # Once its claim is over (here: given back with seq 1 posted), the retried batch delivers the rest
+    socket.deps.store.end_delivery("c1", run.run_id, 1, token="dead")
+    notifier({"Records": [_event(run.run_id)]}, LambdaContext())
+    assert socket.poster.seqs("c1") == [1, 2]

@@ -11,6 +11,7 @@ twice: clients keep the highest seq they have seen and skip anything at or below
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any, Protocol
@@ -18,7 +19,7 @@ from typing import Any, Protocol
 from aws_lambda_powertools import Logger
 
 from claimcourt.aws import LazyClient
-from claimcourt.errors import ConnectionGoneError
+from claimcourt.errors import ConnectionGoneError, TransientError
 from claimcourt.models import RunEvent, RunStatus, utcnow
 from claimcourt.store.base import Store
 
@@ -37,15 +38,20 @@ def event_message(event: RunEvent) -> dict[str, Any]:
     return {"type": "event", "run_id": event.run_id, "event": event.model_dump(mode="json")}
 
 
-def deliver(store: Store, poster: Poster, connection_id: str, run_id: str) -> int:
-    """Post the run's events this connection has not had, in order. Returns how many were posted.
-    If another deliverer holds the subscription it is left to it: a deliverer looks again for new
-    events after it lets go, so nothing appended meanwhile is missed."""
-    posted = 0
+class Busy(TransientError):
+    """Another deliverer holds a subscription: the stream hands the batch over again, so events are
+    not stranded if that deliverer died holding its claim (the claim lapses after CLAIM_FOR)."""
+
+
+def deliver(store: Store, poster: Poster, connection_id: str, run_id: str) -> int | None:
+    """Post the run's events this connection has not had, in order. Returns how many were posted,
+    or None if another deliverer holds the subscription: it looks again for new events after it
+    lets go, so nothing appended meanwhile is missed while it lives."""
+    posted, token = 0, uuid.uuid4().hex
     while True:
-        sent = store.claim_delivery(connection_id, run_id, until=utcnow() + CLAIM_FOR)
+        sent = store.claim_delivery(connection_id, run_id, until=utcnow() + CLAIM_FOR, token=token)
         if sent is None:
-            return posted
+            return posted if posted else None
         last, ended = sent, False
         try:
             for event in store.list_events(run_id, after_seq=sent):
@@ -55,7 +61,9 @@ def deliver(store: Store, poster: Poster, connection_id: str, run_id: str) -> in
             store.drop_connection(connection_id)
             return posted
         finally:
-            store.end_delivery(connection_id, run_id, last)
+            held = store.end_delivery(connection_id, run_id, last, token)
+        if not held:
+            return posted  # the claim lapsed while posting: its new holder goes on from its own record
         if ended:  # the run's last event: nothing more will come for this subscription
             store.unsubscribe(connection_id, run_id)
             return posted
@@ -66,12 +74,14 @@ def deliver(store: Store, poster: Poster, connection_id: str, run_id: str) -> in
 def notify(store: Store, poster: Poster, run_ids: Iterable[str]) -> None:
     """Deliver new events of these runs to every connection that follows them. A connection whose
     delivery fails is logged and skipped, the others still get theirs; then the first failure is
-    raised, so the stream hands the batch over again (what was posted is not posted twice)."""
+    raised (or Busy, if a subscription was held by another deliverer), so the stream hands the
+    batch over again (what was posted is not posted twice)."""
     failures: list[Exception] = []
     for run_id in dict.fromkeys(run_ids):
         for connection_id in store.subscribers(run_id):
             try:
-                deliver(store, poster, connection_id, run_id)
+                if deliver(store, poster, connection_id, run_id) is None:
+                    failures.append(Busy(f"a delivery to {connection_id} is under way elsewhere"))
             except Exception as err:
                 logger.exception("delivery failed", extra={"run_id": run_id, "connection_id": connection_id})
                 failures.append(err)

@@ -279,13 +279,15 @@ class Store(Protocol):
         """The connections following a run."""
         ...
 
-    def claim_delivery(self, connection_id: str, run_id: str, until: datetime) -> int | None:
-        """Take the right to post this run's events to this connection until `until`: the last seq
-        posted so far, or None if another deliverer holds it or there is no such subscription."""
+    def claim_delivery(self, connection_id: str, run_id: str, until: datetime, token: str) -> int | None:
+        """Take the right to post this run's events to this connection until `until`, as `token`:
+        the last seq posted so far, or None if another deliverer holds it or there is no such
+        subscription."""
         ...
 
-    def end_delivery(self, connection_id: str, run_id: str, sent_seq: int) -> None:
-        """Record what was posted and give the claim back."""
+    def end_delivery(self, connection_id: str, run_id: str, sent_seq: int, token: str) -> bool:
+        """Record what was posted and give the claim back, if `token` still holds it; False if the
+        claim lapsed and passed to another deliverer (who then records its own progress)."""
         ...
 
     def unsubscribe(self, connection_id: str, run_id: str) -> None: ...

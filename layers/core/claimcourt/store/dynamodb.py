@@ -28,7 +28,7 @@ since TTL deletes lazily):
 
     pk                  sk                      what
     CONN#<id>           CONN                    a WebSocket connection (its tenant and key id)
-    RUN#<run_id>        CONN#<id>               a subscription: sent_seq, claimed_until (epoch ms)
+    RUN#<run_id>        CONN#<id>               a subscription: sent_seq, claimed_until (ms), claimed_by
                                                                   gsi1: CONN#<id> / RUN#<run_id>
 
 Everything of a run is one partition, so a stage reads what it needs with one Query. gsi1 projects
@@ -930,18 +930,19 @@ class DynamoStore:
         now = time.time()
         return [i["sk"]["S"].removeprefix("CONN#") for i in items if int(i["expires_at"]["N"]) >= now]
 
-    def claim_delivery(self, connection_id: str, run_id: str, until: datetime) -> int | None:
+    def claim_delivery(self, connection_id: str, run_id: str, until: datetime, token: str) -> int | None:
         try:
             with self._lock:
                 reply = self.client.update_item(
                     TableName=self.connections_table,
                     Key=self._subscription_key(connection_id, run_id),
-                    UpdateExpression="SET claimed_until = :until",
+                    UpdateExpression="SET claimed_until = :until, claimed_by = :token",
                     ConditionExpression="attribute_exists(pk)"
                     " AND (attribute_not_exists(claimed_until) OR claimed_until < :now)",
                     ExpressionAttributeValues={
                         ":until": _n(int(until.timestamp() * 1000)),
                         ":now": _n(int(time.time() * 1000)),
+                        ":token": _s(token),
                     },
                     ReturnValues="ALL_NEW",
                 )
@@ -951,19 +952,21 @@ class DynamoStore:
             return None  # claimed by another deliverer, or not subscribed
         return int(reply["Attributes"]["sent_seq"]["N"])
 
-    def end_delivery(self, connection_id: str, run_id: str, sent_seq: int) -> None:
+    def end_delivery(self, connection_id: str, run_id: str, sent_seq: int, token: str) -> bool:
         try:
             with self._lock:
                 self.client.update_item(
                     TableName=self.connections_table,
                     Key=self._subscription_key(connection_id, run_id),
-                    UpdateExpression="SET sent_seq = :seq REMOVE claimed_until",
-                    ConditionExpression="attribute_exists(pk)",
-                    ExpressionAttributeValues={":seq": _n(sent_seq)},
+                    UpdateExpression="SET sent_seq = :seq REMOVE claimed_until, claimed_by",
+                    ConditionExpression="claimed_by = :token",
+                    ExpressionAttributeValues={":seq": _n(sent_seq), ":token": _s(token)},
                 )
         except ClientError as err:
             if _code(err) != "ConditionalCheckFailedException":
-                raise  # else: unsubscribed or disconnected meanwhile, nothing to record
+                raise
+            return False  # the claim lapsed and another deliverer holds it, or unsubscribed meanwhile
+        return True
 
     def unsubscribe(self, connection_id: str, run_id: str) -> None:
         with self._lock:

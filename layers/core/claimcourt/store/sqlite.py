@@ -93,7 +93,7 @@ CREATE TABLE IF NOT EXISTS connections (
 );
 CREATE TABLE IF NOT EXISTS subscriptions (
     run_id TEXT NOT NULL, connection_id TEXT NOT NULL, sent_seq INTEGER NOT NULL DEFAULT 0,
-    claimed_until TEXT, expires_at TEXT NOT NULL, PRIMARY KEY (run_id, connection_id)
+    claimed_until TEXT, claimed_by TEXT, expires_at TEXT NOT NULL, PRIMARY KEY (run_id, connection_id)
 );
 CREATE INDEX IF NOT EXISTS subscriptions_by_connection ON subscriptions (connection_id);
 CREATE TABLE IF NOT EXISTS monitors (
@@ -588,21 +588,29 @@ class SqliteStore:
         )
         return [r[0] for r in rows]
 
-    def claim_delivery(self, connection_id: str, run_id: str, until: datetime) -> int | None:
+    def claim_delivery(self, connection_id: str, run_id: str, until: datetime, token: str) -> int | None:
         with self._tx() as db:
+            claimed = db.execute(
+                "UPDATE subscriptions SET claimed_until = ?, claimed_by = ?"
+                " WHERE run_id = ? AND connection_id = ? AND (claimed_until IS NULL OR claimed_until < ?)",
+                (sortable(until), token, run_id, connection_id, sortable(utcnow())),
+            ).rowcount
+            if not claimed:
+                return None
             row = db.execute(
-                "UPDATE subscriptions SET claimed_until = ? WHERE run_id = ? AND connection_id = ?"
-                " AND (claimed_until IS NULL OR claimed_until < ?) RETURNING sent_seq",
-                (sortable(until), run_id, connection_id, sortable(utcnow())),
+                "SELECT sent_seq FROM subscriptions WHERE run_id = ? AND connection_id = ?",
+                (run_id, connection_id),
             ).fetchone()
-            return None if row is None else int(row[0])
+            return int(row[0])
 
-    def end_delivery(self, connection_id: str, run_id: str, sent_seq: int) -> None:
+    def end_delivery(self, connection_id: str, run_id: str, sent_seq: int, token: str) -> bool:
         with self._tx() as db:
-            db.execute(
-                "UPDATE subscriptions SET sent_seq = ?, claimed_until = NULL"
-                " WHERE run_id = ? AND connection_id = ?",
-                (sent_seq, run_id, connection_id),
+            return bool(
+                db.execute(
+                    "UPDATE subscriptions SET sent_seq = ?, claimed_until = NULL, claimed_by = NULL"
+                    " WHERE run_id = ? AND connection_id = ? AND claimed_by = ?",
+                    (sent_seq, run_id, connection_id, token),
+                ).rowcount
             )
 
     def unsubscribe(self, connection_id: str, run_id: str) -> None:
