@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 MAX_CLAIM_CHARS = 2000
 MAX_CONTEXT_CHARS = 20000
@@ -51,6 +51,14 @@ class SourceTag(StrEnum):
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+def first_problem(err: ValidationError, whole: str) -> tuple[str, str]:
+    """(field, message) of a validation error's first problem: what every boundary reports, one
+    problem at a time, naming the field (`whole` when it is the input as a whole)."""
+    first = err.errors()[0]
+    field = ".".join(str(p) for p in first["loc"]) or whole
+    return field, str(first["msg"]).removeprefix("Value error, ")
 
 
 def _reject_control_chars(value: str, field: str) -> str:

@@ -20,6 +20,7 @@ from claimcourt.models import (
     RunRequest,
     RunStatus,
     SourceTag,
+    first_problem,
     utcnow,
 )
 from claimcourt.pipeline import announce_end
@@ -32,10 +33,7 @@ def parse_request(raw: dict[str, Any]) -> RunRequest:
     try:
         return RunRequest.model_validate(raw)
     except ValidationError as err:
-        first = err.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or "request"
-        message = first["msg"].removeprefix("Value error, ")
-        raise InvalidRequestError(field, message) from err
+        raise InvalidRequestError(*first_problem(err, "request")) from err
 
 
 def new_run_id() -> str:

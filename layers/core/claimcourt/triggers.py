@@ -22,7 +22,14 @@ from pydantic import BaseModel, ValidationError
 
 from claimcourt.errors import ConfigurationError, ConflictError, MalformedEventError
 from claimcourt.execution import Executor
-from claimcourt.models import BusEnvelope, CheckRequested, EvidenceUpdated, RunRequest, SourceTag
+from claimcourt.models import (
+    BusEnvelope,
+    CheckRequested,
+    EvidenceUpdated,
+    RunRequest,
+    SourceTag,
+    first_problem,
+)
 from claimcourt.runs import submit_run
 from claimcourt.settings import Settings
 from claimcourt.store.base import Store, claim_id_for
@@ -41,8 +48,7 @@ def event_run_id(event_id: str, claim_id: str) -> str:
 
 
 def _first_problem(err: ValidationError) -> str:
-    first = err.errors()[0]
-    return f"{'.'.join(str(p) for p in first['loc']) or 'event'}: {first['msg']}"
+    return ": ".join(first_problem(err, "event"))
 
 
 def parse(body: str) -> tuple[BusEnvelope, CheckRequested | EvidenceUpdated]:

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from claimcourt.access import authenticate, presented_key
 from claimcourt.delivery import Poster, deliver, notify
 from claimcourt.errors import ConfigurationError, ConnectionGoneError, NotFoundError, UnauthorizedError
-from claimcourt.models import ConnectionRecord, utcnow
+from claimcourt.models import ConnectionRecord, first_problem, utcnow
 from claimcourt.pipeline import Deps
 from claimcourt.runs import tenant_run
 from claimcourt.wiring import current_deps
@@ -89,9 +89,8 @@ def on_subscribe(deps: Deps, event: APIGatewayWebSocketEvent) -> Reply:
     try:
         message = Subscribe.model_validate_json(event.decoded_body or "")
     except ValidationError as err:
-        first = err.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or "message"
-        _error(deps, connection_id, "invalid_message", f"{field}: {first['msg']}")
+        field, problem = first_problem(err, "message")
+        _error(deps, connection_id, "invalid_message", f"{field}: {problem}")
         return {"statusCode": 200}
     try:
         connection = deps.store.get_connection(connection_id)

@@ -20,7 +20,7 @@ from rich.markup import escape
 from claimcourt.errors import ConfigurationError, InvalidRequestError, NotFoundError
 from claimcourt.local.cloud import Stack, execution_ended, follow, load_stack, start
 from claimcourt.local.render import ProgressView, render_record, render_runs
-from claimcourt.models import LOCAL_TENANT, RunRecord, RunRequest, RunStatus, SourceTag
+from claimcourt.models import LOCAL_TENANT, RunRecord, RunRequest, RunStatus, SourceTag, first_problem
 from claimcourt.pipeline import announce_end
 from claimcourt.settings import ROLES, Settings
 from claimcourt.store.base import Store
@@ -55,9 +55,7 @@ def _settings(data_dir: Path | None) -> Settings:
     try:
         settings = Settings(**overrides)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "settings"
-        _fail(f"configuration: {where}: {first['msg'].removeprefix('Value error, ')}", EXIT_BAD_INPUT)
+        _fail("configuration: " + ": ".join(first_problem(exc, "settings")), EXIT_BAD_INPUT)
     if problems := settings.problems():
         _fail(f"configuration: {problems[0]}", EXIT_BAD_INPUT)
     return settings
@@ -313,9 +311,7 @@ def monitor_add(
     try:
         request = MonitorRequest(claim=claim, cadence=cadence, threshold=threshold, mode=mode, effort=effort)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or "monitor"
-        _fail(f"{field}: {first['msg'].removeprefix('Value error, ')}", EXIT_BAD_INPUT)
+        _fail(": ".join(first_problem(exc, "monitor")), EXIT_BAD_INPUT)
     made = create_monitor(_store(data_dir, None), tenant, request)
     err.print(f"monitor {made.monitor_id}: {request.cadence}, threshold {threshold} points")
     click.echo(made.monitor_id)
