@@ -44,6 +44,7 @@ CANNED: dict[str, dict[str, Any]] = {
     "Suitability": {"proceed": True, "flags": [], "warnings": []},
     "Decomposition": {
         "sub_claims": [{"id": "sc1", "text": "Sea levels are rising", "directive": "global sea level rise"}],
+        "shape": "all",
         "rationale": "one proposition",
     },
     "DecompositionCheck": {"ok": True},
@@ -70,9 +71,14 @@ CANNED: dict[str, dict[str, Any]] = {
                 "score": 82,
                 "verdict": "supported",
                 "referee_synthesis": "Well supported.",
+                "decisive_evidence_id": None,
+                "stronger_position": "A",
             }
         ],
         "overall_score": 82,
+        "overall_interval": {"low": 72, "high": 90},
+        "adjustment_reason": None,
+        "decisive_evidence_id": None,
         "what_would_change": ["Satellite data showing no rise."],
     },
 }
@@ -102,7 +108,10 @@ def test_run_through_the_openai_sdk_is_scored_and_billed(tmp_path: Path) -> None
     # Then the run succeeds with the judge's score, labelled with the provider, and every call is billed
     assert execution.status == "SUCCEEDED", record.error
     assert record.result is not None
-    assert record.result.overall_score == 82
+    # (the canned debaters cite nothing, so the contract pulls the judge's 82 towards 50, and says so)
+    assert record.result.judge_score == 82
+    assert record.result.overall_score == 72
+    assert [a.kind for a in record.result.adjustments] == ["evidence_quality"]
     assert record.result.reasoner == "openai"
     usage = record.result.usage
     calls = len(server.requests)

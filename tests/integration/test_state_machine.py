@@ -72,7 +72,7 @@ def test_run_succeeds_and_records_result_and_progress(
     assert [s.id for s in result.sub_claims] == ["sc1", "sc2"]
     assert result.rounds >= 2
     assert result.interval.low <= result.overall_score <= result.interval.high
-    assert result.interval_method == "sub_claim_dispersion"
+    assert result.interval_method == "judge"
     assert result.sources and result.what_would_change and result.structural_analysis.assumptions
     assert [s.tier for s in result.sources] == sorted(s.tier for s in result.sources)
     assert result.reasoner == "scripted"
@@ -294,7 +294,7 @@ def test_high_effort_debate_stops_at_four_rounds(
     ]
     assert queries == [f"sea level evidence round {r}" for r in (1, 2, 3)]
     # high effort judges with self-consistency samples
-    assert result.interval_method == "self_consistency"
+    assert result.interval_method == "judge+self_consistency"
     assert len(provider.calls_of("adjudicate")) == 4
 
 

@@ -62,6 +62,7 @@ def _adjudicate(evidence: list[Evidence], sample: int = 0) -> AdjudicateInput:
         claim=SEA.text,
         mode="spectral",
         sub_claims=[SEA],
+        shape="all",
         positions=[
             AnonymousPosition(label="A", round=1, points=[_pt(80)]),
             AnonymousPosition(label="B", round=1, points=[_pt(30)]),
@@ -76,7 +77,7 @@ def _pt(score: int, *cites: str) -> Point:
 
 
 def _every_task() -> list[Task[Any]]:
-    decomposition = Decomposition(sub_claims=[SEA])
+    decomposition = Decomposition(sub_claims=[SEA], shape="all")
     return [
         suitability_task(SuitabilityInput(claim=SEA.text)),
         decompose_task(
@@ -171,7 +172,7 @@ def test_self_check_accepts_a_clean_split_and_reports_a_gap() -> None:
     claim = "Sea levels are rising and glaciers are retreating worldwide"
     split = offline.decompose(DecomposeInput(claim=claim, max_sub_claims=4))
     assert offline.check(DecomposeCheckInput(claim=claim, decomposition=split)).ok
-    partial = Decomposition(sub_claims=[SEA])
+    partial = Decomposition(sub_claims=[SEA], shape="all")
     check = offline.check(DecomposeCheckInput(claim=claim, decomposition=partial))
     assert not check.ok and check.gaps
 

@@ -8,15 +8,7 @@ import pytest
 
 from claimcourt.adjudication.adjudicate import SAMPLE_TEMPERATURE, adjudicate
 from claimcourt.adjudication.anonymize import anonymize
-from claimcourt.adjudication.score import (
-    HIGH_TAIL,
-    LOW_TAIL,
-    compose_result,
-    interval_for,
-    tail_constraint,
-    usage_from,
-    verdict_for,
-)
+from claimcourt.adjudication.score import compose_result, usage_from
 from claimcourt.debate.argue import argue, enforce_rules
 from claimcourt.debate.decompose import decompose
 from claimcourt.debate.moderate import decide, moderate
@@ -143,7 +135,7 @@ def test_refusal_to_screen_stops_the_run_with_a_warning(store: SqliteStore) -> N
 
 
 def _split(*pairs: tuple[str, str]) -> Decomposition:
-    return Decomposition(sub_claims=[SubClaim(id=i, text=t, directive=t) for i, t in pairs])
+    return Decomposition(sub_claims=[SubClaim(id=i, text=t, directive=t) for i, t in pairs], shape="all")
 
 
 def _accepted(split: Decomposition) -> ScriptedProvider:
@@ -422,20 +414,32 @@ def _adjudicate_input() -> AdjudicateInput:
         claim=CLAIM,
         mode="spectral",
         sub_claims=[SC1, SC2],
+        shape="all",
         positions=[AnonymousPosition(label="A", round=1, points=[_point("sc1", 70)])],
         evidence=[_evidence("E1"), _evidence("E2", sub="sc2")],
     )
 
 
 def _judgement(*subs: SubClaimJudgement, overall: int = 70, decisive: str | None = "E1") -> Judgement:
-    return Judgement(sub_claims=list(subs), overall_score=overall, decisive_evidence_id=decisive)
+    return Judgement(
+        sub_claims=list(subs),
+        overall_score=overall,
+        overall_interval=Interval(low=max(0, overall - 10), high=min(100, overall + 10)),
+        adjustment_reason=None,
+        decisive_evidence_id=decisive,
+    )
 
 
 def _sj(
     sub: str, score: int, verdict: Verdict = Verdict.SUPPORTED, decisive: str | None = None
 ) -> SubClaimJudgement:
     return SubClaimJudgement(
-        sub_claim_id=sub, score=score, verdict=verdict, referee_synthesis="s", decisive_evidence_id=decisive
+        sub_claim_id=sub,
+        score=score,
+        verdict=verdict,
+        referee_synthesis="s",
+        decisive_evidence_id=decisive,
+        stronger_position="neither",
     )
 
 
@@ -539,110 +543,6 @@ def test_order_and_labels_depend_on_the_seed() -> None:
 # ================================================================ score
 
 
-def _args(pro: int, con: int) -> list[Argument]:
-    return [
-        Argument(side="for", round=1, points=[_point("sc1", 99)]),
-        Argument(side="for", round=2, points=[_point("sc1", pro)]),
-        Argument(side="against", round=2, points=[_point("sc1", con)]),
-    ]
-
-
-def test_interval_from_self_consistency_samples() -> None:
-    judgements = [_judgement(_sj("sc1", s), overall=s) for s in (70, 60, 80, 66)]
-    centre, interval, method = interval_for(judgements, _args(70, 60))
-    assert method == "self_consistency"
-    assert centre == 68  # median of 60, 66, 70, 80
-    assert interval == Interval(low=56, high=80)  # half width (80 - 60) / 2 + 2
-
-
-def test_interval_from_identical_samples_is_at_least_min_half_width() -> None:
-    judgements = [_judgement(_sj("sc1", 70), overall=70)] * 3
-    assert interval_for(judgements, []) == (70, Interval(low=66, high=74), "self_consistency")
-
-
-def test_interval_from_sub_claim_dispersion_and_the_final_round_gap() -> None:
-    judgement = _judgement(_sj("sc1", 80), _sj("sc2", 40), overall=60)
-    centre, interval, method = interval_for([judgement], _args(70, 30))
-    assert method == "sub_claim_dispersion"
-    assert centre == 60
-    # pstdev(80, 40) = 20; gap of the FINAL round (70 vs 30) = 40: 0.5*20 + 0.2*40 + 4 = 22
-    assert interval == Interval(low=38, high=82)
-
-
-def test_dispersion_interval_is_clamped_to_0_100_and_capped_in_width() -> None:
-    judgement = _judgement(_sj("sc1", 100), _sj("sc2", 0), _sj("sc3", 100), overall=95)
-    _, interval, _ = interval_for([judgement], _args(100, 0))
-    assert interval.high == 100
-    assert interval.low == 95 - 35
-
-
-def test_high_score_without_a_t1_source_is_capped() -> None:
-    pool = {"E1": _evidence("E1", tier="T2")}
-    score, warnings = tail_constraint(95, _judgement(_sj("sc1", 95, decisive="E1"), decisive="E1"), pool)
-    assert score == HIGH_TAIL == 85
-    assert len(warnings) == 1 and "85" in warnings[0]
-
-
-def test_low_score_without_a_t1_source_is_floored() -> None:
-    pool = {"E1": _evidence("E1", tier="T2")}
-    score, warnings = tail_constraint(3, _judgement(_sj("sc1", 3, decisive="E1"), decisive=None), pool)
-    assert score == LOW_TAIL == 15
-    assert len(warnings) == 1 and "15" in warnings[0]
-
-
-@pytest.mark.parametrize(("score", "verdict"), [(3, Verdict.REFUTED), (95, Verdict.SUPPORTED)])
-def test_tail_score_resting_on_a_t1_source_stands(score: int, verdict: Verdict) -> None:
-    pool = {"E1": _evidence("E1", tier="T2"), "G1": _evidence("G1", tier="T1")}
-    # the T1 source decided a sub-claim the same way as the tail
-    judgement = _judgement(_sj("sc1", score, verdict, decisive="G1"), decisive="E1")
-    assert tail_constraint(score, judgement, pool) == (score, [])
-
-
-@pytest.mark.parametrize(
-    ("score", "verdict", "bound"), [(3, Verdict.SUPPORTED, 15), (95, Verdict.REFUTED, 85)]
-)
-def test_t1_source_on_the_other_side_does_not_license_a_tail_score(
-    score: int, verdict: Verdict, bound: int
-) -> None:
-    pool = {"G1": _evidence("G1", tier="T1")}
-    judgement = _judgement(_sj("sc1", score, verdict, decisive="G1"))
-    assert tail_constraint(score, judgement, pool)[0] == bound
-
-
-def test_scores_inside_the_tails_are_untouched() -> None:
-    assert tail_constraint(85, _judgement(_sj("sc1", 85)), {}) == (85, [])
-    assert tail_constraint(15, _judgement(_sj("sc1", 15)), {}) == (15, [])
-
-
-def test_t1_id_that_is_not_in_the_pool_does_not_count() -> None:
-    assert tail_constraint(95, _judgement(_sj("sc1", 95, decisive="G404"), decisive="G404"), {})[0] == 85
-
-
-@pytest.mark.parametrize(
-    ("score", "interval", "verdicts", "expected"),
-    [
-        (80, (70, 90), [Verdict.SUPPORTED], Verdict.SUPPORTED),
-        (20, (10, 30), [Verdict.REFUTED], Verdict.REFUTED),
-        (50, (45, 55), [Verdict.SUPPORTED, Verdict.REFUTED], Verdict.CONFLICTING),
-        (50, (30, 70), [Verdict.SUPPORTED], Verdict.CONFLICTING),  # interval straddles both thresholds
-        (50, (45, 55), [Verdict.CONFLICTING], Verdict.CONFLICTING),
-        (
-            80,
-            (70, 90),
-            [Verdict.NOT_ENOUGH_EVIDENCE, Verdict.NOT_ENOUGH_EVIDENCE],
-            Verdict.NOT_ENOUGH_EVIDENCE,
-        ),
-        (50, (45, 55), [Verdict.SUPPORTED], Verdict.NOT_ENOUGH_EVIDENCE),
-        (65, (35, 80), [Verdict.SUPPORTED], Verdict.CONFLICTING),  # high score, wide low end
-    ],
-)
-def test_every_verdict_is_reachable(
-    score: int, interval: tuple[int, int], verdicts: list[Verdict], expected: Verdict
-) -> None:
-    judgement = _judgement(*(_sj(f"sc{i}", score, v) for i, v in enumerate(verdicts, start=1)), overall=score)
-    assert verdict_for(score, Interval(low=interval[0], high=interval[1]), judgement) is expected
-
-
 def _call(
     key: str, provider: str, model: str, tin: int, tout: int, cost: float, known: bool = True
 ) -> CallRecord:
@@ -693,7 +593,7 @@ def test_result_lists_cited_sources_t1_first_in_citation_order() -> None:
     result = compose_result(
         run_id=RUN,
         request=RunRequest(claim=CLAIM),
-        decomposition=Decomposition(sub_claims=[SC1]),
+        decomposition=Decomposition(sub_claims=[SC1], shape="all"),
         arguments=arguments,
         judgements=[judgement],
         evidence=pool,
@@ -709,23 +609,3 @@ def test_result_lists_cited_sources_t1_first_in_citation_order() -> None:
     assert sub.decisive_source is not None and sub.decisive_source.tier == "T1"
     assert result.rounds == 1
     assert result.warnings == ["w"]
-
-
-def test_result_with_a_capped_score_keeps_the_interval_around_it() -> None:
-    judgement = _judgement(_sj("sc1", 96, decisive="E1"), overall=96, decisive="E1")
-    result = compose_result(
-        run_id=RUN,
-        request=RunRequest(claim=CLAIM),
-        decomposition=Decomposition(sub_claims=[SC1]),
-        arguments=_args(96, 90),
-        judgements=[judgement],
-        evidence=[_evidence("E1")],
-        usage=Usage(),
-        warnings=[],
-        reasoner="scripted",
-        models={},
-    )
-    assert result.overall_score == 85
-    assert result.interval.low <= 85 <= result.interval.high
-    assert result.overall_verdict is Verdict.SUPPORTED
-    assert any("capped" in w for w in result.warnings)

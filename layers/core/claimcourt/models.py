@@ -11,7 +11,9 @@ from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from claimcourt.contract import SHAPES, Shape
 
 MAX_CLAIM_CHARS = 2000
 MAX_CONTEXT_CHARS = 20000
@@ -179,8 +181,16 @@ class SubClaim(Strict):
     directive: str = Field(min_length=1, max_length=300, description="One exact search query.")
 
 
+# The most sub-claims any effort asks for; a task's schema narrows it to its effort's limit.
+MAX_SUB_CLAIMS = 6
+
+
 class Decomposition(Strict):
-    sub_claims: list[SubClaim] = Field(min_length=1, max_length=8)
+    sub_claims: list[SubClaim] = Field(min_length=1, max_length=MAX_SUB_CLAIMS)
+    shape: Shape = Field(
+        description="How the sub-claims decide the claim. "
+        + "; ".join(f"{name}: {meaning}" for name, meaning in SHAPES.items())
+    )
     rationale: str = Field(default="", description="Why the split is exclusive and exhaustive.")
 
 
@@ -213,10 +223,16 @@ class Evidence(Strict):
 
 class Point(Strict):
     sub_claim_id: str
-    argument: str
-    implied_score: Score = Field(description="What this argument implies the sub-claim's truth is, 0–100.")
-    confidence: Confidence = Field(description="The debater's epistemic confidence in this point.")
-    citations: list[str] = Field(default_factory=list, description="Evidence ids.")
+    argument: str = Field(min_length=1)
+    implied_score: Score = Field(
+        description="Your honest probability, 0–100, that the sub-claim is true given the evidence pool: "
+        "your belief, not your advocacy."
+    )
+    confidence: Confidence = Field(
+        description="How sure you are of implied_score, 0–1: low when the evidence is thin, indirect or "
+        "secondary."
+    )
+    citations: list[str] = Field(default_factory=list, description="Evidence ids from the pool.")
     position_change: str | None = Field(
         default=None, description="From round 2: what moved and which new evidence moved it."
     )
@@ -227,10 +243,20 @@ class Refusal(Strict):
 
 
 class ArgumentDraft(Strict):
-    """What a debater returns: points, or a structured refusal."""
+    """What a debater returns: points (one per sub-claim), or a structured refusal, never both."""
 
-    points: list[Point] = Field(default_factory=list)
-    refusal: Refusal | None = None
+    points: list[Point] = Field(
+        default_factory=list, description="One point per sub-claim; empty if refusing."
+    )
+    refusal: Refusal | None = Field(default=None, description="Only if you decline to argue; then no points.")
+
+    @model_validator(mode="after")
+    def _points_xor_refusal(self) -> ArgumentDraft:
+        if self.points and self.refusal is not None:
+            raise ValueError("give points or a refusal, not both")
+        if not self.points and self.refusal is None:
+            raise ValueError("give one point per sub-claim, or a refusal")
+        return self
 
 
 class Argument(Strict):
@@ -279,11 +305,14 @@ class ModeratorDecision(Strict):
 
 class SubClaimJudgement(Strict):
     sub_claim_id: str
-    score: Score
+    score: Score = Field(
+        description="The probability, 0–100, that this sub-claim is true given only the pool."
+    )
     verdict: Verdict
     referee_synthesis: str
-    decisive_evidence_id: str | None = None
-    stronger_position: Literal["A", "B", "neither"] = "neither"
+    # Required but nullable: the judge must say "none" rather than forget.
+    decisive_evidence_id: str | None = Field(description="The evidence id that decided it, or null.")
+    stronger_position: Literal["A", "B", "neither"]
 
 
 class StructuralAnalysis(Strict):
@@ -293,22 +322,41 @@ class StructuralAnalysis(Strict):
     external_dependencies: list[str] = Field(default_factory=list)
 
 
+class Interval(Strict):
+    low: Score
+    high: Score
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Interval:
+        if self.low > self.high:
+            raise ValueError(f"interval low {self.low} is above high {self.high}")
+        return self
+
+
 class Judgement(Strict):
     """The final moderator's reply, over anonymized positions A and B."""
 
     sub_claims: list[SubClaimJudgement]
-    overall_score: Score
-    decisive_evidence_id: str | None = None
+    overall_score: Score = Field(description="The probability, 0–100, that the claim is true given the pool.")
+    overall_interval: Interval = Field(description="Your 80 % interval for overall_score; it contains it.")
+    adjustment_reason: str | None = Field(
+        description="Null when overall_score follows the composition rule; else why it departs from it."
+    )
+    decisive_evidence_id: str | None = Field(description="The single evidence id that decided it, or null.")
     what_would_change: list[str] = Field(default_factory=list)
     structural_analysis: StructuralAnalysis = Field(default_factory=StructuralAnalysis)
 
+    @model_validator(mode="after")
+    def _interval_holds_the_score(self) -> Judgement:
+        if not self.overall_interval.low <= self.overall_score <= self.overall_interval.high:
+            raise ValueError(
+                f"overall_interval {self.overall_interval.low}–{self.overall_interval.high} must contain "
+                f"overall_score {self.overall_score}"
+            )
+        return self
+
 
 # ---------------------------------------------------------------- the result
-
-
-class Interval(Strict):
-    low: Score
-    high: Score
 
 
 class SourceRef(Strict):
@@ -327,6 +375,7 @@ class SubClaimResult(Strict):
     case_for: str
     case_against: str
     referee_synthesis: str
+    judge_score: Score | None = Field(default=None, description="The judge's score before any adjustment.")
     stronger_side: Side | None = Field(
         default=None, description="Which side the judge found stronger, re-attached after anonymized judging."
     )
@@ -352,15 +401,41 @@ class Usage(Strict):
     output_tokens: int = 0
 
 
+class Adjustment(Strict):
+    """One thing the score stage did to the judge's numbers, and why (docs/scoring.md)."""
+
+    target: str = Field(description="'overall', 'interval', or a sub-claim id.")
+    kind: Literal["composition", "judge_departure", "sub_claim_bounds", "evidence_quality", "verdict_band"]
+    detail: str
+    before: int | None = None
+    after: int | None = None
+
+
+# How the interval was found. The last two are those of runs scored before the contract.
+IntervalMethod = Literal["judge", "judge+self_consistency", "self_consistency", "sub_claim_dispersion"]
+
+
 class Result(Strict):
     run_id: str
     claim: str
     mode: Mode
     as_of_date: date | None = None
-    overall_score: Score
-    interval: Interval
+    overall_score: Score = Field(
+        description="The probability, 0–100, that the claim is true given the evidence."
+    )
+    interval: Interval = Field(description="80 % interval around overall_score.")
     overall_verdict: Verdict
-    interval_method: Literal["self_consistency", "sub_claim_dispersion"]
+    interval_method: IntervalMethod
+    judge_score: Score | None = Field(
+        default=None, description="The judge's own overall score, before any adjustment."
+    )
+    shape: Shape | None = Field(default=None, description="How the sub-claims decide the claim.")
+    adjustments: list[Adjustment] = Field(
+        default_factory=list, description="Every change made to the judge's numbers, named."
+    )
+    natural_temperature: list[str] = Field(
+        default_factory=list, description="Roles whose calls ran at the model's natural temperature."
+    )
     rounds: int
     sub_claims: list[SubClaimResult]
     decisive_source: SourceRef | None = None
@@ -587,6 +662,7 @@ class AdjudicateInput(Strict):
     claim: str
     mode: Mode
     sub_claims: list[SubClaim]
+    shape: Shape
     positions: list[AnonymousPosition]
     evidence: list[Evidence]
     sample: int = Field(default=0, description="Self-consistency sample index.")

@@ -287,11 +287,13 @@ def moderation(deps: Deps, p: RoundPayload) -> dict[str, Any]:
 def adjudication(deps: Deps, p: Payload) -> dict[str, Any]:
     request = _request(deps, p.run_id)
     positions, mapping = anonymize(arguments_of(deps.store, p.run_id), seed=p.run_id)
+    decomposition = _decomposition(deps, p.run_id)
     judgements = adjudicate(
         AdjudicateInput(
             claim=request.claim,
             mode=request.mode,
-            sub_claims=_decomposition(deps, p.run_id).sub_claims,
+            sub_claims=decomposition.sub_claims,
+            shape=decomposition.shape,
             positions=positions,
             evidence=evidence_pool(retrievals_of(deps.store, p.run_id)),
         ),

@@ -57,6 +57,8 @@ def _complete(judgement: Judgement, inputs: AdjudicateInput) -> Judgement:
             score=50,
             verdict=Verdict.NOT_ENOUGH_EVIDENCE,
             referee_synthesis="The judge gave no verdict on this sub-claim.",
+            decisive_evidence_id=None,
+            stronger_position="neither",
         )
         if j.decisive_evidence_id not in pool:
             j = j.model_copy(update={"decisive_evidence_id": None})

@@ -1,19 +1,30 @@
-"""Stage 9: the overall score, its interval, the tail constraint, the verdict and the result.
+"""Stage 9: the scoring contract applied to the judge's numbers, the verdict and the result.
 
 Pure: everything it needs is passed in, so every rule here is tested without I/O.
 """
 
 from __future__ import annotations
 
-import statistics
+import math
 from collections.abc import Iterable
-from typing import Literal
+from dataclasses import dataclass
 
+from claimcourt.contract import (
+    REFUTED_AT,
+    SUPPORTED_AT,
+    Shape,
+    band,
+    bounds,
+    compose,
+    pull_towards_50,
+)
 from claimcourt.models import (
+    Adjustment,
     Argument,
     Decomposition,
     Evidence,
     Interval,
+    IntervalMethod,
     Judgement,
     ModelUsage,
     Result,
@@ -26,10 +37,19 @@ from claimcourt.models import (
 )
 from claimcourt.reasoning.base import CallRecord
 
-# The tail constraint: a score beyond these needs a T1 source on its side, else it is capped.
-HIGH_TAIL, LOW_TAIL = 85, 15
-SUPPORTED_AT, REFUTED_AT = 60, 40
-MIN_HALF_WIDTH, MAX_HALF_WIDTH = 4, 35
+
+# Evidence quality, measured from the pool, moves the judge's numbers only this way: each finding pulls
+# every score towards 50 by `pull` and widens the interval by `widen` (docs/scoring.md).
+@dataclass(frozen=True)
+class QualityFinding:
+    name: str
+    detail: str
+    pull: float  # 1: no pull; 0.9: a tenth of the distance to 50
+    widen: float  # 1: as wide as the judge said
+
+
+# Fewer cited passages than this is thin evidence.
+THIN_EVIDENCE = 3
 
 
 def source_ref(e: Evidence) -> SourceRef:
@@ -47,62 +67,171 @@ def _clamp(value: float, low: int = 0, high: int = 100) -> int:
     return int(max(low, min(high, round(value))))
 
 
-IntervalMethod = Literal["self_consistency", "sub_claim_dispersion"]
-
-
-def interval_for(
-    judgements: list[Judgement], arguments: list[Argument]
-) -> tuple[int, Interval, IntervalMethod]:
-    """From self-consistency samples when there are several; else from sub-claim dispersion and
-    how far apart the two sides ended."""
-    first = judgements[0]
-    if len(judgements) > 1:
-        scores = [j.overall_score for j in judgements]
-        centre = round(statistics.median(scores))
-        half = max(MIN_HALF_WIDTH, (max(scores) - min(scores)) / 2 + 2)
-        return centre, Interval(low=_clamp(centre - half), high=_clamp(centre + half)), "self_consistency"
-    centre = first.overall_score
-    sub_scores = [j.score for j in first.sub_claims]
-    spread = statistics.pstdev(sub_scores) if len(sub_scores) > 1 else 0.0
-    gap = 0.0
-    pro, con = final_round(arguments, "for"), final_round(arguments, "against")
-    if pro and con and pro.implied_score() is not None and con.implied_score() is not None:
-        gap = abs((pro.implied_score() or 0) - (con.implied_score() or 0))
-    half = min(MAX_HALF_WIDTH, max(MIN_HALF_WIDTH, 0.5 * spread + 0.2 * gap + MIN_HALF_WIDTH))
-    return centre, Interval(low=_clamp(centre - half), high=_clamp(centre + half)), "sub_claim_dispersion"
-
-
-def tail_constraint(score: int, judgement: Judgement, evidence: dict[str, Evidence]) -> tuple[int, list[str]]:
-    """A score in either tail must rest on a T1 source that decided a sub-claim the same way."""
-
-    def t1_decided(verdict: Verdict) -> bool:
-        return any(
-            j.verdict is verdict
-            and j.decisive_evidence_id in evidence
-            and evidence[j.decisive_evidence_id].tier == "T1"
-            for j in judgement.sub_claims
+def evidence_quality(cited: list[SourceRef], arguments: list[Argument]) -> list[QualityFinding]:
+    """What the pool's quality says about how far to trust the judge's numbers."""
+    found = []
+    if not cited:
+        found.append(
+            QualityFinding("no_evidence", "no passage was cited by either side or the judge", 0.7, 1.6)
         )
+    elif len(cited) < THIN_EVIDENCE:
+        found.append(QualityFinding("thin_evidence", f"only {len(cited)} passage(s) were cited", 0.9, 1.3))
+    if cited and not any(s.tier == "T1" for s in cited):
+        found.append(
+            QualityFinding(
+                "secondary_only", "every cited source is secondary (T2); none is primary", 0.95, 1.25
+            )
+        )
+    refused = sorted({a.side for a in arguments if a.refusal is not None})
+    if refused:
+        found.append(
+            QualityFinding("debater_refused", f"the case-{'/'.join(refused)} declined to argue", 0.95, 1.25)
+        )
+    return found
 
-    if score > HIGH_TAIL and not t1_decided(Verdict.SUPPORTED):
-        return HIGH_TAIL, [f"Score capped at {HIGH_TAIL}: no primary (T1) source supports a higher one."]
-    if score < LOW_TAIL and not t1_decided(Verdict.REFUTED):
-        return LOW_TAIL, [f"Score floored at {LOW_TAIL}: no primary (T1) source supports a lower one."]
-    return score, []
+
+@dataclass(frozen=True)
+class Scored:
+    """The score stage's numbers: what the result reports, and every adjustment that led there."""
+
+    score: int
+    interval: Interval
+    method: IntervalMethod
+    verdict: Verdict
+    sub_scores: dict[str, int]
+    sub_verdicts: dict[str, Verdict]
+    adjustments: list[Adjustment]
 
 
-def verdict_for(score: int, interval: Interval, judgement: Judgement) -> Verdict:
-    subs = [j.verdict for j in judgement.sub_claims]
-    if subs and all(v is Verdict.NOT_ENOUGH_EVIDENCE for v in subs):
-        return Verdict.NOT_ENOUGH_EVIDENCE
-    if Verdict.SUPPORTED in subs and Verdict.REFUTED in subs:
-        return Verdict.CONFLICTING
-    if score >= SUPPORTED_AT and interval.low >= REFUTED_AT:
+def _sub_claim_verdict(sub_id: str, said: Verdict, score: int, adjustments: list[Adjustment]) -> Verdict:
+    """The judge's verdict on a sub-claim, unless its score's band contradicts it: the score is the
+    more precise statement, so the verdict follows the band (named)."""
+    fitted = {"supported": Verdict.SUPPORTED, "refuted": Verdict.REFUTED}.get(band(score))
+    if fitted is None and said in (Verdict.SUPPORTED, Verdict.REFUTED):
+        fitted = Verdict.NOT_ENOUGH_EVIDENCE
+    if fitted is None or fitted is said:
+        return said
+    adjustments.append(
+        Adjustment(
+            target=sub_id,
+            kind="verdict_band",
+            detail=f"the judge said {said.value} at {score}; scores from {SUPPORTED_AT} are supported, up to "
+            f"{REFUTED_AT} refuted, so it reads {fitted.value}",
+        )
+    )
+    return fitted
+
+
+def _overall_verdict(score: int, interval: Interval, shape: Shape, subs: list[Verdict]) -> Verdict:
+    """Supported or refuted needs the score in its band, the interval clear of the other band, and
+    sub-claims that can carry it under the claim's shape; otherwise conflicting when sub-claims
+    disagree, else not enough evidence."""
+    supported = {
+        "all": all(v is Verdict.SUPPORTED for v in subs),
+        "any": Verdict.SUPPORTED in subs,
+        "facets": Verdict.SUPPORTED in subs,
+    }[shape]
+    refuted = {
+        "all": Verdict.REFUTED in subs,
+        "any": all(v is Verdict.REFUTED for v in subs),
+        "facets": Verdict.REFUTED in subs,
+    }[shape]
+    if band(score) == "supported" and interval.low > REFUTED_AT and supported:
         return Verdict.SUPPORTED
-    if score <= REFUTED_AT and interval.high <= SUPPORTED_AT:
+    if band(score) == "refuted" and interval.high < SUPPORTED_AT and refuted:
         return Verdict.REFUTED
-    if Verdict.CONFLICTING in subs or (interval.low < REFUTED_AT and interval.high > SUPPORTED_AT):
+    if Verdict.CONFLICTING in subs or (Verdict.SUPPORTED in subs and Verdict.REFUTED in subs):
         return Verdict.CONFLICTING
     return Verdict.NOT_ENOUGH_EVIDENCE
+
+
+def _spread(values: list[int], centre: int) -> tuple[float, float]:
+    return centre - min(values, default=centre), max(values, default=centre) - centre
+
+
+def score_judgements(judgements: list[Judgement], shape: Shape, quality: list[QualityFinding]) -> Scored:
+    """Apply the scoring contract to the judge's numbers (docs/scoring.md), naming every change.
+
+    1. Evidence quality pulls every sub-claim score towards 50 (never walls it).
+    2. The overall score is composed from the sub-claim scores by the claim's shape, unless the judge
+       gave a reason to depart from the rule; a departure stays within the sub-claims' bounds.
+    3. The interval is the judge's 80 % interval around the final score, combined with the spread of
+       self-consistency samples when there are any, widened by evidence quality, inside 0–100.
+    4. Verdicts follow the bands, so score, interval, verdict and sub-claims never contradict."""
+    first = judgements[0]
+    adjustments: list[Adjustment] = []
+    pull = math.prod(q.pull for q in quality)
+    widen = math.prod(q.widen for q in quality)
+    for q in quality:
+        adjustments.append(
+            Adjustment(
+                target="overall",
+                kind="evidence_quality",
+                detail=f"{q.name}: {q.detail}; scores pulled {round(100 * (1 - q.pull))} % towards 50, "
+                f"interval widened ×{q.widen:g}",
+            )
+        )
+
+    def pulled(score: int) -> int:
+        return _clamp(pull_towards_50(score, pull))
+
+    sub_scores = {j.sub_claim_id: pulled(j.score) for j in first.sub_claims}
+    composed = compose(list(sub_scores.values()), shape)
+    low_bound, high_bound = bounds(list(sub_scores.values()), shape)
+    judge = pulled(first.overall_score)
+    if first.adjustment_reason and first.adjustment_reason.strip():
+        final = max(low_bound, min(high_bound, judge))
+        adjustments.append(
+            Adjustment(
+                target="overall",
+                kind="judge_departure",
+                detail=f"the judge departed from the {shape} rule ({composed}): "
+                f"{first.adjustment_reason.strip()}",
+                before=composed,
+                after=judge,
+            )
+        )
+        if final != judge:
+            adjustments.append(
+                Adjustment(
+                    target="overall",
+                    kind="sub_claim_bounds",
+                    detail=f"{judge} is outside what the sub-claims allow under {shape} "
+                    f"({low_bound}–{high_bound})",
+                    before=judge,
+                    after=final,
+                )
+            )
+    else:
+        final = composed
+        if composed != judge:
+            adjustments.append(
+                Adjustment(
+                    target="overall",
+                    kind="composition",
+                    detail=f"composed from the sub-claim scores by the {shape} rule; the judge said {judge} "
+                    "and gave no reason to depart from it",
+                    before=judge,
+                    after=composed,
+                )
+            )
+
+    below = float(first.overall_score - first.overall_interval.low)
+    above = float(first.overall_interval.high - first.overall_score)
+    method: IntervalMethod = "judge"
+    if len(judgements) > 1:
+        samples = [final] + [compose([pulled(s.score) for s in j.sub_claims], shape) for j in judgements[1:]]
+        spread_below, spread_above = _spread(samples, final)
+        below, above = math.hypot(below, spread_below), math.hypot(above, spread_above)
+        method = "judge+self_consistency"
+    interval = Interval(low=_clamp(final - below * widen), high=_clamp(final + above * widen))
+
+    sub_verdicts = {
+        j.sub_claim_id: _sub_claim_verdict(j.sub_claim_id, j.verdict, sub_scores[j.sub_claim_id], adjustments)
+        for j in first.sub_claims
+    }
+    verdict = _overall_verdict(final, interval, shape, list(sub_verdicts.values()))
+    return Scored(final, interval, method, verdict, sub_scores, sub_verdicts, adjustments)
 
 
 def usage_from(calls: Iterable[CallRecord], cache_hits: int, cache_misses: int) -> Usage:
@@ -149,16 +278,16 @@ def compose_result(
     reasoner: str,
     models: dict[str, str],
     sides: dict[str, Side] | None = None,
+    natural_temperature: list[str] | None = None,
 ) -> Result:
     """`sides` maps the judge's anonymous labels back to for/against ({"A": "against", "B": "for"})."""
     pool = {e.id: e for e in evidence}
     judgement = judgements[0]
-    centre, interval, method = interval_for(judgements, arguments)
-    score, tail_warnings = tail_constraint(centre, judgement, pool)
-    if score != centre:  # keep the interval around the constrained score
-        shift = score - centre
-        interval = Interval(low=_clamp(interval.low + shift), high=_clamp(interval.high + shift))
-    verdict = verdict_for(score, interval, judgement)
+    cited = [c for a in arguments for p in a.points for c in p.citations]
+    cited += [j.decisive_evidence_id for j in judgement.sub_claims if j.decisive_evidence_id]
+    sources = [source_ref(pool[c]) for c in dict.fromkeys(cited) if c in pool]
+    sources.sort(key=lambda s: s.tier)  # stable: T1 first, then citation order
+    scored = score_judgements(judgements, decomposition.shape, evidence_quality(sources, arguments))
     pro, con = final_round(arguments, "for"), final_round(arguments, "against")
     judged = {j.sub_claim_id: j for j in judgement.sub_claims}
     sub_results = []
@@ -169,8 +298,9 @@ def compose_result(
             SubClaimResult(
                 id=sub.id,
                 text=sub.text,
-                score=j.score,
-                verdict=j.verdict,
+                score=scored.sub_scores[sub.id],
+                judge_score=j.score,
+                verdict=scored.sub_verdicts[sub.id],
                 case_for=_side_text(pro, sub.id),
                 case_against=_side_text(con, sub.id),
                 referee_synthesis=j.referee_synthesis,
@@ -178,13 +308,10 @@ def compose_result(
                 decisive_source=source_ref(decisive) if decisive else None,
             )
         )
-    cited = [c for a in arguments for p in a.points for c in p.citations]
-    cited += [j.decisive_evidence_id for j in judgement.sub_claims if j.decisive_evidence_id]
-    sources = [source_ref(pool[c]) for c in dict.fromkeys(cited) if c in pool]
-    sources.sort(key=lambda s: s.tier)  # stable: T1 first, then citation order
     decisive_overall = pool.get(judgement.decisive_evidence_id or "")
+    notes = list(warnings)
     if request.as_of_date is not None and any(s.published is None for s in sources):
-        tail_warnings.append(
+        notes.append(
             f"Backtest as of {request.as_of_date.isoformat()}: some cited sources are undated, so they "
             "could not be checked against the date."
         )
@@ -193,17 +320,21 @@ def compose_result(
         claim=request.claim,
         mode=request.mode,
         as_of_date=request.as_of_date,
-        overall_score=score,
-        interval=interval,
-        overall_verdict=verdict,
-        interval_method=method,
+        overall_score=scored.score,
+        interval=scored.interval,
+        overall_verdict=scored.verdict,
+        interval_method=scored.method,
+        judge_score=judgement.overall_score,
+        shape=decomposition.shape,
+        adjustments=scored.adjustments,
+        natural_temperature=natural_temperature or [],
         rounds=max((a.round for a in arguments), default=0),
         sub_claims=sub_results,
         decisive_source=source_ref(decisive_overall) if decisive_overall else None,
         what_would_change=judgement.what_would_change,
         structural_analysis=judgement.structural_analysis,
         sources=sources,
-        warnings=[*warnings, *tail_warnings],
+        warnings=notes,
         reasoner=reasoner,
         models=models,
         usage=usage,

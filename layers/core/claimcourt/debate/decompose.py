@@ -97,5 +97,6 @@ def decompose(
         raise MalformedReplyError("decomposition returned nothing")
     return Decomposition(
         sub_claims=[SubClaim(id="sc1", text=claim, directive=claim[:300])],
+        shape="all",
         rationale=f"The decomposer declined ({reply.refusal}); the claim is debated whole.",
     )

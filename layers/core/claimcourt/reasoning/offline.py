@@ -31,12 +31,12 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlparse
 
 from pydantic import BaseModel
 
-from claimcourt.adjudication.score import REFUTED_AT, SUPPORTED_AT
+from claimcourt.contract import REFUTED_AT, SUPPORTED_AT, compose
 from claimcourt.models import (
     AdjudicateInput,
     ArgueInput,
@@ -46,6 +46,7 @@ from claimcourt.models import (
     Decomposition,
     DecompositionCheck,
     Evidence,
+    Interval,
     Judgement,
     ModerateInput,
     ModeratorView,
@@ -145,18 +146,22 @@ def sub_verdict(score: int, best: float, support: float, refute: float) -> Verdi
     return Verdict.CONFLICTING if contested else Verdict.NOT_ENOUGH_EVIDENCE
 
 
-def _overall(judged: Sequence[SubClaimJudgement]) -> int:
-    """Sub-claims jointly decide the claim: the weakest one pulls the whole down, and a claim is no
-    more settled than its least settled part, so an undecided or contested part (with none refuted)
-    keeps the overall score inside the undecided band."""
-    if not judged:
-        return 50
-    scores = [j.score for j in judged]
-    overall = round(0.5 * min(scores) + 0.5 * sum(scores) / len(scores))
-    verdicts = {j.verdict for j in judged}
-    if Verdict.REFUTED not in verdicts and verdicts & {Verdict.NOT_ENOUGH_EVIDENCE, Verdict.CONFLICTING}:
-        overall = max(REFUTED_AT + 1, min(SUPPORTED_AT - 1, overall))
-    return overall
+def _interval(score: int, mass: float) -> Interval:
+    """The judge's 80 % interval: narrow when much relevant evidence weighs in, wide when little does."""
+    confidence = mass / (mass + HALF_CONFIDENT_MASS)
+    half = round(8 + 32 * (1 - confidence))
+    return Interval(low=max(0, score - half), high=min(100, score + half))
+
+
+def _stronger(
+    finals: dict[Literal["A", "B"], dict[str, int]], sub_id: str, verdict: Verdict
+) -> Literal["A", "B", "neither"]:
+    """The position whose final word on the sub-claim leaned the way the verdict went."""
+    leans = {label: scores[sub_id] for label, scores in finals.items() if sub_id in scores}
+    if len(leans) < 2 or len(set(leans.values())) < 2 or verdict not in (Verdict.SUPPORTED, Verdict.REFUTED):
+        return "neither"
+    pick = max if verdict is Verdict.SUPPORTED else min
+    return pick(leans, key=lambda label: leans[label])
 
 
 class OfflineReasoner:
@@ -219,7 +224,7 @@ class OfflineReasoner:
             if len(parts) == 1
             else "The claim joins independent clauses; each is tested on its own."
         )
-        return Decomposition(sub_claims=sub_claims, rationale=rationale)
+        return Decomposition(sub_claims=sub_claims, shape="all", rationale=rationale)
 
     def check(self, inputs: DecomposeCheckInput) -> DecompositionCheck:
         subs = inputs.decomposition.sub_claims
@@ -336,12 +341,14 @@ class OfflineReasoner:
         }
         judged: list[SubClaimJudgement] = []
         sources: set[str] = set()
+        total_mass = 0.0
         for sub in inputs.sub_claims:
             own = [e for e in evidence if e.sub_claim_id == sub.id] or evidence
             rated = _scored(sub.text, list({e.id: e for e in own}.values()))
             score, support, refute = estimate(rated)
             best = max((s.relevance for _, s in rated), default=0.0)
             verdict = sub_verdict(score, best, support, refute)
+            total_mass += support + refute
             if verdict is Verdict.NOT_ENOUGH_EVIDENCE:
                 # Undecided says so in the score too: half-way back to 50 and inside the undecided band.
                 score = max(REFUTED_AT + 1, min(SUPPORTED_AT - 1, round(50 + (score - 50) / 2)))
@@ -349,7 +356,6 @@ class OfflineReasoner:
             decisive = next((e for e, s in rated if s.polarity == direction), rated[0][0] if rated else None)
             if decisive is not None:
                 sources.add(urlparse(decisive.source_url).hostname or decisive.source_url)
-            closest = min(finals, key=lambda label: abs(finals[label].get(sub.id, 50) - score), default=None)
             synthesis = (
                 f"{len(rated)} relevant passages: support weight {support:.2f}, refuting weight {refute:.2f}."
                 + (f' Decisive: [{decisive.id}] "{_excerpt(decisive.text, 120)}"' if decisive else "")
@@ -361,14 +367,17 @@ class OfflineReasoner:
                     verdict=verdict,
                     referee_synthesis=synthesis,
                     decisive_evidence_id=decisive.id if decisive else None,
-                    stronger_position=closest if closest and len(finals) > 1 else "neither",
+                    stronger_position=_stronger(finals, sub.id, verdict),
                 )
             )
-        overall = _overall(judged)
+        # The offline judge follows the contract's composition rule, so it never departs from it.
+        overall = compose([j.score for j in judged], inputs.shape)
         anchor = min(judged, key=lambda j: j.score) if overall < 50 else max(judged, key=lambda j: j.score)
         return Judgement(
             sub_claims=judged,
             overall_score=overall,
+            overall_interval=_interval(overall, total_mass),
+            adjustment_reason=None,
             decisive_evidence_id=anchor.decisive_evidence_id if judged else None,
             what_would_change=[
                 self._would_change(sub, j) for sub, j in zip(inputs.sub_claims, judged, strict=True)

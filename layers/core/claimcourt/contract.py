@@ -1,0 +1,87 @@
+"""The scoring contract (docs/scoring.md) in code: what a score is, the verdict bands, how sub-claim
+scores compose into the claim's score by its logical shape, and the bounds that keep the two consistent.
+
+A score is the probability, 0–100, that the (sub-)claim is true given only the evidence in the pool;
+50 means the evidence is silent or balanced. Everything that reads or makes a score — the prompts,
+the offline reasoner, the score stage — takes its rules from here, so they cannot drift apart.
+Pure and dependency-free: the lowest layer, imported from anywhere.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Literal
+
+# The verdict bands. A (sub-)claim is supported only from SUPPORTED_AT up, refuted only from REFUTED_AT
+# down; in between it is not-enough-evidence or conflicting, whatever its lean.
+SUPPORTED_AT, REFUTED_AT = 60, 40
+
+# How a claim's sub-claims decide it, as the decomposer says:
+#   all     jointly necessary: the claim is true only if every sub-claim is ("X rose and Y fell")
+#   any     alternatives: the claim is true if at least one is ("X or Y caused it")
+#   facets  aspects of one proposition, each telling part of the answer ("X is a durable moat":
+#           scale, cost advantage, durability read as one judgement)
+Shape = Literal["all", "any", "facets"]
+SHAPES: dict[str, str] = {
+    "all": "jointly necessary: the claim is true only if every sub-claim is true",
+    "any": "alternatives: the claim is true if at least one sub-claim is true",
+    "facets": "facets of one proposition: each bears on the claim, none decides it alone",
+}
+
+# The judge gives an 80 % interval: the claim's probability lies inside it four times in five.
+INTERVAL_MASS = 0.8
+
+
+def _p(scores: Sequence[int]) -> list[float]:
+    return [min(100, max(0, s)) / 100 for s in scores]
+
+
+def compose(scores: Sequence[int], shape: Shape) -> int:
+    """The claim's score from its sub-claims' scores, by its shape.
+
+    Sub-claims of one claim are rarely independent, so for `all` and `any` the rule takes the
+    midpoint of the two extremes: independence (product; noisy-or) and full dependence (min; max).
+    `facets` is the mean. One sub-claim is its own claim under every shape."""
+    p = _p(scores)
+    if not p:
+        return 50
+    if shape == "all":
+        value = (math.prod(p) + min(p)) / 2
+    elif shape == "any":
+        value = ((1 - math.prod(1 - x for x in p)) + max(p)) / 2
+    else:
+        value = sum(p) / len(p)
+    return round(100 * value)
+
+
+def bounds(scores: Sequence[int], shape: Shape) -> tuple[int, int]:
+    """The scores the claim may have given its sub-claims' scores, whatever their dependence
+    (the Fréchet bounds for `all` and `any`; the sub-claims' range for `facets`). An overall score
+    outside them contradicts the sub-claims."""
+    p = _p(scores)
+    if not p:
+        return 0, 100
+    if shape == "all":
+        low, high = max(0.0, sum(p) - (len(p) - 1)), min(p)
+    elif shape == "any":
+        low, high = max(p), min(1.0, sum(p))
+    else:
+        low, high = min(p), max(p)
+    return math.floor(100 * low + 1e-9), math.ceil(100 * high - 1e-9)
+
+
+Band = Literal["supported", "refuted", "undecided"]
+
+
+def band(score: int) -> Band:
+    if score >= SUPPORTED_AT:
+        return "supported"
+    if score <= REFUTED_AT:
+        return "refuted"
+    return "undecided"
+
+
+def pull_towards_50(score: float, factor: float) -> float:
+    """Shrink a score's distance from 50 by `factor` (1: unchanged, 0: 50)."""
+    return 50 + factor * (score - 50)

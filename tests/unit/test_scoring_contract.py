@@ -1,0 +1,288 @@
+"""The scoring contract (docs/scoring.md), pinned: what the score stage may and may not do to the
+judge's numbers. Pure: judgements in, Result out."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from claimcourt.adjudication.score import compose_result, evidence_quality, score_judgements
+from claimcourt.contract import REFUTED_AT, SUPPORTED_AT, Shape, bounds, compose
+from claimcourt.models import (
+    Argument,
+    Decomposition,
+    Evidence,
+    Interval,
+    Judgement,
+    Point,
+    Refusal,
+    Result,
+    RunRequest,
+    SubClaim,
+    SubClaimJudgement,
+    Usage,
+    Verdict,
+)
+
+CLAIM = "Sea levels are rising and glaciers are retreating"
+SHAPES: tuple[Shape, ...] = ("all", "any", "facets")
+
+
+def _sub(i: int) -> SubClaim:
+    return SubClaim(id=f"sc{i}", text=f"part {i}", directive=f"query {i}")
+
+
+def _evidence(eid: str, tier: Literal["T1", "T2"] = "T2") -> Evidence:
+    return Evidence(
+        id=eid, text=f"text {eid}", title=eid, source_url=f"https://x/{eid}", tier=tier, query="q",
+        sub_claim_id="sc1", round=1,
+    )  # fmt: skip
+
+
+def _sj(
+    i: int, score: int, verdict: Verdict, stronger: Literal["A", "B", "neither"] = "neither"
+) -> SubClaimJudgement:
+    return SubClaimJudgement(
+        sub_claim_id=f"sc{i}",
+        score=score,
+        verdict=verdict,
+        referee_synthesis="s",
+        decisive_evidence_id=None,
+        stronger_position=stronger,
+    )
+
+
+def _judgement(
+    scores: list[tuple[int, Verdict]], overall: int, interval: tuple[int, int], reason: str | None = None
+) -> Judgement:
+    return Judgement(
+        sub_claims=[_sj(i, s, v) for i, (s, v) in enumerate(scores, start=1)],
+        overall_score=overall,
+        overall_interval=Interval(low=interval[0], high=interval[1]),
+        adjustment_reason=reason,
+        decisive_evidence_id=None,
+    )
+
+
+def _debate(cites: list[str], refuse: bool = False) -> list[Argument]:
+    point = Point(sub_claim_id="sc1", argument="a", implied_score=70, confidence=0.7, citations=cites)
+    against = (
+        Argument(side="against", round=1, refusal=Refusal(reason="no"))
+        if refuse
+        else Argument(side="against", round=1, points=[point])
+    )
+    return [Argument(side="for", round=1, points=[point]), against]
+
+
+def _result(
+    judgements: list[Judgement],
+    pool: list[Evidence],
+    cites: list[str],
+    shape: Shape = "all",
+    refuse: bool = False,
+    sides: dict[str, Literal["for", "against"]] | None = None,
+) -> Result:
+    n = len(judgements[0].sub_claims)
+    return compose_result(
+        run_id="run_1",
+        request=RunRequest(claim=CLAIM),
+        decomposition=Decomposition(sub_claims=[_sub(i) for i in range(1, n + 1)], shape=shape),
+        arguments=_debate(cites, refuse),
+        judgements=judgements,
+        evidence=pool,
+        usage=Usage(),
+        warnings=[],
+        reasoner="scripted",
+        models={},
+        sides=sides,
+    )
+
+
+T1_POOL = [_evidence("G1", "T1"), _evidence("G2", "T1"), _evidence("G3", "T1")]
+T2_POOL = [_evidence("E1"), _evidence("E2"), _evidence("E3")]
+
+
+def _consistent(result: Result) -> None:
+    """Score, interval, verdicts and sub-claims never contradict each other."""
+    assert 0 <= result.interval.low <= result.overall_score <= result.interval.high <= 100
+    subs = [s.score for s in result.sub_claims]
+    assert result.shape is not None
+    low, high = bounds(subs, result.shape)
+    assert low <= result.overall_score <= high
+    for sub in [*result.sub_claims]:
+        if sub.verdict is Verdict.SUPPORTED:
+            assert sub.score >= SUPPORTED_AT
+        if sub.verdict is Verdict.REFUTED:
+            assert sub.score <= REFUTED_AT
+    if result.overall_verdict is Verdict.SUPPORTED:
+        assert result.overall_score >= SUPPORTED_AT and result.interval.low > REFUTED_AT
+    if result.overall_verdict is Verdict.REFUTED:
+        assert result.overall_score <= REFUTED_AT and result.interval.high < SUPPORTED_AT
+
+
+# ---------------------------------------------------------------- the issue's two cases
+
+
+def test_a_judge_that_says_3_yields_a_score_of_at_most_10_with_an_interval_around_it() -> None:
+    judgement = _judgement([(3, Verdict.REFUTED), (4, Verdict.REFUTED)], overall=3, interval=(1, 8))
+    for pool, cites in ((T1_POOL, ["G1", "G2", "G3"]), (T2_POOL, ["E1", "E2", "E3"])):
+        result = _result([judgement], pool, cites)
+        assert result.overall_score <= 10
+        assert result.interval.low <= result.overall_score <= result.interval.high <= 20
+        assert result.overall_verdict is Verdict.REFUTED
+        assert result.judge_score == 3
+        _consistent(result)
+
+
+def test_a_judge_that_says_88_on_secondary_evidence_stays_near_88_with_a_wider_named_interval() -> None:
+    judgement = _judgement([(88, Verdict.SUPPORTED)], overall=88, interval=(80, 94))
+    result = _result([judgement], T2_POOL, ["E1", "E2", "E3"])
+    assert 84 <= result.overall_score <= 88
+    assert result.interval.high - result.interval.low > 94 - 80  # wider than the judge's own
+    assert result.overall_verdict is Verdict.SUPPORTED
+    [quality] = [a for a in result.adjustments if a.kind == "evidence_quality"]
+    assert "secondary_only" in quality.detail
+    assert result.judge_score == 88
+    _consistent(result)
+
+
+def test_a_judge_on_primary_evidence_is_taken_as_it_is() -> None:
+    judgement = _judgement([(88, Verdict.SUPPORTED)], overall=88, interval=(80, 94))
+    result = _result([judgement], T1_POOL, ["G1", "G2", "G3"])
+    assert (result.overall_score, result.interval) == (88, Interval(low=80, high=94))
+    assert result.adjustments == []
+    assert result.interval_method == "judge"
+
+
+def test_nothing_walls_a_score_any_more() -> None:
+    # the old tail rule capped every score without a T1 source at 85 and floored it at 15
+    high = _result([_judgement([(97, Verdict.SUPPORTED)], 97, (93, 99))], T2_POOL, ["E1", "E2", "E3"])
+    low = _result([_judgement([(2, Verdict.REFUTED)], 2, (0, 6))], T2_POOL, ["E1", "E2", "E3"])
+    assert high.overall_score > 85 and low.overall_score < 15
+
+
+# ---------------------------------------------------------------- composition and the judge's word
+
+
+def test_the_overall_score_is_composed_by_shape_and_a_silent_departure_is_named() -> None:
+    subs = [(90, Verdict.SUPPORTED), (70, Verdict.SUPPORTED)]
+    for shape, expected in (("all", 66), ("any", 94), ("facets", 80)):
+        result = _result([_judgement(subs, 85, (75, 92))], T1_POOL, ["G1", "G2", "G3"], shape=shape)
+        assert result.overall_score == expected == compose([90, 70], shape)
+        [named] = result.adjustments
+        assert named.kind == "composition" and (named.before, named.after) == (85, expected)
+        _consistent(result)
+
+
+def test_a_judge_may_depart_from_the_rule_with_a_reason_but_not_beyond_the_sub_claims() -> None:
+    subs = [(90, Verdict.SUPPORTED), (70, Verdict.SUPPORTED)]
+    reasoned = _judgement(subs, 69, (60, 78), reason="the two parts rest on the same survey")
+    result = _result([reasoned], T1_POOL, ["G1", "G2", "G3"])
+    assert result.overall_score == 69
+    assert [a.kind for a in result.adjustments] == ["judge_departure"]
+    assert "same survey" in result.adjustments[0].detail
+    # 90 is impossible when one necessary part is only 70 likely: clamped to the bound, and named
+    beyond = _judgement(subs, 90, (80, 95), reason="I am sure")
+    result = _result([beyond], T1_POOL, ["G1", "G2", "G3"])
+    assert result.overall_score == 70
+    assert [a.kind for a in result.adjustments] == ["judge_departure", "sub_claim_bounds"]
+    _consistent(result)
+
+
+def test_a_sub_claim_verdict_that_contradicts_its_score_follows_the_band_and_says_so() -> None:
+    judgement = _judgement([(55, Verdict.SUPPORTED), (30, Verdict.SUPPORTED)], 30, (20, 40))
+    result = _result([judgement], T1_POOL, ["G1", "G2", "G3"], shape="facets")
+    assert [s.verdict for s in result.sub_claims] == [Verdict.NOT_ENOUGH_EVIDENCE, Verdict.REFUTED]
+    assert [a.target for a in result.adjustments if a.kind == "verdict_band"] == ["sc1", "sc2"]
+
+
+def test_silent_parts_of_a_conjunction_are_not_enough_evidence_not_a_refutation() -> None:
+    silent = _judgement([(50, Verdict.NOT_ENOUGH_EVIDENCE)] * 3, 50, (25, 75))
+    result = _result([silent], T2_POOL, [])
+    assert result.overall_score < 50  # three unknowns that must all hold are less likely than one
+    assert result.overall_verdict is Verdict.NOT_ENOUGH_EVIDENCE
+    assert result.interval.high - result.interval.low > 50  # and nothing was cited: wider still
+    assert any("no_evidence" in a.detail for a in result.adjustments)
+
+
+def test_self_consistency_samples_widen_the_judges_interval() -> None:
+    first = _judgement([(70, Verdict.SUPPORTED)], 70, (64, 76))
+    samples = [_judgement([(s, Verdict.SUPPORTED)], s, (s - 6, s + 6)) for s in (60, 78, 70)]
+    result = _result([first, *samples], T1_POOL, ["G1", "G2", "G3"])
+    assert result.interval_method == "judge+self_consistency"
+    assert result.overall_score == 70
+    assert result.interval.low < 64 and result.interval.high > 76
+    _consistent(result)
+
+
+def test_evidence_quality_findings_are_measured_from_what_was_cited() -> None:
+    refs = _result([_judgement([(70, Verdict.SUPPORTED)], 70, (60, 80))], T2_POOL, ["E1"]).sources
+    names = [f.name for f in evidence_quality(refs, _debate(["E1"], refuse=True))]
+    assert names == ["thin_evidence", "secondary_only", "debater_refused"]
+
+
+@pytest.mark.parametrize(("stronger", "expected"), [("A", "for"), ("B", "against")])
+def test_stronger_side_is_the_side_behind_the_judges_label(stronger: str, expected: str) -> None:
+    judgement = Judgement(
+        sub_claims=[_sj(1, 80, Verdict.SUPPORTED, stronger)],  # type: ignore[arg-type]
+        overall_score=80,
+        overall_interval=Interval(low=70, high=88),
+        adjustment_reason=None,
+        decisive_evidence_id=None,
+    )
+    result = _result([judgement], T1_POOL, ["G1"], sides={"A": "for", "B": "against"})
+    assert result.sub_claims[0].stronger_side == expected
+
+
+# ---------------------------------------------------------------- whatever the judge says
+
+
+_verdicts = st.sampled_from(list(Verdict))
+
+
+@st.composite
+def _judgements(draw: st.DrawFn) -> tuple[list[Judgement], Shape, list[str]]:
+    n = draw(st.integers(1, 4))
+    shape = draw(st.sampled_from(SHAPES))
+
+    def one() -> Judgement:
+        overall = draw(st.integers(0, 100))
+        low = draw(st.integers(0, overall))
+        high = draw(st.integers(overall, 100))
+        reason = draw(st.one_of(st.none(), st.just("a stated reason")))
+        return _judgement(
+            [(draw(st.integers(0, 100)), draw(_verdicts)) for _ in range(n)], overall, (low, high), reason
+        )
+
+    judgements = [one() for _ in range(draw(st.integers(1, 4)))]
+    cites = draw(st.lists(st.sampled_from(["G1", "E1", "E2", "E3"]), max_size=4))
+    return judgements, shape, cites
+
+
+@settings(max_examples=300, deadline=None)
+@given(_judgements(), st.booleans())
+def test_no_judgement_makes_score_interval_and_sub_claims_contradict(
+    case: tuple[list[Judgement], Shape, list[str]], refuse: bool
+) -> None:
+    judgements, shape, cites = case
+    result = _result(judgements, [*T2_POOL, T1_POOL[0]], cites, shape=shape, refuse=refuse)
+    _consistent(result)
+    assert result.judge_score == judgements[0].overall_score
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 100), min_size=1, max_size=6), st.sampled_from(SHAPES))
+def test_composition_lies_within_the_bounds_and_one_sub_claim_is_its_own_claim(
+    scores: list[int], shape: Shape
+) -> None:
+    low, high = bounds(scores, shape)
+    assert low <= compose(scores, shape) <= high
+    assert compose(scores[:1], shape) == scores[0]
+
+
+def test_score_judgements_is_pure_and_repeatable() -> None:
+    judgement = _judgement([(80, Verdict.SUPPORTED), (20, Verdict.REFUTED)], 50, (30, 70))
+    assert score_judgements([judgement], "facets", []) == score_judgements([judgement], "facets", [])
