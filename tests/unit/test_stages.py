@@ -159,10 +159,25 @@ def test_decomposition_ids_are_renumbered_from_sc1(store: SqliteStore) -> None:
 
 def test_decomposition_is_capped_at_max_sub_claims(store: SqliteStore) -> None:
     many = _split(*((f"sc{i}", f"Distinct statement number {i}") for i in range(1, 7)))
-    provider = _accepted(many)
+    provider = _accepted(many).queue("decompose", many)  # asked again, it still gives six
     result = decompose(CLAIM, None, 3, _reasoner(provider, store), CallContext(RUN, "decompose"))
     assert [s.id for s in result.sub_claims] == ["sc1", "sc2", "sc3"]
     assert result.sub_claims[2].text == "Distinct statement number 3"
+    # the schema it was shown allowed three, and the retry said why
+    [_first, retry] = provider.calls_of("decompose")
+    assert retry.feedback is not None and "sub_claims: 6 items, but between 1 and 3" in retry.feedback
+
+
+def test_a_schema_for_decomposition_allows_the_efforts_limit(store: SqliteStore) -> None:
+    from claimcourt.debate.decompose import decompose_task
+    from claimcourt.models import DecomposeInput
+
+    schema = decompose_task(DecomposeInput(claim=CLAIM, max_sub_claims=3)).output_schema()
+    assert (
+        schema["properties"]["sub_claims"]["minItems"],
+        schema["properties"]["sub_claims"]["maxItems"],
+    ) == (1, 3)
+    assert "shape" in schema["required"]
 
 
 def test_duplicate_sub_claims_are_dropped_ignoring_case_and_spacing(store: SqliteStore) -> None:
@@ -299,10 +314,29 @@ def test_debater_refusal_becomes_argument_refusal(store: SqliteStore) -> None:
 
 def test_argue_applies_the_rules_to_the_model_reply(store: SqliteStore) -> None:
     draft = ArgumentDraft(points=[_point("sc1", 90, "E1", "E404"), _point("sc7", 10)])
-    provider = ScriptedProvider().queue("argue", draft)
+    provider = ScriptedProvider().queue("argue", draft, draft)  # asked again, the same reply
     result = argue(_argue_input(persona=2), _reasoner(provider, store), CallContext(RUN, "argue", 2, "for"))
     assert [(p.sub_claim_id, p.implied_score, p.citations) for p in result.points] == [("sc1", 50, ["E1"])]
     assert result.persona == 2
+    # the retry named what the schema could not: a sub-claim missed, one that does not exist
+    retry = provider.calls_of("argue")[1]
+    assert retry.feedback is not None
+    assert "no point on sc2" in retry.feedback and "sc7 is not a sub-claim" in retry.feedback
+
+
+def test_a_corrected_argument_replaces_the_first(store: SqliteStore) -> None:
+    partial = ArgumentDraft(points=[_point("sc1", 60, "E1")])
+    whole = ArgumentDraft(points=[_point("sc1", 60, "E1"), _point("sc2", 40)])
+    provider = ScriptedProvider().queue("argue", partial, whole)
+    result = argue(_argue_input(), _reasoner(provider, store), CallContext(RUN, "argue", 1, "for"))
+    assert [p.sub_claim_id for p in result.points] == ["sc1", "sc2"]
+
+
+def test_points_and_a_refusal_together_are_malformed() -> None:
+    with pytest.raises(ValueError, match="not both"):
+        ArgumentDraft(points=[_point("sc1", 60)], refusal=Refusal(reason="no"))
+    with pytest.raises(ValueError, match="or a refusal"):
+        ArgumentDraft()
 
 
 # ================================================================ moderate / decide
@@ -530,14 +564,45 @@ def test_same_seed_gives_the_same_order_and_labels() -> None:
     assert anonymize(_debate(), seed="run_abc") == anonymize(_debate(), seed="run_abc")
 
 
-def test_order_and_labels_depend_on_the_seed() -> None:
+def test_rounds_stay_in_order_and_only_the_labels_change_with_the_seed() -> None:
     outcomes = {
         (tuple((p.label, p.round) for p in positions), tuple(sorted(mapping.items())))
         for positions, mapping in (anonymize(_debate(), seed=f"run_{i}") for i in range(20))
     }
-    assert len(outcomes) > 1
-    mappings = {m for _, m in outcomes}
-    assert len(mappings) == 2  # both sides get to be "A" for some seed
+    assert {order for order, _ in outcomes} == {(("A", 1), ("B", 1), ("A", 2), ("B", 2))}
+    assert len({m for _, m in outcomes}) == 2  # both sides get to be "A" for some seed
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The case-for leans on one series.",
+        "My opponent's reading of E2 is wrong.",
+        "The prosecution has no primary source.",
+        "As the case against says, E1 is old.",
+        "The other side ignores E3; the pro side cites blogs.",
+        "I argue that the claim is false because of E2.",
+        "The defence relies on E4, the proponents on E5.",
+    ],
+)
+def test_role_words_are_redacted_from_what_the_judge_reads(text: str) -> None:
+    debate = [
+        Argument(side="for", round=1, points=[_point("sc1", 70, "E1").model_copy(update={"argument": text})])
+    ]
+    [position], _ = anonymize(debate, seed="run_x")
+    said = position.points[0].argument.lower()
+    for word in ("case-for", "case against", "opponent", "prosecution", "other side", "pro side", "defence",
+                 "proponent", "argue that the claim"):  # fmt: skip
+        assert word not in said
+    assert "[a position]" in said
+
+
+def test_redaction_leaves_ordinary_words_alone() -> None:
+    text = "Evidence for the claim outweighs evidence against it, whichever side of 1998 one starts."
+    [position], _ = anonymize(
+        [Argument(side="for", round=1, points=[_point("sc1", 70).model_copy(update={"argument": text})])], "s"
+    )
+    assert position.points[0].argument == text
 
 
 # ================================================================ score

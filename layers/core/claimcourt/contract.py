@@ -29,6 +29,15 @@ SHAPES: dict[str, str] = {
     "facets": "facets of one proposition: each bears on the claim, none decides it alone",
 }
 
+# The rule `compose` applies, in words, for the prompts.
+COMPOSITION_RULES: dict[str, str] = {
+    "all": "halfway between the product of the sub-claim probabilities (what it would be if they were "
+    "independent) and the lowest of them (if they were fully dependent)",
+    "any": "halfway between one minus the product of their complements (if they were independent) and "
+    "the highest of them (if they were fully dependent)",
+    "facets": "the mean of the sub-claim scores",
+}
+
 # The judge gives an 80 % interval: the claim's probability lies inside it four times in five.
 INTERVAL_MASS = 0.8
 

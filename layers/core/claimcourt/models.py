@@ -618,6 +618,7 @@ class DecomposeInput(Strict):
     claim: str
     context: str | None = None
     max_sub_claims: int
+    evidence_source: str = Field(default="", description="The evidence source's name: how to write queries.")
     feedback: list[str] = Field(default_factory=list, description="What the self-check found last time.")
 
 
@@ -631,6 +632,7 @@ class ArgueInput(Strict):
     context: str | None = None
     side: Side
     round: int
+    max_rounds: int = 2
     persona: int = 0
     sub_claims: list[SubClaim]
     evidence: list[Evidence]
@@ -642,6 +644,8 @@ class ArgueInput(Strict):
 class ModerateInput(Strict):
     claim: str
     round: int
+    max_rounds: int = 2
+    evidence_source: str = ""
     sub_claims: list[SubClaim]
     case_for: Argument
     case_against: Argument

@@ -176,6 +176,7 @@ def decomposition(deps: Deps, p: Payload) -> dict[str, Any]:
         profile.max_sub_claims,
         deps.reasoner,
         CallContext(p.run_id, "decompose"),
+        evidence_source=deps.evidence.name,
     )
     deps.store.put_artifact(p.run_id, "decomposition", result.model_dump(mode="json"))
     directives = [Directive(sub_claim_id=s.id, query=s.directive).model_dump() for s in result.sub_claims]
@@ -240,6 +241,7 @@ def argument(deps: Deps, p: ArguePayload) -> dict[str, Any]:
         context=request.context,
         side=p.side,
         round=p.round,
+        max_rounds=deps.settings.effort(request.effort).max_rounds,
         persona=_persona(deps, p.run_id, p.round),
         sub_claims=_decomposition(deps, p.run_id).sub_claims,
         evidence=pool,
@@ -263,6 +265,8 @@ def moderation(deps: Deps, p: RoundPayload) -> dict[str, Any]:
         ModerateInput(
             claim=request.claim,
             round=p.round,
+            max_rounds=deps.settings.effort(request.effort).max_rounds,
+            evidence_source=deps.evidence.name,
             sub_claims=_decomposition(deps, p.run_id).sub_claims,
             case_for=case_for,
             case_against=case_against,

@@ -2,46 +2,61 @@
 
 from __future__ import annotations
 
-from claimcourt.debate.render import render_evidence, render_points, render_sub_claims
+from claimcourt.contract import COMPOSITION_RULES, SHAPES
 from claimcourt.errors import RefusedJudgementError
 from claimcourt.models import AdjudicateInput, Judgement, SubClaimJudgement, Verdict
+from claimcourt.prompts import escape, evidence_block, points_block, render, sub_claims_block
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
 
-SYSTEM = (
-    "You are the final judge of a debate about a claim. Two anonymous positions, A and B, argued over "
-    "several rounds; their order is random and tells you nothing. Judge the evidence, not the rhetoric: "
-    "primary (T1) sources outweigh secondary (T2) ones, and a point without citations counts for little. "
-    "For each sub-claim give a score 0–100 for its truth, a verdict (supported, refuted, "
-    "not-enough-evidence, conflicting), a short synthesis, the decisive evidence id, and which position "
-    "was stronger. Then the overall score for the claim, the single decisive evidence id, what new "
-    "evidence would change the score, and a structural analysis (assumptions, first principles, critical "
-    "path, external dependencies). Reply with JSON only."
-)
 SAMPLE_TEMPERATURE = 0.7
+MODE_NOTES = {
+    "spectral": " The person asked for the score: make it, and its interval, as well calibrated as you can.",
+    "verdict": " The person asked for a verdict: it is read first, so make the verdicts exact; give every "
+    "score too.",
+}
+
+
+def _positions(inputs: AdjudicateInput) -> str:
+    blocks = []
+    for pos in inputs.positions:
+        body = "(this position declined to argue)" if pos.refused else points_block(pos.points)
+        blocks.append(f'<argument position="{pos.label}" round="{pos.round}">\n{body}\n</argument>')
+    return "\n\n".join(blocks)
 
 
 def adjudicate_task(inputs: AdjudicateInput) -> Task[Judgement]:
-    blocks = []
-    for pos in inputs.positions:
-        body = "(this position refused to argue)" if pos.refused else render_points(pos.points)
-        blocks.append(f"Position {pos.label}, round {pos.round}:\n{body}")
-    prompt = "\n\n".join(
-        [
-            f"Claim: {inputs.claim}",
-            "Sub-claims:\n" + render_sub_claims(inputs.sub_claims),
-            *blocks,
-            "Evidence:\n" + render_evidence(inputs.evidence),
-        ]
+    system, prompt = render(
+        "adjudicate",
+        rounds=str(max((p.round for p in inputs.positions), default=0)),
+        shape=inputs.shape,
+        shape_meaning=SHAPES[inputs.shape],
+        composition_rule=COMPOSITION_RULES[inputs.shape],
+        mode_note=MODE_NOTES[inputs.mode],
+        claim=escape(inputs.claim),
+        sub_claims=sub_claims_block(inputs.sub_claims),
+        positions=_positions(inputs),
+        evidence=evidence_block(inputs.evidence),
     )
+    wanted = {s.id for s in inputs.sub_claims}
+
+    def every_sub_claim_once(judgement: Judgement) -> list[str]:
+        ids = [j.sub_claim_id for j in judgement.sub_claims]
+        problems = [f"no judgement on {s}" for s in sorted(wanted - set(ids))]
+        problems += [f"{s} is not a sub-claim" for s in sorted(set(ids) - wanted)]
+        return problems + [f"{s} judged more than once" for s in sorted({i for i in ids if ids.count(i) > 1})]
+
+    n = len(inputs.sub_claims)
     return Task(
         kind="adjudicate",
         role="adjudicator",
         inputs=inputs,
         output=Judgement,
-        system=SYSTEM,
+        system=system,
         prompt=prompt,
         temperature=0.0 if inputs.sample == 0 else SAMPLE_TEMPERATURE,
+        array_limits={"sub_claims": (n, n)},
+        check=every_sub_claim_once,
     )
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from claimcourt.debate.render import render_evidence, render_points, render_sub_claims
 from claimcourt.models import ArgueInput, Argument, ArgumentDraft, Point, Refusal
+from claimcourt.prompts import escape, evidence_block, points_block, render, sub_claims_block
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
 
@@ -14,49 +14,85 @@ PERSONAS = (
     "a forecaster who reasons about how such claims usually turn out",
 )
 ROLE_TEXT = {
-    "for": "You argue that the claim is TRUE. You are the case-for.",
-    "against": "You argue that the claim is FALSE. You are the case-against.",
+    "for": "You argue that the claim is TRUE.",
+    "against": "You argue that the claim is FALSE.",
 }
-SYSTEM = (
-    "{role} Argue as {persona}, honestly: concede what the evidence forces you to concede. For every "
-    "sub-claim give one point: the argument, the score (0–100) your argument implies for the sub-claim's "
-    "truth, your epistemic confidence (0–1) and the ids of the evidence you cite. Cite only evidence ids "
-    "from the pool. From round 2, answer your opponent, and if your implied score moves by more than 10 "
-    "points, say why in position_change and cite the new evidence that moved you. If you cannot argue "
-    "this side in good conscience, return a refusal with the reason. Reply with JSON only."
-)
 # A position may only move this far without citing new evidence.
 UNSUPPORTED_MOVE = 10
 
 
+def _round_note(inputs: ArgueInput) -> str:
+    if inputs.round == 1:
+        return "this is the opening round."
+    note = "answer the other side's last argument, below, with the evidence — the new evidence first."
+    if inputs.round >= inputs.max_rounds:
+        note += " This is the final round: no more evidence will be retrieved."
+    return note
+
+
+def _change_rule(inputs: ArgueInput) -> str:
+    if inputs.round == 1:
+        return "- position_change: null in the opening round."
+    return (
+        "- position_change: if your implied_score on a sub-claim moves by more than "
+        f"{UNSUPPORTED_MOVE} points from your last round, say what moved it, citing the new evidence that "
+        "did; a move that cites no new evidence is held where it was. Otherwise null."
+    )
+
+
+def _previous(tag: str, argument: Argument | None) -> str:
+    if argument is None:
+        return ""
+    body = (
+        f"(declined to argue: {escape(argument.refusal.reason)})"
+        if argument.refusal
+        else points_block(argument.points)
+    )
+    return f"\n\n<argument {tag}>\n{body}\n</argument>"
+
+
 def argue_task(inputs: ArgueInput) -> Task[ArgumentDraft]:
-    parts = [
-        f"Claim: {inputs.claim}",
-        f"Round {inputs.round}.",
-        "Sub-claims:\n" + render_sub_claims(inputs.sub_claims),
-    ]
-    if inputs.context:
-        parts.append(f"Context supplied by the user:\n{inputs.context}")
-    parts.append("Evidence pool:\n" + render_evidence(inputs.evidence))
+    new = ""
     if inputs.new_evidence_ids:
-        parts.append("New this round: " + ", ".join(inputs.new_evidence_ids))
-    if inputs.own_previous is not None:
-        parts.append("Your previous argument:\n" + render_points(inputs.own_previous.points))
-    if inputs.opponent_previous is not None:
-        opp = inputs.opponent_previous
-        parts.append(
-            "Your opponent's previous argument:\n"
-            + (f"(refused: {opp.refusal.reason})" if opp.refusal else render_points(opp.points))
-        )
-    persona = PERSONAS[inputs.persona % len(PERSONAS)]
+        new = "\n\nNew this round: " + ", ".join(escape(i) for i in inputs.new_evidence_ids)
+    system, prompt = render(
+        "argue",
+        role=ROLE_TEXT[inputs.side],
+        round=str(inputs.round),
+        max_rounds=str(inputs.max_rounds),
+        round_note=_round_note(inputs),
+        persona=PERSONAS[inputs.persona % len(PERSONAS)],
+        change_rule=_change_rule(inputs),
+        claim=escape(inputs.claim),
+        sub_claims=sub_claims_block(inputs.sub_claims),
+        evidence=evidence_block(inputs.evidence),
+        new_evidence=new,
+        own_previous=_previous('of="you" round="' + str(inputs.round - 1) + '"', inputs.own_previous),
+        opponent_previous=_previous(
+            'of="the other side" round="' + str(inputs.round - 1) + '"', inputs.opponent_previous
+        ),
+    )
+    wanted = {s.id for s in inputs.sub_claims}
+
+    def one_point_per_sub_claim(draft: ArgumentDraft) -> list[str]:
+        if draft.refusal is not None:
+            return []
+        ids = [p.sub_claim_id for p in draft.points]
+        problems = [f"no point on {s}" for s in sorted(wanted - set(ids))]
+        problems += [f"{s} is not a sub-claim" for s in sorted(set(ids) - wanted)]
+        problems += [f"more than one point on {s}" for s in sorted({i for i in ids if ids.count(i) > 1})]
+        return problems
+
     return Task(
         kind="argue",
         role="case_for" if inputs.side == "for" else "case_against",
         inputs=inputs,
         output=ArgumentDraft,
-        system=SYSTEM.format(role=ROLE_TEXT[inputs.side], persona=persona),
-        prompt="\n\n".join(parts),
+        system=system,
+        prompt=prompt,
         temperature=None,
+        array_limits={"points": (0, len(inputs.sub_claims))},
+        check=one_point_per_sub_claim,
     )
 
 

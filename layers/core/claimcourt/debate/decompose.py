@@ -3,6 +3,7 @@ one retrieval directive; a self-check retries an overlapping or gapped split onc
 
 from __future__ import annotations
 
+from claimcourt.contract import SHAPES
 from claimcourt.errors import MalformedReplyError
 from claimcourt.models import (
     DecomposeCheckInput,
@@ -11,47 +12,51 @@ from claimcourt.models import (
     DecompositionCheck,
     SubClaim,
 )
+from claimcourt.prompts import context_block, escape, render, retrieval_hint, sub_claims_block
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
 
-SYSTEM = (
-    "You split a claim into at most {n} sub-claims that are mutually exclusive (no two test the same "
-    "thing) and collectively exhaustive (together they decide the claim). A simple claim may be one "
-    "sub-claim. Give each an id sc1, sc2, … and exactly one retrieval directive: the search query that "
-    "would find the decisive evidence for it. Reply with JSON only."
-)
-CHECK_SYSTEM = (
-    "You audit a claim's decomposition. ok=false if two sub-claims overlap (list them in overlaps) or "
-    "part of the claim is tested by none (list what is missing in gaps). Reply with JSON only."
-)
-
 
 def decompose_task(inputs: DecomposeInput) -> Task[Decomposition]:
-    parts = [f"Claim: {inputs.claim}"]
-    if inputs.context:
-        parts.append(f"Context supplied by the user:\n{inputs.context}")
+    feedback = ""
     if inputs.feedback:
-        parts.append("Your previous split was rejected by the self-check:\n- " + "\n- ".join(inputs.feedback))
+        listed = "\n".join(f"- {escape(f)}" for f in inputs.feedback)
+        feedback = f"\nYour previous split was rejected by the self-check:\n{listed}\nSplit the claim again."
+    system, prompt = render(
+        "decompose",
+        max_sub_claims=str(inputs.max_sub_claims),
+        retrieval_hint=retrieval_hint(inputs.evidence_source),
+        shapes="\n".join(f"- {name}: {meaning}" for name, meaning in SHAPES.items()),
+        claim=escape(inputs.claim),
+        context=context_block(inputs.context),
+        feedback=feedback,
+    )
     return Task(
         kind="decompose",
         role="decomposer",
         inputs=inputs,
         output=Decomposition,
-        system=SYSTEM.format(n=inputs.max_sub_claims),
-        prompt="\n\n".join(parts),
+        system=system,
+        prompt=prompt,
         temperature=0.0,
+        array_limits={"sub_claims": (1, inputs.max_sub_claims)},
     )
 
 
 def check_task(inputs: DecomposeCheckInput) -> Task[DecompositionCheck]:
-    listing = "\n".join(f"{s.id}: {s.text}" for s in inputs.decomposition.sub_claims)
+    system, prompt = render(
+        "decompose_check",
+        claim=escape(inputs.claim),
+        shape=inputs.decomposition.shape,
+        sub_claims=sub_claims_block(inputs.decomposition.sub_claims),
+    )
     return Task(
         kind="decompose_check",
         role="decomposer",
         inputs=inputs,
         output=DecompositionCheck,
-        system=CHECK_SYSTEM,
-        prompt=f"Claim: {inputs.claim}\n\nSub-claims:\n{listing}",
+        system=system,
+        prompt=prompt,
         temperature=0.0,
     )
 
@@ -72,13 +77,22 @@ def normalize(decomposition: Decomposition, max_sub_claims: int) -> Decompositio
 
 
 def decompose(
-    claim: str, context: str | None, max_sub_claims: int, reasoner: Reasoner, ctx: CallContext
+    claim: str,
+    context: str | None,
+    max_sub_claims: int,
+    reasoner: Reasoner,
+    ctx: CallContext,
+    evidence_source: str = "",
 ) -> Decomposition:
     feedback: list[str] = []
     best: Decomposition | None = None
     for attempt in range(2):
         inputs = DecomposeInput(
-            claim=claim, context=context, max_sub_claims=max_sub_claims, feedback=feedback
+            claim=claim,
+            context=context,
+            max_sub_claims=max_sub_claims,
+            feedback=feedback,
+            evidence_source=evidence_source,
         )
         reply = reasoner.call(decompose_task(inputs), ctx, suffix=f"a{attempt}")
         if reply.output is None:

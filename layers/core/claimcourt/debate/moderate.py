@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from claimcourt.debate.render import render_evidence, render_points, render_sub_claims
 from claimcourt.models import (
     Argument,
     Directive,
@@ -11,40 +10,43 @@ from claimcourt.models import (
     ModeratorDecision,
     ModeratorView,
 )
+from claimcourt.prompts import (
+    escape,
+    evidence_block,
+    points_block,
+    queries_block,
+    render,
+    retrieval_hint,
+    sub_claims_block,
+)
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
-
-SYSTEM = (
-    "You moderate an evidence-based debate between a case-for and a case-against. Name the decisive "
-    "dispute (the disagreement that most moves the answer), the sub-claim it belongs to, and write the "
-    "next round's retrieval directive: one exact search query for the evidence that would settle it — "
-    "not a query already run. Recommend 'continue' (more evidence would help), 'converged' (the sides "
-    "agree or further evidence would not move them), 'escalate' (the debate is stuck; bring fresh "
-    "personas) or 'safety' (the debate has turned harmful). Reply with JSON only."
-)
 
 
 def moderate_task(inputs: ModerateInput) -> Task[ModeratorView]:
     def side(argument: Argument) -> str:
-        return f"(refused: {argument.refusal.reason})" if argument.refusal else render_points(argument.points)
+        if argument.refusal:
+            return f"(declined to argue: {escape(argument.refusal.reason)})"
+        return points_block(argument.points)
 
-    prompt = "\n\n".join(
-        [
-            f"Claim: {inputs.claim}",
-            f"Round {inputs.round} just ended.",
-            "Sub-claims:\n" + render_sub_claims(inputs.sub_claims),
-            "Case-for:\n" + side(inputs.case_for),
-            "Case-against:\n" + side(inputs.case_against),
-            "Evidence pool:\n" + render_evidence(inputs.evidence),
-            "Queries already run:\n- " + "\n- ".join(inputs.previous_queries),
-        ]
+    system, prompt = render(
+        "moderate",
+        round=str(inputs.round),
+        max_rounds=str(inputs.max_rounds),
+        retrieval_hint=retrieval_hint(inputs.evidence_source),
+        claim=escape(inputs.claim),
+        sub_claims=sub_claims_block(inputs.sub_claims),
+        case_for=side(inputs.case_for),
+        case_against=side(inputs.case_against),
+        evidence=evidence_block(inputs.evidence),
+        previous_queries=queries_block(inputs.previous_queries),
     )
     return Task(
         kind="moderate",
         role="moderator",
         inputs=inputs,
         output=ModeratorView,
-        system=SYSTEM,
+        system=system,
         prompt=prompt,
         temperature=0.0,
     )

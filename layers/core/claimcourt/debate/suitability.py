@@ -3,28 +3,20 @@
 from __future__ import annotations
 
 from claimcourt.models import Suitability, SuitabilityFlag, SuitabilityInput
+from claimcourt.prompts import context_block, escape, render
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
 
-SYSTEM = (
-    "You screen claims before an evidence-based debate. Flag a claim that is time_sensitive (its truth "
-    "depends on events after the available evidence), self_referential (it talks about itself), "
-    "unfalsifiable (no evidence could count against it), or not_a_claim (a question, command or fragment). "
-    "Set proceed=false only when a debate cannot produce a meaningful score (self_referential, "
-    "unfalsifiable or not_a_claim); time_sensitive claims proceed with a warning. One warning per flag, "
-    "addressed to the person who asked. Reply with JSON only."
-)
-
 
 def suitability_task(inputs: SuitabilityInput) -> Task[Suitability]:
-    context = f"\nContext supplied by the user:\n{inputs.context}" if inputs.context else ""
+    system, prompt = render("suitability", claim=escape(inputs.claim), context=context_block(inputs.context))
     return Task(
         kind="suitability",
         role="suitability",
         inputs=inputs,
         output=Suitability,
-        system=SYSTEM,
-        prompt=f"Claim: {inputs.claim}{context}",
+        system=system,
+        prompt=prompt,
         temperature=0.0,
     )
 

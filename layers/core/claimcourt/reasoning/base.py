@@ -3,7 +3,8 @@ Reasoner (routing, validation with one retry, refusals, usage ledger, per-run bu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -22,9 +23,26 @@ class Task(Generic[OutT]):
     system: str
     prompt: str
     temperature: float | None  # None: the model's natural temperature
+    # Top-level list fields narrowed to this run's limits in the schema the model sees: {"points": (1, 4)}.
+    array_limits: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    # What a schema cannot say (every sub-claim covered, each once): the problems found in a valid
+    # reply. A reply with problems is asked again once, with them as feedback.
+    check: Callable[[OutT], list[str]] | None = None
 
     def output_schema(self) -> dict[str, Any]:
-        return self.output.model_json_schema()
+        schema = self.output.model_json_schema()
+        for name, (low, high) in self.array_limits.items():
+            schema["properties"][name] |= {"minItems": low, "maxItems": high}
+        return schema
+
+    def problems(self, output: OutT) -> list[str]:
+        """What is wrong with a schema-valid reply: its count limits, then the task's own check."""
+        found = []
+        for name, (low, high) in self.array_limits.items():
+            n = len(getattr(output, name))
+            if not low <= n <= high:
+                found.append(f"{name}: {n} items, but between {low} and {high} are required")
+        return found + (self.check(output) if self.check else [])
 
 
 @dataclass(frozen=True)

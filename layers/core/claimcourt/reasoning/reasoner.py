@@ -85,29 +85,38 @@ class Reasoner:
         reply = provider.complete(task, model)
         spend.add(reply)
         output: OutT | None = None
-        if reply.refusal is None:
-            try:
-                output = validate_reply(task, reply.content)
-            except (ValidationError, ValueError) as first_error:
-                feedback = describe_validation_error(first_error)
-                logger.warning("malformed reply, retrying once", extra={"task": task.kind, "error": feedback})
+        refusal = reply.refusal
+        if refusal is None:
+            output, feedback = _read(task, reply)
+            if feedback is not None:
+                logger.warning(
+                    "reply needs correcting, asking once more", extra={"task": task.kind, "error": feedback}
+                )
                 try:
-                    reply = provider.complete(task, model, feedback=feedback)
+                    again = provider.complete(task, model, feedback=feedback)
                 except Exception:
                     self._record(ctx, key + "!malformed", provider_name, spend, None, None)
                     raise
-                spend.add(reply)
-                if reply.refusal is None:
-                    try:
-                        output = validate_reply(task, reply.content)
-                    except (ValidationError, ValueError) as second_error:
+                spend.add(again)
+                if again.refusal is not None:
+                    refusal = None if output is not None else again.refusal
+                else:
+                    second, second_feedback = _read(task, again)
+                    if second is not None and (second_feedback is None or output is None):
+                        output = second
+                    if output is None:
                         self._record(ctx, key + "!malformed", provider_name, spend, None, None)
                         raise MalformedReplyError(
                             f"{task.kind} reply from {provider_name}:{model} did not parse twice: "
-                            f"{describe_validation_error(second_error)}"
-                        ) from second_error
-        self._record(ctx, key, provider_name, spend, output, reply.refusal)
-        return Reply(output, reply.refusal, provider_name, spend.model or model)
+                            f"{second_feedback}"
+                        )
+                    if second_feedback is not None:
+                        # Schema-valid, still imperfect: the stage repairs what is left, visibly.
+                        logger.warning(
+                            "reply still imperfect", extra={"task": task.kind, "error": second_feedback}
+                        )
+        self._record(ctx, key, provider_name, spend, output, refusal)
+        return Reply(output, refusal, provider_name, spend.model or model)
 
     def _record(
         self,
@@ -134,3 +143,16 @@ class Reasoner:
                 attempts=len(spend.replies),
             )
         )
+
+
+def _read(task: Task[OutT], reply: ProviderReply) -> tuple[OutT | None, str | None]:
+    """(the output, what to correct): (None, why) for a reply that does not parse into the schema,
+    (output, why) for one that parses but breaks a limit or the task's check, (output, None) when fine."""
+    try:
+        output = validate_reply(task, reply.content)
+    except (ValidationError, ValueError) as err:
+        return None, describe_validation_error(err)
+    problems = task.problems(output)
+    if problems:
+        return output, "Your reply matched the schema, but: " + "; ".join(problems[:10])
+    return output, None

@@ -1,0 +1,117 @@
+"""Prompt templates, one file per task kind, rendered for the model.
+
+Each `<kind>.md` holds the system text, a line `==== user`, then the user text; `_shared.md` holds
+fragments every template may use (`==== name` starts one): the scoring contract, the tiers, the rule
+that tagged text is data, how to reply. `${name}` placeholders are filled by `render`, which refuses a
+template with a placeholder left unfilled. Every untrusted text (claim, context, sub-claims, evidence,
+arguments, queries) goes in through the block helpers here: escaped, so it cannot close or forge a tag,
+and inside its delimiting tag. tests/snapshots/prompts/ keeps every template rendered for a sample run,
+so a prompt change is a reviewed diff.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable
+from functools import cache, lru_cache
+from pathlib import Path
+from string import Template
+
+from claimcourt.models import Evidence, Point, SubClaim
+
+TEMPLATES = Path(__file__).parent
+_SECTION = re.compile(r"^==== (\w+)\s*$", re.M)
+
+# How to write a retrieval directive for each evidence source (its `name`).
+RETRIEVAL_HINTS = {
+    "climate-fever-wikipedia": (
+        "The evidence source is a fixed corpus of Wikipedia sentences searched by keywords (BM25): write "
+        "a short keyword query with the words such a sentence would contain, not a question."
+    ),
+    "anthropic-web": (
+        "The evidence source is a web search: write the query you would type into a search engine, and "
+        "name the primary source you expect (a regulator, a statistics office, a journal) where you can."
+    ),
+    "golden": "The evidence for this claim is fixed in advance: the query only labels what is looked for.",
+}
+DEFAULT_RETRIEVAL_HINT = "Write a short, specific search query."
+
+
+def _sections(text: str) -> dict[str, str]:
+    parts = _SECTION.split(text)
+    return {name: body.strip("\n") for name, body in zip(parts[1::2], parts[2::2], strict=True)}
+
+
+@lru_cache(maxsize=1)
+def shared() -> dict[str, str]:
+    return _sections((TEMPLATES / "_shared.md").read_text(encoding="utf-8"))
+
+
+@cache
+def template(kind: str) -> tuple[Template, Template]:
+    text = (TEMPLATES / f"{kind}.md").read_text(encoding="utf-8")
+    system, user = _sections("==== system\n" + text).values()
+    return Template(system), Template(user)
+
+
+def render(kind: str, **values: str) -> tuple[str, str]:
+    """(system, prompt) for a task kind. A placeholder without a value raises KeyError."""
+    system, user = template(kind)
+    filled = {**shared(), **values}
+    return system.substitute(filled).strip(), _tidy(user.substitute(filled))
+
+
+def _tidy(text: str) -> str:
+    """No runs of blank lines where an optional block was empty."""
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+# ---------------------------------------------------------------- untrusted text, escaped and tagged
+
+
+def escape(text: str) -> str:
+    """Text that cannot open or close a tag: <, > and & as entities."""
+    return html.escape(text, quote=False)
+
+
+def _attr(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def context_block(context: str | None) -> str:
+    return f"\n<context>\n{escape(context)}\n</context>" if context else ""
+
+
+def sub_claims_block(sub_claims: Iterable[SubClaim]) -> str:
+    return "\n".join(f'<sub_claim id="{_attr(s.id)}">{escape(s.text)}</sub_claim>' for s in sub_claims)
+
+
+def evidence_block(evidence: Iterable[Evidence]) -> str:
+    lines = []
+    for e in evidence:
+        dated = f' published="{e.published.isoformat()}"' if e.published else ""
+        lines.append(
+            f'<evidence id="{_attr(e.id)}" tier="{e.tier}"{dated} title="{_attr(e.title)}" '
+            f'url="{_attr(e.source_url)}">{escape(e.text)}</evidence>'
+        )
+    return "\n".join(lines) or "(no evidence was found)"
+
+
+def points_block(points: Iterable[Point]) -> str:
+    lines = []
+    for p in points:
+        lines.append(
+            f'<point sub_claim="{_attr(p.sub_claim_id)}" implied_score="{p.implied_score}" '
+            f'confidence="{p.confidence:.2f}" citations="{_attr(", ".join(p.citations))}">'
+            f"{escape(p.argument)}</point>"
+        )
+    return "\n".join(lines) or "(no points)"
+
+
+def queries_block(queries: Iterable[str]) -> str:
+    return "\n".join(f"<query>{escape(q)}</query>" for q in queries) or "(none yet)"
+
+
+def retrieval_hint(source: str) -> str:
+    return RETRIEVAL_HINTS.get(source, DEFAULT_RETRIEVAL_HINT)
