@@ -84,6 +84,8 @@ def test_stage_chain_decompose_retrieve_argue(run: RunRecord, store: SqliteStore
     assert decomposed == {
         "directives": [{"sub_claim_id": "sc1", "query": "sea levels rising"}],
         "sub_claims": 1,
+        "max_rounds": 2,
+        "samples": [0],  # standard effort: one judgement, no self-consistency samples
     }
 
     [directive] = decomposed["directives"]

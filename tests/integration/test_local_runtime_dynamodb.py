@@ -141,7 +141,7 @@ def test_a_debate_runs_to_its_verdict_on_dynamodb(dynamodb_env: Settings) -> Non
     assert {"argument/r01/for", "argument/r01/against"} <= store.find_artifacts(
         run.run_id, "argument/"
     ).keys()
-    assert store.get_artifact(run.run_id, "judgements")["mapping"]
+    assert store.get_artifact(run.run_id, "judgement/s00")["mapping"]
     [point] = store.drift_series(LOCAL_TENANT, run.claim_id)
     assert (point.run_id, point.score) == (run.run_id, record.result.overall_score)
     assert [(c.claim_id, c.run_count) for c in store.list_claims(LOCAL_TENANT)] == [(run.claim_id, 1)]

@@ -43,7 +43,7 @@ from claimcourt.reasoning.base import CallContext, CallRecord
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.store.sqlite import SqliteStore
-from tests.fakes.scripted import PRICED_MODEL, Refuse, ScriptedProvider
+from tests.fakes.scripted import PRICED_MODEL, ScriptedProvider
 
 RUN = "run_stages"
 CLAIM = "Sea levels are rising and glaciers are retreating"
@@ -477,11 +477,16 @@ def _sj(
     )
 
 
+def _judge(provider: ScriptedProvider, store: SqliteStore, sample: int = 0) -> Judgement | None:
+    inputs = _adjudicate_input().model_copy(update={"sample": sample})
+    return adjudicate(inputs, _reasoner(provider, store), CallContext(RUN, "adjudicate"))
+
+
 def test_sub_claims_the_judge_skipped_are_not_enough_evidence(store: SqliteStore) -> None:
-    provider = ScriptedProvider().queue(
-        "adjudicate", _judgement(_sj("sc1", 80, decisive="E1"), _sj("sc9", 10))
-    )
-    [judgement] = adjudicate(_adjudicate_input(), _reasoner(provider, store), CallContext(RUN, "adjudicate"))
+    skipped = _judgement(_sj("sc1", 80, decisive="E1"), _sj("sc9", 10))
+    provider = ScriptedProvider().queue("adjudicate", skipped, skipped)  # asked again, it skips again
+    judgement = _judge(provider, store)
+    assert judgement is not None
     assert [j.sub_claim_id for j in judgement.sub_claims] == ["sc1", "sc2"]
     filled = judgement.sub_claims[1]
     assert (filled.score, filled.verdict, filled.decisive_evidence_id) == (
@@ -489,12 +494,14 @@ def test_sub_claims_the_judge_skipped_are_not_enough_evidence(store: SqliteStore
         Verdict.NOT_ENOUGH_EVIDENCE,
         None,
     )
+    retry = provider.calls_of("adjudicate")[1]
+    assert retry.feedback is not None and "no judgement on sc2" in retry.feedback
 
 
 def test_unknown_evidence_ids_are_cleared(store: SqliteStore) -> None:
     reply = _judgement(_sj("sc1", 80, decisive="E404"), _sj("sc2", 60, decisive="E2"), decisive="E999")
-    provider = ScriptedProvider().queue("adjudicate", reply)
-    [judgement] = adjudicate(_adjudicate_input(), _reasoner(provider, store), CallContext(RUN, "adjudicate"))
+    judgement = _judge(ScriptedProvider().queue("adjudicate", reply), store)
+    assert judgement is not None
     assert [j.decisive_evidence_id for j in judgement.sub_claims] == [None, "E2"]
     assert judgement.decisive_evidence_id is None
 
@@ -503,10 +510,8 @@ def test_self_consistency_samples_use_suffixes_and_a_higher_temperature(store: S
     provider = ScriptedProvider().respond(
         "adjudicate", lambda task: _judgement(_sj("sc1", 70), _sj("sc2", 70))
     )
-    judgements = adjudicate(
-        _adjudicate_input(), _reasoner(provider, store), CallContext(RUN, "adjudicate"), samples=3
-    )
-    assert len(judgements) == 4
+    for sample in range(4):
+        assert _judge(provider, store, sample) is not None
     calls = provider.calls_of("adjudicate")
     assert [c.temperature for c in calls] == [0.0, SAMPLE_TEMPERATURE, SAMPLE_TEMPERATURE, SAMPLE_TEMPERATURE]
     assert [c.inputs.sample for c in calls] == [0, 1, 2, 3]  # type: ignore[attr-defined]
@@ -515,18 +520,13 @@ def test_self_consistency_samples_use_suffixes_and_a_higher_temperature(store: S
 
 
 def test_refused_sample_is_skipped(store: SqliteStore) -> None:
-    ok = _judgement(_sj("sc1", 70), _sj("sc2", 70))
-    provider = ScriptedProvider().queue("adjudicate", ok, Refuse("no"), ok)
-    judgements = adjudicate(
-        _adjudicate_input(), _reasoner(provider, store), CallContext(RUN, "adjudicate"), samples=2
-    )
-    assert len(judgements) == 2
+    assert _judge(ScriptedProvider().refuse("adjudicate", "no"), store, sample=1) is None
 
 
 def test_refused_first_judgement_raises(store: SqliteStore) -> None:
     provider = ScriptedProvider().refuse("adjudicate", "will not judge")
     with pytest.raises(RefusedJudgementError, match="will not judge"):
-        adjudicate(_adjudicate_input(), _reasoner(provider, store), CallContext(RUN, "adjudicate"))
+        _judge(provider, store)
 
 
 # ================================================================ anonymize

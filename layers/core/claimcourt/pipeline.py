@@ -95,6 +95,10 @@ class ArguePayload(RoundPayload):
     side: Side
 
 
+class AdjudicatePayload(Payload):
+    sample: int = Field(default=0, ge=0, le=10)
+
+
 class FinishPayload(Payload):
     outcome: Literal["stopped", "failed"]
     error: dict[str, Any] | None = None  # a Catch's {"Error", "Cause"}
@@ -113,6 +117,10 @@ def argument_key(round: int, side: Side) -> str:
 
 def decision_key(round: int) -> str:
     return f"decision/r{round:02d}"
+
+
+def judgement_key(sample: int) -> str:
+    return f"judgement/s{sample:02d}"
 
 
 def _request(deps: Deps, run_id: str) -> RunRequest:
@@ -180,7 +188,13 @@ def decomposition(deps: Deps, p: Payload) -> dict[str, Any]:
     )
     deps.store.put_artifact(p.run_id, "decomposition", result.model_dump(mode="json"))
     directives = [Directive(sub_claim_id=s.id, query=s.directive).model_dump() for s in result.sub_claims]
-    return {"directives": directives, "sub_claims": len(directives)}
+    return {
+        "directives": directives,
+        "sub_claims": len(directives),
+        # What the state machine needs to run the rest: when to stop, and which judgements to ask for.
+        "max_rounds": profile.max_rounds,
+        "samples": list(range(profile.self_consistency_samples + 1)),
+    }
 
 
 def retrieval(deps: Deps, p: RetrievePayload) -> dict[str, Any]:
@@ -288,11 +302,11 @@ def moderation(deps: Deps, p: RoundPayload) -> dict[str, Any]:
     }
 
 
-def adjudication(deps: Deps, p: Payload) -> dict[str, Any]:
+def adjudication(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
     request = _request(deps, p.run_id)
     positions, mapping = anonymize(arguments_of(deps.store, p.run_id), seed=p.run_id)
     decomposition = _decomposition(deps, p.run_id)
-    judgements = adjudicate(
+    judgement = adjudicate(
         AdjudicateInput(
             claim=request.claim,
             mode=request.mode,
@@ -300,22 +314,26 @@ def adjudication(deps: Deps, p: Payload) -> dict[str, Any]:
             shape=decomposition.shape,
             positions=positions,
             evidence=evidence_pool(retrievals_of(deps.store, p.run_id)),
+            sample=p.sample,
         ),
         deps.reasoner,
         CallContext(p.run_id, "adjudicate"),
-        samples=deps.settings.effort(request.effort).self_consistency_samples,
     )
-    deps.store.put_artifact(
-        p.run_id,
-        "judgements",
-        {"mapping": mapping, "items": [j.model_dump(mode="json") for j in judgements]},
-    )
-    return {"overall_score": judgements[0].overall_score, "samples": len(judgements)}
+    doc = {"mapping": mapping, "judgement": judgement.model_dump(mode="json") if judgement else None}
+    deps.store.put_artifact(p.run_id, judgement_key(p.sample), doc)
+    return {"sample": p.sample, "overall_score": judgement.overall_score if judgement else None}
+
+
+def judgements_of(store: Store, run_id: str) -> tuple[list[Judgement], dict[str, Side]]:
+    """The run's judgements, sample 0 first, refused samples left out; and the label → side mapping."""
+    docs = [doc for _, doc in sorted(store.find_artifacts(run_id, "judgement/").items())]
+    judged = [Judgement.model_validate(d["judgement"]) for d in docs if d["judgement"] is not None]
+    return judged, docs[0]["mapping"] if docs else {}
 
 
 def scoring(deps: Deps, p: Payload) -> dict[str, Any]:
     record = deps.store.get_run(p.run_id)
-    judged = deps.store.get_artifact(p.run_id, "judgements")
+    judgements, mapping = judgements_of(deps.store, p.run_id)
     retrievals = retrievals_of(deps.store, p.run_id)
     hits = sum(1 for doc in retrievals.values() if doc["cache_hit"])
     suitability_doc = Suitability.model_validate(deps.store.get_artifact(p.run_id, "suitability"))
@@ -324,13 +342,13 @@ def scoring(deps: Deps, p: Payload) -> dict[str, Any]:
         request=record.request,
         decomposition=_decomposition(deps, p.run_id),
         arguments=arguments_of(deps.store, p.run_id),
-        judgements=[Judgement.model_validate(j) for j in judged["items"]],
+        judgements=judgements,
         evidence=evidence_pool(retrievals),
         usage=usage_from(deps.store.run_calls(p.run_id), hits, len(retrievals) - hits),
         warnings=suitability_doc.warnings,
         reasoner=deps.reasoner.label(ROLES),
         models=deps.reasoner.models(ROLES),
-        sides=judged["mapping"],
+        sides=mapping,
     )
     # A run that had already ended (failed meanwhile) keeps its status: report that one.
     finished = deps.store.finish_run(p.run_id, result)

@@ -82,17 +82,12 @@ def _complete(judgement: Judgement, inputs: AdjudicateInput) -> Judgement:
     return judgement.model_copy(update={"sub_claims": judged, "decisive_evidence_id": decisive})
 
 
-def adjudicate(
-    inputs: AdjudicateInput, reasoner: Reasoner, ctx: CallContext, samples: int = 0
-) -> list[Judgement]:
-    """The judgement at temperature 0, then `samples` more at a higher temperature whose spread
-    gives the self-consistency interval. A refused sample is skipped; a refused first call fails."""
-    judgements: list[Judgement] = []
-    for sample in range(samples + 1):
-        task = adjudicate_task(inputs.model_copy(update={"sample": sample}))
-        reply = reasoner.call(task, ctx, suffix=f"s{sample}")
-        if reply.output is not None:
-            judgements.append(_complete(reply.output, inputs))
-        elif sample == 0:
-            raise RefusedJudgementError(reply.refusal or "no reason given")
-    return judgements
+def adjudicate(inputs: AdjudicateInput, reasoner: Reasoner, ctx: CallContext) -> Judgement | None:
+    """One judgement: sample 0 at temperature 0, the others at a higher temperature, their spread
+    widening the interval. A refused sample is None (skipped); a refused sample 0 fails the run."""
+    reply = reasoner.call(adjudicate_task(inputs), ctx, suffix=f"s{inputs.sample}")
+    if reply.output is not None:
+        return _complete(reply.output, inputs)
+    if inputs.sample == 0:
+        raise RefusedJudgementError(reply.refusal or "no reason given")
+    return None
