@@ -51,6 +51,7 @@ Responder = Callable[[Task[Any]], ScriptedReply | None]  # None: fall through to
 
 class ScriptedProvider:
     name = "scripted"
+    sends_temperature = True
 
     def __init__(
         self,

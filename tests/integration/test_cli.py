@@ -37,9 +37,25 @@ def test_run_json_is_the_full_result_on_a_clean_stdout(tmp_path: Path) -> None:
     result = invoke(tmp_path, "run", "Arctic sea ice is declining", "--json", "--mode", "verdict")
     assert result.exit_code == 0, result.output
     body = json.loads(result.stdout)  # nothing but the JSON on stdout
-    assert body["mode"] == "verdict" and body["reasoner"] == "offline"
-    assert body["overall_verdict"] in {"supported", "refuted", "not-enough-evidence", "conflicting"}
-    assert 0 <= body["interval"]["low"] <= body["overall_score"] <= body["interval"]["high"] <= 100
+    assert body["status"] == "succeeded" and body["mode"] == "verdict"
+    scored = body["result"]
+    assert scored["reasoner"] == "offline"
+    assert scored["overall_verdict"] in {"supported", "refuted", "not-enough-evidence", "conflicting"}
+    assert 0 <= scored["interval"]["low"] <= scored["overall_score"] <= scored["interval"]["high"] <= 100
+    assert (body["score"], body["verdict"]) == (scored["overall_score"], scored["overall_verdict"])
+    # and show --json gives the same shape for the same run
+    shown = invoke(tmp_path, "show", body["run_id"], "--json")
+    assert json.loads(shown.stdout) == body
+
+
+def test_a_stopped_run_prints_the_same_json_shape_with_no_result(tmp_path: Path) -> None:
+    result = invoke(tmp_path, "run", "This statement is false", "--json")
+    assert result.exit_code == 3
+    body = json.loads(result.stdout)
+    assert (body["status"], body["result"], body["score"]) == ("stopped", None, None)
+    assert body["warnings"] and set(body) == set(
+        json.loads(invoke(tmp_path, "show", body["run_id"], "--json").stdout)
+    )
 
 
 @pytest.mark.parametrize(

@@ -490,6 +490,55 @@ class RunRecord(Strict):
     result: Result | None = None
 
 
+class RunOutput(BaseModel):
+    """One run as `claimcourt run --json`, `claimcourt show --json` and the HTTP API give it, whatever
+    its status: the headline fields, the error or warnings, and the full result once it has succeeded."""
+
+    run_id: str
+    status: RunStatus
+    claim: str
+    claim_id: str
+    mode: Mode
+    source_tag: SourceTag
+    as_of_date: str | None
+    created_at: datetime
+    finished_at: datetime | None
+    score: int | None
+    interval: Interval | None
+    verdict: Verdict | None
+    error: str | None
+    warnings: list[str]
+    cost_usd: float
+    tokens: int
+    result: Result | None = Field(default=None, description="The full result, once the run has succeeded.")
+
+    @classmethod
+    def fields_of(cls, record: RunRecord, full: bool = True) -> dict[str, Any]:
+        return {
+            "run_id": record.run_id,
+            "status": record.status,
+            "claim": record.request.claim,
+            "claim_id": record.claim_id,
+            "mode": record.request.mode,
+            "source_tag": record.source_tag,
+            "as_of_date": record.request.as_of_date.isoformat() if record.request.as_of_date else None,
+            "created_at": record.created_at,
+            "finished_at": record.finished_at,
+            "score": record.score,
+            "interval": record.interval,
+            "verdict": record.verdict,
+            "error": record.error,
+            "warnings": record.warnings,
+            "cost_usd": record.cost_usd,
+            "tokens": record.tokens,
+            "result": record.result if full else None,
+        }
+
+    @classmethod
+    def of(cls, record: RunRecord) -> RunOutput:
+        return cls(**cls.fields_of(record))
+
+
 class ClaimRecord(Strict):
     claim_id: str
     text: str

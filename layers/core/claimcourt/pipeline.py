@@ -44,7 +44,7 @@ from claimcourt.models import (
 from claimcourt.reasoning.base import CallContext, CallRecord
 from claimcourt.reasoning.prices import WEB_SEARCH_USD_PER_REQUEST, cost_usd
 from claimcourt.reasoning.reasoner import Reasoner
-from claimcourt.settings import MIN_ROUNDS, ROLES, Settings
+from claimcourt.settings import MIN_ROUNDS, ROLES, SAMPLED_ROLES, Settings
 from claimcourt.store.base import Store
 from claimcourt.watch import SCORE_CHANGED, score_change
 
@@ -349,6 +349,7 @@ def scoring(deps: Deps, p: Payload) -> dict[str, Any]:
         reasoner=deps.reasoner.label(ROLES),
         models=deps.reasoner.models(ROLES),
         sides=mapping,
+        natural_temperature=deps.reasoner.natural_temperature(ROLES, SAMPLED_ROLES),
     )
     # A run that had already ended (failed meanwhile) keeps its status: report that one.
     finished = deps.store.finish_run(p.run_id, result)

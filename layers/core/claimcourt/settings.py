@@ -11,6 +11,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ProviderName = Literal["anthropic", "openai", "offline"]
 ROLES = ("suitability", "decomposer", "case_for", "case_against", "moderator", "adjudicator")
+# The roles asked to sample at the model's natural temperature (Task.temperature None): the debaters.
+SAMPLED_ROLES = frozenset({"case_for", "case_against"})
 
 
 class EffortProfile(BaseModel):
@@ -23,7 +25,8 @@ class EffortProfile(BaseModel):
 
 
 EFFORT_PROFILES: dict[str, EffortProfile] = {
-    "low": EffortProfile(max_rounds=2, max_sub_claims=3, evidence_per_query=4, self_consistency_samples=0),
+    # low is cheaper than standard in every call: half the sub-claims, fewer passages per query.
+    "low": EffortProfile(max_rounds=2, max_sub_claims=2, evidence_per_query=3, self_consistency_samples=0),
     "standard": EffortProfile(
         max_rounds=2, max_sub_claims=4, evidence_per_query=5, self_consistency_samples=0
     ),

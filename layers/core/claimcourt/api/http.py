@@ -7,7 +7,6 @@ from __future__ import annotations
 import base64
 import threading
 from collections.abc import Callable
-from datetime import datetime
 from typing import Annotated, Any
 
 from aws_lambda_powertools import Logger
@@ -31,17 +30,13 @@ from claimcourt.errors import (
 from claimcourt.models import (
     ClaimRecord,
     DriftPoint,
-    Interval,
-    Mode,
     Monitor,
     MonitorRequest,
-    Result,
     RunEvent,
+    RunOutput,
     RunRecord,
     RunRequest,
-    RunStatus,
     SourceTag,
-    Verdict,
 )
 from claimcourt.monitors import create_monitor
 from claimcourt.pipeline import Deps
@@ -66,25 +61,8 @@ class Links(BaseModel):
     websocket: str | None = Field(default=None, description="Subscribe here: {action: subscribe, run_id}.")
 
 
-class RunView(BaseModel):
-    run_id: str
-    status: RunStatus
-    claim: str
-    claim_id: str
-    mode: Mode
-    source_tag: SourceTag
-    as_of_date: str | None
-    created_at: datetime
-    finished_at: datetime | None
-    score: int | None
-    interval: Interval | None
-    verdict: Verdict | None
-    error: str | None
-    warnings: list[str]
-    cost_usd: float
-    tokens: int
+class RunView(RunOutput):
     links: Links
-    result: Result | None = Field(default=None, description="The full result, once the run has succeeded.")
 
 
 class RunList(BaseModel):
@@ -121,28 +99,9 @@ def _deps() -> Deps:
 
 
 def _view(record: RunRecord, full: bool = False) -> RunView:
-    deps = _deps()
     base = f"/runs/{record.run_id}"
-    return RunView(
-        run_id=record.run_id,
-        status=record.status,
-        claim=record.request.claim,
-        claim_id=record.claim_id,
-        mode=record.request.mode,
-        source_tag=record.source_tag,
-        as_of_date=record.request.as_of_date.isoformat() if record.request.as_of_date else None,
-        created_at=record.created_at,
-        finished_at=record.finished_at,
-        score=record.score,
-        interval=record.interval,
-        verdict=record.verdict,
-        error=record.error,
-        warnings=record.warnings,
-        cost_usd=record.cost_usd,
-        tokens=record.tokens,
-        links=Links(self=base, events=f"{base}/events", websocket=deps.settings.websocket_url),
-        result=record.result if full else None,
-    )
+    links = Links(self=base, events=f"{base}/events", websocket=_deps().settings.websocket_url)
+    return RunView(**RunOutput.fields_of(record, full), links=links)
 
 
 # ---------------------------------------------------------------- the resolver and its routes

@@ -55,6 +55,7 @@ class LatencyProvider:
     """The offline reasoner's answers, each after a fixed sleep, with every call's timing kept."""
 
     name = "offline"
+    sends_temperature = True
 
     def __init__(self, latency_s: float) -> None:
         self.latency_s = latency_s
@@ -77,12 +78,11 @@ def critical_calls(calls: list[Call]) -> int:
     count: dict[str, int] = defaultdict(int)
     for c in calls:
         count[c.kind] += 1
-    rounds = count["moderate"]
     return (
         max(count["suitability"], count["decompose"] + count["decompose_check"])
-        + rounds  # argue: the two sides of a round are parallel, one call each
-        + rounds  # moderate
-        + count["adjudicate"]
+        + count["argue"] // 2  # argue: the two sides of a round are parallel, one call each
+        + count["moderate"]  # none after the last round
+        + min(1, count["adjudicate"])  # the judge's samples run in parallel
     )
 
 

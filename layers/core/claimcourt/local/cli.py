@@ -20,7 +20,15 @@ from rich.markup import escape
 from claimcourt.errors import ConfigurationError, InvalidRequestError, NotFoundError
 from claimcourt.local.cloud import Stack, execution_ended, follow, load_stack, start
 from claimcourt.local.render import ProgressView, render_record, render_runs
-from claimcourt.models import LOCAL_TENANT, RunRecord, RunRequest, RunStatus, SourceTag, first_problem
+from claimcourt.models import (
+    LOCAL_TENANT,
+    RunOutput,
+    RunRecord,
+    RunRequest,
+    RunStatus,
+    SourceTag,
+    first_problem,
+)
 from claimcourt.pipeline import announce_end
 from claimcourt.settings import ROLES, Settings
 from claimcourt.store.base import Store
@@ -99,7 +107,9 @@ def main() -> None:
 @click.option("--context", default=None, help="Background text the debaters may use.")
 @click.option("--as-of", "as_of", default=None, help="Backtest date YYYY-MM-DD: only evidence up to then.")
 @click.option("--effort", default="standard", show_default=True, help="low, standard or high (more rounds).")
-@click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the run as JSON (its status, and its result once scored)."
+)
 @click.option("--verbose", is_flag=True, help="Show each stage's structured log on stderr.")
 @data_dir_option
 @stack_option
@@ -168,8 +178,7 @@ def _run_on_stack(deployed: Stack, request: RunRequest, as_json: bool) -> None:
 
 def _print_record(record: RunRecord, as_json: bool) -> None:
     if as_json:
-        body = record.result.model_dump_json(indent=2) if record.result else record.model_dump_json(indent=2)
-        click.echo(body)
+        click.echo(RunOutput.of(record).model_dump_json(indent=2))
     else:
         render_record(out, record)
     if record.status is RunStatus.FAILED:
@@ -198,7 +207,7 @@ def runs(limit: int, as_json: bool, tenant: str, data_dir: Path | None, stack: s
 
 @main.command()
 @click.argument("run_id")
-@click.option("--json", "as_json", is_flag=True, help="Print the stored record as JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Print the run as JSON, as `run --json` does.")
 @data_dir_option
 @stack_option
 def show(run_id: str, as_json: bool, data_dir: Path | None, stack: str | None) -> None:
@@ -208,7 +217,7 @@ def show(run_id: str, as_json: bool, data_dir: Path | None, stack: str | None) -
     except NotFoundError:
         _fail(f"run_id: no run {run_id}", EXIT_BAD_INPUT)
     if as_json:
-        click.echo(record.model_dump_json(indent=2))
+        click.echo(RunOutput.of(record).model_dump_json(indent=2))
     else:
         render_record(out, record)
 

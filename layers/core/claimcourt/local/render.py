@@ -103,7 +103,8 @@ class ProgressView:
         step_name = STEP_OF.get(event.stage, event.stage)
         key = (step_name, event.round)
         step = self.steps.setdefault(key, _Step(STEP_TITLE.get(step_name, step_name), event.round))
-        part = event.side or str(event.data.get("sub_claim_id") or "")
+        sample = event.data.get("sample")
+        part = event.side or str(event.data.get("sub_claim_id") or (f"sample {sample}" if sample else ""))
         if event.type == "stage.started":
             step.running[part] = now
             step.first_start = step.first_start or now
@@ -123,11 +124,15 @@ class ProgressView:
         if step.title == STEP_TITLE["assess"]:
             joined = ""
         span = (step.last_end if step.finished else now) - step.first_start
-        mark = (
-            Text("✓", style="green") if step.finished else Text(SPINNER[int(now * 10) % len(SPINNER)], "cyan")
-        )
+        if not step.finished:
+            mark = Text(SPINNER[int(now * 10) % len(SPINNER)], "cyan")
+        elif step.failed:  # its last attempt raised and nothing retried it: where the run broke
+            mark = Text("✗", style="bold red")
+        else:
+            mark = Text("✓", style="green")
         round_label = f"round {step.round}" if step.round else ""
-        return mark, round_label, f"{step.title}  [dim]{escape(joined)}[/]", f"{span:5.2f}s"
+        title = f"[red]{step.title}[/]" if step.finished and step.failed else step.title
+        return mark, round_label, f"{title}  [dim]{escape(joined)}[/]", f"{span:5.2f}s"
 
     def _table(self) -> Group:
         now = time.monotonic()
@@ -144,7 +149,7 @@ class ProgressView:
             if step.finished and key not in self._printed:
                 self._printed.add(key)
                 mark, round_label, title, span = self._line(step, now)
-                self.console.print(f"  {mark.plain} {round_label:8} {title}  {span}")
+                self.console.print(f"  {mark.markup} {round_label:8} {title}  {span}")
 
 
 def score_bar(score: int, low: int, high: int, width: int = 50) -> Text:
@@ -196,6 +201,13 @@ def render_result(console: Console, r: Result) -> None:
     console.print(
         Text.assemble("       0 ", score_bar(r.overall_score, r.interval.low, r.interval.high), " 100")
     )
+    if r.judge_score is not None and r.adjustments:
+        console.print(
+            f"[dim]The judge said {r.judge_score}; the scoring contract (docs/scoring.md) adjusted:[/]"
+        )
+        for a in r.adjustments:
+            moved = f" {a.before} → {a.after}" if a.before is not None and a.after is not None else ""
+            console.print(f"[dim]  • {escape(a.target)}: {escape(a.kind)}{moved}: {escape(a.detail)}[/]")
     if r.reasoner == "offline":
         console.print("[dim]Produced by the offline reasoner: no language model was used.[/]")
     for w in r.warnings:
@@ -204,7 +216,10 @@ def render_result(console: Console, r: Result) -> None:
     console.print("\n[bold]Sub-claims[/]")
     for s in r.sub_claims:
         style = VERDICT_STYLE[s.verdict]
-        console.print(f" [bold]{s.id}[/] [{style}]{s.verdict.value}[/] {s.score}/100  {escape(s.text)}")
+        stronger = f"  [dim](stronger: {s.stronger_side})[/]" if s.stronger_side else ""
+        console.print(
+            f" [bold]{s.id}[/] [{style}]{s.verdict.value}[/] {s.score}/100  {escape(s.text)}{stronger}"
+        )
         console.print(f"    [green]for[/]      {escape(s.case_for)}")
         console.print(f"    [red]against[/]  {escape(s.case_against)}")
         console.print(f"    [cyan]referee[/]  {escape(s.referee_synthesis)}")
@@ -227,6 +242,8 @@ def render_result(console: Console, r: Result) -> None:
                 f"  [{src.tier}] {escape(src.title)}{dated} — {src.source_url}  [dim]{src.evidence_id}[/]"
             )
     u = r.usage
+    if r.natural_temperature:
+        console.print(f"\n[dim]At the model's natural temperature: {', '.join(r.natural_temperature)}.[/]")
     console.print(
         f"\n[dim]{r.rounds} rounds · {u.llm_calls} LLM calls · {u.input_tokens + u.output_tokens} tokens · "
         f"${u.total_cost_usd:.4f} · retrieval cache {u.cache_hits} hits / {u.cache_misses} misses · "

@@ -81,6 +81,7 @@ class AnthropicProvider:
     """Provider over Anthropic's Messages API; the reply is the input of a forced `submit` tool call."""
 
     name = "anthropic"
+    sends_temperature = False  # the SDK's API version rejects it: every role runs at natural temperature
 
     def __init__(
         self,

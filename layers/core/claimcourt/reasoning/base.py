@@ -58,6 +58,7 @@ class ProviderReply:
 
 class Provider(Protocol):
     name: str
+    sends_temperature: bool  # False: the API takes no temperature, so every call samples naturally
 
     def complete(self, task: Task[Any], model: str, feedback: str | None = None) -> ProviderReply:
         """One call. `feedback` is the validation error of the previous, malformed reply."""

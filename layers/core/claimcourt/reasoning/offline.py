@@ -168,6 +168,7 @@ class OfflineReasoner:
     """A Provider that needs no model: each task kind has a deterministic strategy."""
 
     name = "offline"
+    sends_temperature = True  # deterministic: no sampling, so no role runs at a "natural" temperature
 
     def __init__(self) -> None:
         self._strategies: dict[str, Callable[[Any], BaseModel]] = {

@@ -53,6 +53,7 @@ class OpenAIProvider:
     """Provider over OpenAI's Chat Completions (or any compatible server at `base_url`)."""
 
     name = "openai"
+    sends_temperature = True
 
     def __init__(
         self,

@@ -61,6 +61,19 @@ class Reasoner:
         used = sorted({self._route(role)[0] for role in roles})
         return "+".join(used)
 
+    def natural_temperature(self, roles: tuple[str, ...], sampled_roles: frozenset[str]) -> list[str]:
+        """The roles whose calls ran at the model's natural temperature: those that ask for it
+        (`sampled_roles`), and every role whose provider cannot be sent a temperature."""
+        natural = []
+        for role in roles:
+            provider_name, _ = self._route(role)
+            if provider_name == "offline":
+                continue  # no model, no sampling
+            provider = self._providers.get(provider_name)
+            if role in sampled_roles or (provider is not None and not provider.sends_temperature):
+                natural.append(role)
+        return natural
+
     def models(self, roles: tuple[str, ...]) -> dict[str, str]:
         return {role: ":".join(self._route(role)) for role in roles}
 

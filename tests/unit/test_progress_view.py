@@ -1,0 +1,43 @@
+"""The CLI's progress view marks where a run broke, not a green tick."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+
+from claimcourt.local.render import ProgressView
+from claimcourt.models import RunEvent, RunRecord, RunRequest, RunStatus
+
+
+class _Events:
+    def __init__(self, events: list[RunEvent]) -> None:
+        self.events = events
+
+    def list_events(self, run_id: str, after_seq: int = 0) -> list[RunEvent]:
+        return [e for e in self.events if e.seq > after_seq]
+
+
+def _event(seq: int, type: str, stage: str, **kw: Any) -> RunEvent:
+    return RunEvent(run_id="run_1", seq=seq, type=type, stage=stage, **kw)
+
+
+def test_a_failed_stage_is_marked_with_a_red_cross_and_the_rest_with_ticks() -> None:
+    events = [
+        _event(1, "stage.started", "suitability"),
+        _event(2, "stage.completed", "suitability", data={"elapsed_ms": 5}),
+        _event(3, "stage.started", "argue", round=1, side="for"),
+        _event(4, "stage.failed", "argue", round=1, side="for", data={"error": "ProviderError"}),
+    ]
+    console = Console(record=True, force_terminal=True, color_system="truecolor", width=100)
+    record = RunRecord(
+        run_id="run_1", claim_id="c_1", status=RunStatus.FAILED, request=RunRequest(claim="x y")
+    )
+    console.is_terminal  # noqa: B018 - a terminal console redraws; force the line-per-step path instead
+    view = ProgressView(console, _Events(events), record, "offline", "corpus")  # type: ignore[arg-type]
+    view._live = None
+    view.refresh(force=True)
+    text = console.export_text(styles=True)
+    assert "✓" in text.split("suitability")[0][-30:]
+    line = next(line for line in text.splitlines() if "argue" in line)
+    assert "✗" in line and "\x1b[1;31m" in line  # bold red
