@@ -196,3 +196,17 @@ def test_a_backtest_keeps_what_could_be_read_then_and_drops_what_could_not() -> 
         Hit("Sea ice declined.", "Sea ice", "u4", published=date(2015, 1, 2)),  # published after
     ]
     assert [(h.url, h.text) for h in backtest(hits, as_of)] == [("u1", "Sea ice has declined since 1979.")]
+
+
+def test_context_becomes_labelled_secondary_passages_split_by_paragraph_and_length() -> None:
+    from claimcourt.evidence.retrieve import MAX_CONTEXT_PASSAGES, context_evidence
+
+    long = " ".join(f"Sentence number {i} says something about the sea." for i in range(40))
+    passages = context_evidence(f"First paragraph.\n\n  \n{long}")
+    assert passages[0].text == "First paragraph."
+    assert all(len(p.text) <= 800 for p in passages) and len(passages) > 2
+    assert " ".join(p.text for p in passages[1:]) == long
+    assert {p.tier for p in passages} == {"T2"} and {p.sub_claim_id for p in passages} == {"context"}
+    assert [p.source_url for p in passages[:2]] == ["user-context:1", "user-context:2"]
+    assert context_evidence(None) == context_evidence("") == []
+    assert len(context_evidence("\n\n".join(f"p{i}" for i in range(50)))) == MAX_CONTEXT_PASSAGES

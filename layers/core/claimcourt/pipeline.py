@@ -22,7 +22,7 @@ from claimcourt.debate.moderate import moderate
 from claimcourt.debate.suitability import assess
 from claimcourt.errors import NotFoundError
 from claimcourt.evidence.base import EvidenceSource
-from claimcourt.evidence.retrieve import retrieve
+from claimcourt.evidence.retrieve import context_evidence, retrieve
 from claimcourt.execution import Executor
 from claimcourt.models import (
     AdjudicateInput,
@@ -136,9 +136,13 @@ def retrievals_of(store: Store, run_id: str) -> dict[str, dict[str, Any]]:
     return store.find_artifacts(run_id, "evidence/")
 
 
-def evidence_pool(retrievals: dict[str, dict[str, Any]], up_to_round: int | None = None) -> list[Evidence]:
-    """Every evidence item found so far, oldest first, each id once."""
-    pool: dict[str, Evidence] = {}
+def evidence_pool(
+    retrievals: dict[str, dict[str, Any]],
+    up_to_round: int | None = None,
+    context: list[Evidence] | None = None,
+) -> list[Evidence]:
+    """Every evidence item found so far, the user's context first, then oldest first, each id once."""
+    pool: dict[str, Evidence] = {e.id: e for e in context or []}
     for key, doc in retrievals.items():
         if up_to_round is not None and int(key.split("/")[1][1:]) > up_to_round:
             continue
@@ -146,6 +150,12 @@ def evidence_pool(retrievals: dict[str, dict[str, Any]], up_to_round: int | None
             e = Evidence.model_validate(item)
             pool.setdefault(e.id, e)
     return list(pool.values())
+
+
+def pool_of(store: Store, run_id: str, up_to_round: int | None = None) -> list[Evidence]:
+    """The run's evidence pool: the passages of its --context and every retrieval so far."""
+    context = context_evidence(store.get_run(run_id).request.context)
+    return evidence_pool(retrievals_of(store, run_id), up_to_round, context)
 
 
 def arguments_of(store: Store, run_id: str) -> list[Argument]:
@@ -248,7 +258,7 @@ def _persona(deps: Deps, run_id: str, round: int) -> int:
 
 def argument(deps: Deps, p: ArguePayload) -> dict[str, Any]:
     request = _request(deps, p.run_id)
-    pool = evidence_pool(retrievals_of(deps.store, p.run_id), up_to_round=p.round)
+    pool = pool_of(deps.store, p.run_id, up_to_round=p.round)
     other: Side = "against" if p.side == "for" else "for"
     inputs = ArgueInput(
         claim=request.claim,
@@ -284,7 +294,7 @@ def moderation(deps: Deps, p: RoundPayload) -> dict[str, Any]:
             sub_claims=_decomposition(deps, p.run_id).sub_claims,
             case_for=case_for,
             case_against=case_against,
-            evidence=evidence_pool(retrievals),
+            evidence=pool_of(deps.store, p.run_id),
             previous_queries=[doc["query"] for doc in retrievals.values()],
         ),
         deps.reasoner,
@@ -313,7 +323,7 @@ def adjudication(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
             sub_claims=decomposition.sub_claims,
             shape=decomposition.shape,
             positions=positions,
-            evidence=evidence_pool(retrievals_of(deps.store, p.run_id)),
+            evidence=pool_of(deps.store, p.run_id),
             sample=p.sample,
         ),
         deps.reasoner,
@@ -343,7 +353,7 @@ def scoring(deps: Deps, p: Payload) -> dict[str, Any]:
         decomposition=_decomposition(deps, p.run_id),
         arguments=arguments_of(deps.store, p.run_id),
         judgements=judgements,
-        evidence=evidence_pool(retrievals),
+        evidence=pool_of(deps.store, p.run_id),
         usage=usage_from(deps.store.run_calls(p.run_id), hits, len(retrievals) - hits),
         warnings=suitability_doc.warnings,
         reasoner=deps.reasoner.label(ROLES),

@@ -4,6 +4,7 @@ tier every hit and drop what a backtest must not see."""
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import asdict, replace
 from datetime import date
 from typing import Any, Protocol
@@ -92,3 +93,40 @@ def retrieve(
         for h in hits
     ]
     return list({e.id: e for e in evidence}.values()), cached is not None
+
+
+# The user's --context enters the pool as evidence: secondary, labelled as theirs, never a primary source.
+CONTEXT_SUB_CLAIM = "context"  # the pseudo sub-claim id of context passages: they bear on every sub-claim
+CONTEXT_TITLE = "Context supplied by the user"
+MAX_CONTEXT_PASSAGES = 12
+_PARAGRAPH = re.compile(r"\n\s*\n")
+
+
+def context_evidence(context: str | None) -> list[Evidence]:
+    """The context's paragraphs as T2 evidence (long ones split at sentence ends), at most
+    MAX_CONTEXT_PASSAGES, with ids that name them as the user's (U…) and urls user-context:N."""
+    if not context:
+        return []
+    passages: list[str] = []
+    for paragraph in _PARAGRAPH.split(context):
+        text = " ".join(paragraph.split())
+        while len(text) > 800:
+            cut = text.rfind(". ", 0, 800)
+            cut = cut + 1 if cut > 200 else 800
+            passages.append(text[:cut].strip())
+            text = text[cut:].strip()
+        if text:
+            passages.append(text)
+    return [
+        Evidence(
+            id="U" + hashlib.sha1(text.encode()).hexdigest()[:8],
+            text=text,
+            title=CONTEXT_TITLE,
+            source_url=f"user-context:{i}",
+            tier="T2",
+            query="(supplied with the claim)",
+            sub_claim_id=CONTEXT_SUB_CLAIM,
+            round=1,
+        )
+        for i, text in enumerate(passages[:MAX_CONTEXT_PASSAGES], start=1)
+    ]
