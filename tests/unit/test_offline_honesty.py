@@ -97,13 +97,15 @@ FAMOUS_FALSE = {
         _wiki(
             1,
             "Global warming hiatus",
-            "The exceptionally warm El Niño year of 1998 was an outlier from the continuing temperature trend, "
+            "The exceptionally warm El Niño year of 1998 was an outlier from the continuing temperature "
+            "trend, "
             "and so subsequent annual temperatures gave the appearance of a hiatus.",
         ),
         _wiki(
             2,
             "Effects of global warming",
-            "Even if emission of greenhouse gases stopped overnight, sea level rise will continue for centuries.",
+            "Even if emission of greenhouse gases stopped overnight, sea level rise will continue for "
+            "centuries.",
         ),
     ],
     "The Sun is the main cause of recent global warming": [
@@ -111,7 +113,8 @@ FAMOUS_FALSE = {
         _wiki(
             4,
             "Global warming",
-            "In the scientific literature, there is an overwhelming consensus that global surface temperatures "
+            "In the scientific literature, there is an overwhelming consensus that global surface "
+            "temperatures "
             "have increased in recent decades and that the trend is caused mainly by human-induced emissions "
             "of greenhouse gases.",
         ),
@@ -120,7 +123,8 @@ FAMOUS_FALSE = {
         _wiki(
             5,
             "Sea",
-            "Tides, the generally twice-daily rise and fall of sea levels, are caused by Earth's rotation and "
+            "Tides, the generally twice-daily rise and fall of sea levels, are caused by Earth's rotation "
+            "and "
             "the gravitational effects of the orbiting Moon.",
         ),
         _wiki(
