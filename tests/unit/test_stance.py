@@ -82,9 +82,11 @@ def test_antonym_and_negation_cancel() -> None:
     assert polarity("Arctic sea ice is not increasing", "Arctic sea ice is decreasing.") == 1
 
 
-def test_a_clause_with_both_directions_swaps_nothing() -> None:
+def test_a_clause_with_both_directions_states_neither() -> None:
     passage = "Of the polar bear subpopulations, one is in decline and two are increasing."
-    assert polarity("Polar bear subpopulations are increasing", passage) == 1
+    assert polarity("Polar bear subpopulations are increasing", passage) == 0
+    tides = "Tides, the generally twice-daily rise and fall of sea levels, are caused by the Moon."
+    assert polarity("Sea levels are falling", tides) == 0
 
 
 @pytest.mark.parametrize("word", ["hoax", "myth", "fraud", "scam", "debunked"])

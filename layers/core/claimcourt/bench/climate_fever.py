@@ -177,11 +177,17 @@ def run_claims(claims: Sequence[Claim], data_dir: Path) -> tuple[list[Outcome], 
     return outcomes, setup_s
 
 
+def supported_precision(gold: Sequence[str], predicted: Sequence[str]) -> float:
+    """Of the claims predicted SUPPORTS, the share whose gold label is SUPPORTS (0 when none is)."""
+    return per_class(gold, predicted, LABELS)["SUPPORTS"].precision
+
+
 def scores(gold: Sequence[str], predicted: Sequence[str]) -> dict[str, float]:
     return {
         "accuracy": accuracy(gold, predicted),
         "macro_f1": macro_f1(gold, predicted, LABELS),
         "balanced_accuracy": balanced_accuracy(gold, predicted, LABELS),
+        "supported_precision": supported_precision(gold, predicted),
     }
 
 
@@ -200,9 +206,12 @@ def evaluate(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     }
 
 
+HEADER = f"  {'':<34}{'accuracy':>9}{'macro-F1':>10}{'balanced acc':>14}{'prec. of SUP':>15}"
+
+
 def _metric_row(name: str, values: dict[str, float]) -> str:
     a, f, b = values["accuracy"], values["macro_f1"], values["balanced_accuracy"]
-    return f"  {name:<34}{a:>9.3f}{f:>10.3f}{b:>14.3f}"
+    return f"  {name:<34}{a:>9.3f}{f:>10.3f}{b:>14.3f}{values['supported_precision']:>15.3f}"
 
 
 def report(outcomes: Sequence[Outcome], split: str, wall_s: float, setup_s: float) -> dict[str, Any]:
@@ -220,7 +229,7 @@ def report(outcomes: Sequence[Outcome], split: str, wall_s: float, setup_s: floa
         )
     )
     print()
-    print(f"  {'':<34}{'accuracy':>9}{'macro-F1':>10}{'balanced acc':>14}")
+    print(HEADER)
     print(_metric_row("engine (offline reasoner)", summary["engine"]))
     print(_metric_row(f"majority ({summary['majority_label']})", summary["majority"]))
     print()
@@ -241,7 +250,7 @@ def report(outcomes: Sequence[Outcome], split: str, wall_s: float, setup_s: floa
     if len(present) > 1:
         print()
         print("by half (tune: even line indexes, the heuristics were tuned on these; held-out: odd):")
-        print(f"  {'':<34}{'accuracy':>9}{'macro-F1':>10}{'balanced acc':>14}")
+        print(HEADER)
         for half in present:
             part = evaluate([o for o in outcomes if o.half == half])
             halves[half] = part

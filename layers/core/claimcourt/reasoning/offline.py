@@ -6,24 +6,30 @@ the next retrieval at the widest disagreement, and its judge weighs the evidence
 sub-claim. Every result it produces says reasoner "offline".
 
 The judge, per sub-claim: passages at least RELEVANT to it (claimcourt.reasoning.stance, on title and
-text) weigh relevance² each (×1.5 for T1). Nothing at least DECISIVE is not enough evidence; otherwise the
-refuting share of the weight sets the score (under CONFLICT_RATIO supported, from REFUTE_SHARE refuted,
-in between conflicting), pulled towards 50 while the weight is thin, and the verdict follows the score
-bands of claimcourt.adjudication.score. A claim is the conjunction of its sub-claims: a refuted part
-pulls it down, and an undecided or contested one keeps it undecided.
+text) that state it or its opposite weigh relevance² each (×1.5 for T1); a passage on the topic that
+states neither weighs nothing. Nothing at least DECISIVE is not enough evidence (a wide interval);
+otherwise the refuting share of the weight sets the score (under CONFLICT_RATIO supported, from
+REFUTE_SHARE refuted, in between conflicting), pulled towards 50 while the weight is thin, and the verdict
+follows the score bands of claimcourt.contract. The user's context passages (sub-claim id "context") are
+evidence for every sub-claim. The overall score is the contract's composition of the sub-claim scores.
 
-Tuning, on CLIMATE-FEVER claims-dev with evidence from the bundled corpus: the stance rules and the
-constants here were tuned on the even-line-index half of the 768 claims only (the bench's "tune"
-split); later changes were kept only if they held on both quarters of that half. The odd half
-("held-out") was never used to choose anything. Claim-label macro-F1 / balanced accuracy, against the
-majority baseline's (SUPPORTS) ≈ 0.15 / 0.25:
-    tune     0.300 / 0.321 before, 0.415 / 0.413 after
-    held-out 0.297 / 0.311 before, 0.329 / 0.327 after
-    all 768  0.299 / 0.315 before, 0.372 / 0.368 after
-What moved them: scoped negation, minimisers, stasis/change antonyms and a stemmer that lets inflected
-forms meet the antonym table (stance); titles in the stance text; relevance² weights, the refuting-share
-bands and the conjunction rule (here). The tune half's figures are optimistic; the held-out ones are
-the honest measure.
+Tuning, on CLIMATE-FEVER claims-dev through the real pipeline (python -m claimcourt.bench.climate_fever),
+evidence from the bundled corpus: every rule and constant was chosen on the even-line-index half (the
+bench's "tune" split) only, looking at both of its quarters (index % 4 == 0 and == 2): the settings
+taken are those that kept precision of supported near 0.70 on both (0.840 and 0.689) at the best macro-F1;
+looser ones reach a higher tune macro-F1 (0.355) at 0.625 precision on a quarter. The odd half
+("held-out") was run once, at the end. Macro-F1 / balanced accuracy / precision of supported
+(majority baseline, SUPPORTS: about 0.15 / 0.25 / 0.43):
+    tune     0.360 / 0.364 / 0.627 before, 0.318 / 0.345 / 0.743 after
+    held-out 0.301 / 0.311 / 0.539 before, 0.301 / 0.327 / 0.556 after
+    all 768  0.330 / 0.336 / 0.589 before, 0.314 / 0.338 / 0.661 after
+("before" is the previous lexical model under the scoring contract's score stage.) What moved them: a
+passage supports only when it names the claim's subject and states its predicate (stance.COVER,
+stance.MOST), and HALF_CONFIDENT_MASS 0.5 -> 0.1, so one passage that states a claim is enough to call
+it. The issue's targets (held-out macro-F1 and balanced accuracy >= 0.40, precision of supported >= 0.70)
+are not met: most gold SUPPORTS claims have no retrieved passage that states them in a lexical sense
+(they are paraphrased or inferred), and rules loose enough to reach them support the famous false claims
+again. The tune half's figures are optimistic; the held-out ones are the honest measure.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel
 
-from claimcourt.contract import REFUTED_AT, SUPPORTED_AT, compose
+from claimcourt.contract import REFUTED_AT, SUPPORTED_AT, Shape, compose
 from claimcourt.models import (
     AdjudicateInput,
     ArgueInput,
@@ -60,7 +66,7 @@ from claimcourt.models import (
     Verdict,
 )
 from claimcourt.reasoning.base import ProviderReply, Task
-from claimcourt.reasoning.stance import Stance, content_stems, key_terms, stance, tokens
+from claimcourt.reasoning.stance import Stance, content_stems, key_terms, stance, subject_words, tokens
 
 MODEL = "offline"
 
@@ -76,18 +82,52 @@ CONFLICT_RATIO = 0.25
 REFUTE_SHARE = 0.6
 # Evidence mass (sum of relevance², so one strong passage outweighs several weak ones) at which the
 # judge is half-way confident: a single passage of relevance 0.7 gets it there.
-HALF_CONFIDENT_MASS = 0.5
+HALF_CONFIDENT_MASS = 0.1
 CONVERGED_GAP = 12
+# The sub-claim id the pipeline gives the user's --context passages: evidence for every sub-claim.
+CONTEXT = "context"
 
 _SELF_REFERENCE = re.compile(r"\b(this (statement|sentence|claim)|i am lying)\b", re.I)
 _UNFALSIFIABLE = re.compile(
     r"\b(god|gods|soul|souls|afterlife|karma|destiny|meaning of life|everything happens for a reason)\b", re.I
+)
+# Opinion, value and policy preference: no evidence makes "X is bad" or "we should Y" true or false. A value
+# word must be what the claim predicates ("is bad", "the best policy"), an obligation must bind an agent
+# ("we should", "governments must") or prescribe an act ("should be banned"); factual comparatives
+# ("stronger", "cheaper than") are not value words, nor is "wrong" ("the models are wrong" is checkable), and
+# reported speech ("… claiming ‘we have to …’") or hindsight ("we should have seen") prescribes nothing.
+_VALUE = re.compile(
+    r"\b(?:is|are|was|were|be|being|seems?|looks?)\s+(?:not\s+)?(?:so\s+|very\s+|really\s+|truly\s+)?"
+    r"(?:an?\s+)?(?:good|bad|evil|immoral|moral|wonderful|terrible|awful|horrible|great|beautiful|ugly|"
+    r"stupid|dumb|silly|ridiculous|disgusting|shameful|unfair|unjust|overrated|pointless|worthwhile)"
+    r"(?:\s+(?:thing|idea|policy))?\s*[.!]?$"
+    r"|\bthe\s+(?:best|worst|right|wrong|smartest|only\s+sensible)\s+(?:\w+\s+){0,2}?"
+    r"(?:policy|policies|way|approach|solution|option|idea|choice|answer|thing\s+to\s+do)\b"
+    r"|\b(?:a\s+waste\s+of|morally|immoral|we\s+deserve)\b",
+    re.I,
+)
+_POLICY = re.compile(
+    r"^\W*(?:we|you|they|governments?|people|everyone|society|countries|nations|politicians|leaders|humanity|"
+    r"the\s+world|the\s+government|congress|parliament)\s+(?:really\s+)?(?:should|ought\s+to|must|need\s+to|"
+    r"have\s+to)\s+(?!have\b|be\s+\w+ing\b)"
+    r"|\bshould\s+(?:not\s+)?be\s+(?:banned|taxed|abolished|outlawed|allowed|required|encouraged|"
+    r"subsidi[sz]ed|prohibited|stopped|punished|forbidden)\b"
+    r"|^\s*(?:let's|let\s+us|ban|stop|tax|end)\b",
+    re.I,
 )
 _TIME_SENSITIVE = re.compile(
     r"\b(today|tonight|tomorrow|yesterday|right now|currently|this (week|month|year)|next (week|month|year)|"
     r"latest|breaking|upcoming|will (win|lose|be|become|reach|hit))\b",
     re.I,
 )
+# Where a clause's qualifiers start: when, where, over what ("… has declined | since 1979 | in the Arctic").
+_QUALIFIER = re.compile(
+    r"\s+(?=(?:since|in|during|from|over|across|between|until|before|after|within|throughout)\s)", re.I
+)
+# Effort's sub-claim limit beyond which a one-clause claim's qualifiers become sub-claims of their own:
+# low (3) and standard (4) keep a one-clause claim whole, high (6) splits off up to two qualifiers. (At
+# standard, one qualifier split lowered the tune half's macro-F1 on its first quarter: not kept there.)
+WHOLE_UP_TO = 4
 _SPLIT = re.compile(r";|,?\s+\b(?:and|but|whereas|while|because)\b\s+", re.I)
 
 
@@ -98,7 +138,7 @@ def _excerpt(text: str, limit: int = 160) -> str:
 
 def _scored(statement: str, evidence: Sequence[Evidence]) -> list[tuple[Evidence, Stance]]:
     """Relevant passages with their stance, most relevant first (ties: pool order)."""
-    rated = [(e, stance(statement, f"{e.title}. {e.text}")) for e in evidence]
+    rated = [(e, stance(statement, e.text, e.title)) for e in evidence]
     rated = [(e, s) for e, s in rated if s.relevance >= RELEVANT]
     return sorted(rated, key=lambda pair: -pair[1].relevance)
 
@@ -156,12 +196,17 @@ def _interval(score: int, mass: float) -> Interval:
 def _stronger(
     finals: dict[Literal["A", "B"], dict[str, int]], sub_id: str, verdict: Verdict
 ) -> Literal["A", "B", "neither"]:
-    """The position whose final word on the sub-claim leaned the way the verdict went."""
-    leans = {label: scores[sub_id] for label, scores in finals.items() if sub_id in scores}
-    if len(leans) < 2 or len(set(leans.values())) < 2 or verdict not in (Verdict.SUPPORTED, Verdict.REFUTED):
+    """The position whose final word on the sub-claim leaned the way the verdict went (above 50 for
+    supported, below for refuted), the further of the two if both did; "neither" if none did, if they
+    said the same, or if the verdict went neither way."""
+    if verdict not in (Verdict.SUPPORTED, Verdict.REFUTED):
         return "neither"
-    pick = max if verdict is Verdict.SUPPORTED else min
-    return pick(leans, key=lambda label: leans[label])
+    sign = 1 if verdict is Verdict.SUPPORTED else -1
+    leans = {label: sign * (scores[sub_id] - 50) for label, scores in finals.items() if sub_id in scores}
+    leaning = {label: lean for label, lean in leans.items() if lean > 0}
+    if not leaning or (len(leaning) == 2 and len(set(leaning.values())) == 1):
+        return "neither"
+    return max(leaning, key=lambda label: leaning[label])
 
 
 class OfflineReasoner:
@@ -197,6 +242,13 @@ class OfflineReasoner:
         if _UNFALSIFIABLE.search(claim):
             flags.append(SuitabilityFlag.UNFALSIFIABLE)
             warnings.append("The claim concerns something no evidence could count against.")
+        elif _VALUE.search(claim) or _POLICY.search(claim):
+            flags.append(SuitabilityFlag.UNFALSIFIABLE)
+            warnings.append(
+                "The claim states an opinion, a value judgement or a policy preference: evidence can inform "
+                "it but cannot make it true or false. Restate it as a factual claim (what happens, how much, "
+                "compared with what) to have it checked."
+            )
         # A question, a lone word, or nothing but function words ("it is not") asserts nothing.
         if claim.rstrip().endswith("?") or len(tokens(claim)) < 2 or not content_stems(claim):
             flags.append(SuitabilityFlag.NOT_A_CLAIM)
@@ -211,21 +263,50 @@ class OfflineReasoner:
         return Suitability(proceed=proceed, flags=flags, warnings=warnings)
 
     def decompose(self, inputs: DecomposeInput) -> Decomposition:
-        """Split on clause-level conjunctions when every part is a claim of its own; else whole."""
-        parts = [p.strip(" ,.") for p in _SPLIT.split(inputs.claim) if p and p.strip(" ,.")]
+        """Split on clause-level conjunctions when every part is a claim of its own; a one-clause claim
+        with room to spare has its qualifiers (when, where) tested on their own: the subject in that
+        period or place. Either way the parts are jointly necessary (shape "all": a claim restricted to
+        a period is false if it fails there). After self-check feedback, the claim whole."""
+        claim = inputs.claim.strip()
+        parts = [p.strip(" ,.") for p in _SPLIT.split(claim) if p and p.strip(" ,.")]
         if inputs.feedback or len(parts) < 2 or any(len(content_stems(p)) < 3 for p in parts):
-            parts = [inputs.claim.strip()]
-        parts = parts[: inputs.max_sub_claims]
+            parts = [claim]
+        shape: Shape = "all"  # clauses and qualifiers alike are jointly necessary
+        rationale = "The claim joins independent clauses; each is tested on its own."
+        if len(parts) == 1:
+            parts, facets = self._facets(claim, inputs.max_sub_claims - WHOLE_UP_TO, bool(inputs.feedback))
+            rationale = (
+                "One proposition, true only within its qualifiers (when, where), each tested on the subject: "
+                + "; ".join(facets)
+                if facets
+                else "The claim is one proposition."
+            )
+        if len(parts) > inputs.max_sub_claims:  # the overflow stays tested, joined to the last part
+            parts = [*parts[: inputs.max_sub_claims - 1], " and ".join(parts[inputs.max_sub_claims - 1 :])]
         sub_claims = [
             SubClaim(id=f"sc{i}", text=text[:600], directive=" ".join(key_terms(text, 12)) or text[:300])
             for i, text in enumerate(parts, start=1)
         ]
-        rationale = (
-            "The claim is one proposition."
-            if len(parts) == 1
-            else "The claim joins independent clauses; each is tested on its own."
-        )
-        return Decomposition(sub_claims=sub_claims, shape="all", rationale=rationale)
+        return Decomposition(sub_claims=sub_claims, shape=shape, rationale=rationale)
+
+    @staticmethod
+    def _facets(claim: str, room: int, feedback: bool) -> tuple[list[str], list[str]]:
+        """(sub-claim texts, the qualifiers split off): the core proposition, then the subject with each
+        of the first `room` qualifiers; the rest stay with the core."""
+        subject = " ".join(subject_words(claim))
+        pieces = [p.strip(" ,.") for p in _QUALIFIER.split(claim.rstrip(" ."))]
+        core, qualifiers = pieces[0], [q for q in pieces[1:] if content_stems(q)]
+        if (
+            feedback
+            or room < 1
+            or not qualifiers
+            or not content_stems(subject)
+            or len(content_stems(core)) < 2
+        ):
+            return [claim], []
+        facets, kept = qualifiers[:room], qualifiers[room:]
+        core_text = " ".join([core, *kept])
+        return [core_text] + [f"{subject[:1].upper()}{subject[1:]} {q}" for q in facets], facets
 
     def check(self, inputs: DecomposeCheckInput) -> DecompositionCheck:
         subs = inputs.decomposition.sub_claims
@@ -250,7 +331,7 @@ class OfflineReasoner:
             rated = _scored(sub.text, inputs.evidence)
             score, _, _ = estimate(rated)
             mine = [(e, s) for e, s in rated if s.polarity == want][:3]
-            theirs = [(e, s) for e, s in rated if s.polarity != want][:1]
+            theirs = [(e, s) for e, s in rated if s.polarity == -want][:1]
             if mine:
                 lead, lead_stance = mine[0]
                 argument = f'[{lead.id}] ({lead.tier}, {lead.title}): "{_excerpt(lead.text)}"'
@@ -344,10 +425,11 @@ class OfflineReasoner:
         sources: set[str] = set()
         total_mass = 0.0
         for sub in inputs.sub_claims:
-            own = [e for e in evidence if e.sub_claim_id == sub.id] or evidence
+            # The user's context bears on every sub-claim; other evidence on the one it was retrieved for.
+            own = [e for e in evidence if e.sub_claim_id in (sub.id, CONTEXT)] or evidence
             rated = _scored(sub.text, list({e.id: e for e in own}.values()))
             score, support, refute = estimate(rated)
-            best = max((s.relevance for _, s in rated), default=0.0)
+            best = max((s.relevance for _, s in rated if s.polarity), default=0.0)
             verdict = sub_verdict(score, best, support, refute)
             total_mass += support + refute
             if verdict is Verdict.NOT_ENOUGH_EVIDENCE:

@@ -28,7 +28,7 @@ STOPWORDS = frozenset(
     (
         "a about above after again against all am an and any are as at be because been before being below "
         "between both but by can could did do does doing down during each few for from further had has have "
-        "having he her here hers herself him himself his how i if in into is it its itself just me more most "
+        "having he her here hers herself him himself his how i if in into is it its itself just me most "
         "my myself of off on once only or other our ours ourselves out over own she should so some such "
         "than that the their theirs them themselves then there these they this those through to too under "
         "until up very was we were what when where which while who whom why will with would you your yours "
@@ -117,11 +117,27 @@ _ANTONYM_PAIRS = (
     ("unprecedented", "normal"),
     ("accurate", "inaccurate"),
     ("reliable", "unreliable"),
+    ("stop", "continue"),
+    ("stop", "persist"),
+    ("cease", "continue"),
+    ("halt", "continue"),
+    ("pause", "continue"),
+    ("hiatus", "continue"),
+    ("increase", "fall"),
+    ("increase", "drop"),
+    ("rise", "decrease"),
+    ("gain", "decline"),
+    ("warmer", "cooler"),
+    ("hotter", "colder"),
+    ("wetter", "drier"),
+    ("thicker", "thinner"),
+    ("expand", "shrink"),
+    ("less", "more"),
+    ("fewer", "more"),
 )
 # Saying a quantity holds still contradicts saying it moves, whichever way.
-_STASIS = (
-    "same stable stabilized stabilised unchanged remain remains remained constant steady flat plateau halted"
-)
+# ("flat" is left out: it names a shape as often as a trend.)
+_STASIS = "same stable stabilized stabilised unchanged remain remains remained constant steady plateau halted"
 _CHANGE = "rise raise increase grow decline decrease fall drop shrink accelerate change"
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
@@ -136,11 +152,16 @@ def stem(word: str) -> str:
     """A deliberately small suffix stripper: enough to match warming/warmed/warms."""
     if word.endswith("n't"):
         return word
+    if word.endswith("'s"):  # Earth's, the Sun's: the possessor
+        word = word[:-2]
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)]
             if suffix in ("ies", "ied"):
                 return word + "y"
+            # stopped/stop, planned/plan: a doubled final consonant goes (not ll, ss or zz: falling/fall).
+            if suffix in ("ed", "ing") and word[-1] == word[-2] and word[-1] not in "aeiouylsz":
+                return word[:-1]
             break
     # A silent final e goes too, so increase/increased/increasing and rise/rising meet.
     return word[:-1] if word.endswith("e") and len(word) >= 4 else word
@@ -253,19 +274,103 @@ def _hedged(text: str) -> bool:
     return any(t in _HEDGES for t in tokens(text))
 
 
+# Words that make a predicate exclusive: "X is the main cause of Y" says nothing else is. A passage that
+# states the predicate of something other than the statement's subject contradicts it.
+_EXCLUSIVE = frozenset(
+    "main mainly primary primarily chief chiefly principal principally dominant predominant predominantly "
+    "largest biggest leading sole solely".split()
+)
+_MAIN = "main"
+# Where a statement's predicate starts: its first auxiliary or finite verb (after its subject).
+_AUXILIARIES = frozenset(
+    "is are was were be been being has have had will would can could may might must shall should does do "
+    "did remains remain remained".split()
+)
+_VERBS = frozenset(
+    "cause causes caused causing lead leads led contribute contributes show shows make makes increase "
+    "increases decrease decreases reduce reduces rise rises fall falls grow grows drive drives affect "
+    "affects melt melts warm warms cool cools kill kills continue continues stop stops".split()
+)
+# A statement's proposition is stated by a passage that names its subject and at least this share of its
+# predicate (a predicate word counts when the passage has it, or its opposite in the same clause).
+MOST = 0.5
+COVER = 0.25
+
+
+def _canonical(stems: set[str] | frozenset[str]) -> frozenset[str]:
+    return frozenset(_MAIN if s in _EXCLUSIVE_STEMS else s for s in stems)
+
+
+_EXCLUSIVE_STEMS = frozenset(stem(w) for w in _EXCLUSIVE)
+
+
+def _predicate_start(words: list[str]) -> int | None:
+    return next(
+        (
+            i
+            for i, t in enumerate(words)
+            if i and (t in _AUXILIARIES or t in _VERBS or _is_negator(t) or (t.endswith("ed") and len(t) > 4))
+        ),
+        None,
+    )
+
+
+def subject_words(statement: str) -> list[str]:
+    """The words of the statement's subject, as written (lower case), or none if it has no verb."""
+    words = tokens(statement)
+    cut = _predicate_start(words)
+    return words[:cut] if cut is not None else []
+
+
+def split_statement(statement: str) -> tuple[list[str], list[str]]:
+    """(subject stems, predicate stems): the subject is what comes before the first auxiliary or verb
+    ("Arctic sea ice | has declined since 1979"); without one, the first content word."""
+    words = tokens(statement)
+    cut = _predicate_start(words)
+    stems = [stem(t) for t in words if _content(t)]
+    if cut is None:
+        return stems[:1], stems[1:]
+    return [stem(t) for t in words[:cut] if _content(t)], [stem(t) for t in words[cut:] if _content(t)]
+
+
+def _assertive(text: str) -> bool:
+    """Whether a passage asserts something: a question or a quoted title (a reference) asserts nothing."""
+    text = text.strip().replace("“", '"').replace("”", '"')
+    if text.rstrip(".").rstrip().endswith("?") or text.rstrip('".').endswith("?"):
+        return False
+    return not (text.startswith('"') and text.rstrip(". ").endswith('"') and text.count('"') == 2)
+
+
+def _covered(predicate: list[str], passage: str, title: str = "") -> set[str]:
+    """The predicate words a passage states, or states the opposite of, in one clause. A clause
+    with a word and its opposite ("the rise and fall of the tides") states neither; the source's title
+    is read with every clause for that ("falls", titled "Sea level rise")."""
+    titled = _canonical(set(content_stems(title)))
+    found: set[str] = set()
+    for clause in _clauses(passage):
+        stems = _canonical({stem(t) for t in clause if _content(t)})
+        context = stems | titled
+        for word in predicate:
+            opposites = ANTONYMS.get(word, frozenset())
+            if (word in stems and not opposites & context) or (opposites & stems and word not in context):
+                found.add(word)
+    return found
+
+
 @dataclass(frozen=True)
 class Stance:
-    relevance: float  # 0..1
-    polarity: int  # +1 agrees, -1 disagrees
+    relevance: float  # 0..1: how much the passage is about the statement
+    polarity: int  # +1 states it, -1 states its opposite, 0 is about the topic but states neither
 
     @property
     def strength(self) -> float:
         return self.relevance * self.polarity
 
 
-def stance(statement: str, passage: str) -> Stance:
+def stance(statement: str, passage: str, title: str = "") -> Stance:
+    """How `passage` (from a source titled `title`) bears on `statement`."""
     s_words = content_stems(statement)
-    p_words = content_stems(passage)
+    p_words = content_stems(f"{title}. {passage}" if title else passage)
     if not s_words or not p_words:
         return Stance(0.0, 1)
     s_set, p_set = frozenset(s_words), frozenset(p_words)
@@ -278,13 +383,40 @@ def stance(statement: str, passage: str) -> Stance:
         relevance *= NUMBER_MISMATCH
     if _hedged(passage) and not _hedged(statement):
         relevance *= HEDGED
+    relevance = round(relevance, 4)
+    if not _assertive(passage):
+        return Stance(relevance, 0)
+    subject, predicate = split_statement(statement)
+    predicate = [w for w in predicate if w not in subject] or ([] if len(subject) < 2 else subject[1:])
+    named = _canonical(p_set)
+    text_stems = frozenset(content_stems(passage))
+    subject_named = not subject or sum(w in named for w in subject) * 2 >= len(subject)
+    # The predicate's first word (its verb or complement: "declined", "flat", "the main cause") must be
+    # among them: a passage that shares only the rest says something else about the subject.
+    predicate = _canonical_list(predicate)
+    found = _covered(predicate, passage, title)
+    # A denial ("X is a myth") speaks to the whole proposition, whatever its predicate says.
+    denied = bool(DENIALS & (frozenset(tokens(passage)) | frozenset(tokens(statement))))
+    share = len(found) / len(set(predicate)) if predicate and not denied else 1.0
+    covered = share > MOST or (share >= COVER and predicate[0] in found)
     flips = (
         _scoped_negations(statement, p_set, forward=False)
         + _scoped_negations(passage, s_set, forward=True)
-        + _swaps(s_set, passage)
+        # One opposite or several ("decreases … increasing" against "flat"), the passage says otherwise once.
+        + min(1, _swaps(s_set, passage))
         + (_minimised(statement, p_set) != _minimised(passage, s_set))
     )
-    return Stance(round(relevance, 4), -1 if flips % 2 else 1)
+    if subject_named and covered:
+        return Stance(relevance, -1 if flips % 2 else 1)
+    # "X is the main cause of Y" against a passage giving the main cause of Y as something else.
+    exclusive = _MAIN in _canonical(frozenset(s_words)) and _MAIN in _canonical(text_stems)
+    if exclusive and covered and not subject_named and not flips % 2:
+        return Stance(relevance, -1)
+    return Stance(relevance, 0)
+
+
+def _canonical_list(stems: list[str]) -> list[str]:
+    return [_MAIN if s in _EXCLUSIVE_STEMS else s for s in stems]
 
 
 def key_terms(text: str, limit: int = 10) -> list[str]:
