@@ -247,14 +247,20 @@ def anthropic_message(
 
 
 def anthropic_tool_message(
-    tool_input: dict[str, Any], *, name: str = "submit", preamble: str | None = None, **kwargs: Any
+    tool_input: dict[str, Any],
+    *,
+    name: str = "submit",
+    preamble: str | None = None,
+    stop_reason: str = "tool_use",
+    **kwargs: Any,
 ) -> dict[str, Any]:
-    """A reply that called the client tool `name` with `tool_input` (stop_reason tool_use)."""
+    """A reply that called the client tool `name` with `tool_input` (stop_reason tool_use; max_tokens
+    for one cut off while writing it)."""
     content: list[dict[str, Any]] = []
     if preamble:
         content.append({"type": "text", "text": preamble})
     content.append({"type": "tool_use", "id": _next_id("toolu_"), "name": name, "input": tool_input})
-    return anthropic_message(content, stop_reason="tool_use", **kwargs)
+    return anthropic_message(content, stop_reason=stop_reason, **kwargs)
 
 
 def anthropic_text_message(text: str, **kwargs: Any) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
-from claimcourt.errors import MalformedReplyError, ProviderError, TransientError
+from claimcourt.errors import MalformedReplyError, ProviderError, TransientError, TruncatedReplyError
 from claimcourt.reasoning.anthropic_provider import TOOL_NAME, AnthropicProvider
 from claimcourt.reasoning.base import CallContext, CallRecord, Task
 from claimcourt.reasoning.reasoner import Reasoner
@@ -301,3 +301,36 @@ def test_malformed_reply_twice_raises_malformed_reply_error(server: FakeAnthropi
     assert len(server.requests) == 2
     [(_, key)] = ledger.calls.keys()
     assert key.endswith("!malformed")
+
+
+# ---------------------------------------------------------------- replies cut off at the output limit
+
+
+def test_a_cut_off_reply_is_asked_again_with_twice_the_limit_and_its_whole_reply_is_used(
+    server: FakeAnthropicServer,
+) -> None:
+    # Given a reply cut off at max_tokens whose remains still validate, then a whole one
+    server.enqueue(200, anthropic_tool_message({"score": 97, "reason": "Tex"}, stop_reason="max_tokens"))
+    server.enqueue(200, anthropic_tool_message({"score": 97, "reason": "Textbook physics."}))
+    ledger = MemoryLedger()
+    # When the reasoner asks
+    reply = reasoner_for(provider_for(server), ledger).call(ruling_task(), CallContext("run_1", "adjudicate"))
+    # Then the remains were not taken: the call went again with twice the output limit
+    assert reply.output is not None and reply.output.reason == "Textbook physics."
+    assert [r.body["max_tokens"] for r in server.requests] == [4096, 8192]
+    [record] = ledger.calls.values()
+    assert record.attempts == 2 and record.input_tokens == 240  # both calls billed
+
+
+def test_a_reply_cut_off_twice_fails_with_an_error_that_says_so(server: FakeAnthropicServer) -> None:
+    cut = anthropic_tool_message({"score": 97, "reason": "Tex"}, stop_reason="max_tokens")
+    server.enqueue(200, cut).enqueue(200, cut)
+    ledger = MemoryLedger()
+    said = (
+        "adjudicate stage's adjudicate reply .* cut off at its output limit of 8192 tokens, after one at 4096"
+    )
+    with pytest.raises(TruncatedReplyError, match=said):
+        reasoner_for(provider_for(server), ledger).call(ruling_task(), CallContext("run_1", "adjudicate"))
+    # and what the two calls cost is still in the ledger
+    [record] = ledger.calls.values()
+    assert record.call_key.endswith("!truncated") and record.attempts == 2 and record.cost_usd > 0

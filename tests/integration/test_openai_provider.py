@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
-from claimcourt.errors import MalformedReplyError, ProviderError, TransientError
+from claimcourt.errors import MalformedReplyError, ProviderError, TransientError, TruncatedReplyError
 from claimcourt.reasoning.base import CallContext, CallRecord, Task
 from claimcourt.reasoning.openai_provider import PLACEHOLDER_KEY, OpenAIProvider
 from claimcourt.reasoning.reasoner import Reasoner
@@ -296,3 +296,22 @@ def test_malformed_reply_twice_raises_malformed_reply_error(server: FakeOpenAISe
         reasoner_for(provider_for(server), MemoryLedger()).call(ruling_task(), CallContext("run-1", "adj"))
 
     assert len(server.requests) == 2
+
+
+def test_a_reply_cut_off_at_length_is_asked_again_with_twice_the_limit(server: FakeOpenAIServer) -> None:
+    # Given a compatible server whose first reply stops at its length limit, still valid JSON
+    server.enqueue(200, openai_json_completion({"score": 40, "reason": "Sh"}, finish_reason="length"))
+    server.enqueue(200, openai_json_completion({"score": 40, "reason": "Short answer."}))
+    reply = reasoner_for(provider_for(server), MemoryLedger()).call(
+        ruling_task(), CallContext("run-1", "adj")
+    )
+    # Then the remains were not taken: the whole reply, asked with twice the limit
+    assert reply.output is not None and reply.output.reason == "Short answer."
+    assert [r.body["max_completion_tokens"] for r in server.requests] == [4096, 8192]
+
+
+def test_a_reply_cut_off_twice_fails_naming_the_limit(server: FakeOpenAIServer) -> None:
+    cut = openai_json_completion({"score": 40, "reason": "Sh"}, finish_reason="length")
+    server.enqueue(200, cut).enqueue(200, cut)
+    with pytest.raises(TruncatedReplyError, match="cut off at its output limit of 8192 tokens"):
+        reasoner_for(provider_for(server), MemoryLedger()).call(ruling_task(), CallContext("run-1", "adj"))

@@ -23,6 +23,10 @@ class MalformedReplyError(ClaimcourtError):
     """A model's reply did not parse into its model, even after one retry with the error."""
 
 
+class TruncatedReplyError(ClaimcourtError):
+    """A model's reply was cut off at its output limit, even after one retry with a larger limit."""
+
+
 class BudgetExceededError(ClaimcourtError):
     """The run's spend reached its budget: the run stops cleanly, failed with this reason."""
 

@@ -110,10 +110,11 @@ class AnthropicProvider:
         }
         tool_choice: ToolChoiceToolParam = {"type": "tool", "name": TOOL_NAME}
         messages: list[MessageParam] = [{"role": "user", "content": with_feedback(task.prompt, feedback)}]
+        limit = task.max_output_tokens or self._max_output_tokens
         try:
             response = self._client.messages.create(
                 model=model,
-                max_tokens=self._max_output_tokens,
+                max_tokens=limit,
                 system=task.system,
                 messages=messages,
                 tools=[tool],
@@ -141,4 +142,6 @@ class AnthropicProvider:
             model=response.model or model,
             input_tokens=usage.input_tokens,
             output_tokens=usage.output_tokens,
+            truncated=response.stop_reason == "max_tokens",
+            output_limit=limit,
         )

@@ -28,6 +28,9 @@ class Task(Generic[OutT]):
     # What a schema cannot say (every sub-claim covered, each once): the problems found in a valid
     # reply. A reply with problems is asked again once, with them as feedback.
     check: Callable[[OutT], list[str]] | None = None
+    # The reply's output token limit; None: the provider's configured one. Raised for a retry of a
+    # reply that was cut off.
+    max_output_tokens: int | None = None
 
     def output_schema(self) -> dict[str, Any]:
         schema = self.output.model_json_schema()
@@ -54,6 +57,10 @@ class ProviderReply:
     model: str
     input_tokens: int
     output_tokens: int
+    truncated: bool = (
+        False  # cut off at the output limit (max_tokens / length): what is left is not the reply
+    )
+    output_limit: int | None = None  # the limit the call ran with
 
 
 class Provider(Protocol):

@@ -90,12 +90,13 @@ class OpenAIProvider:
             {"role": "user", "content": _with_feedback(task.prompt, feedback)},
         ]
         what = f"openai {model}"
+        limit = task.max_output_tokens or self._max_output_tokens
         try:
             response = self._client.chat.completions.create(
                 model=model,
                 messages=messages,
                 response_format=response_format,
-                max_completion_tokens=self._max_output_tokens,
+                max_completion_tokens=limit,
                 temperature=task.temperature if task.temperature is not None else openai.omit,
             )
         except openai.APIStatusError as err:
@@ -119,7 +120,8 @@ class OpenAIProvider:
         if refusal is None and not message.content and choice.finish_reason == "content_filter":
             refusal = "the reply was withheld by the provider's content filter"
         content = None if refusal is not None else _parse_json_text(message.content or "")
-        return ProviderReply(content, refusal, served_by, input_tokens, output_tokens)
+        truncated = choice.finish_reason == "length"
+        return ProviderReply(content, refusal, served_by, input_tokens, output_tokens, truncated, limit)
 
     def _raise_status(self, err: openai.APIStatusError, what: str) -> NoReturn:
         """The message names the status, error type and code; never the key. The SDK error is not

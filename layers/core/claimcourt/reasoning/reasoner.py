@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from aws_lambda_powertools import Logger
 from pydantic import ValidationError
 
-from claimcourt.errors import BudgetExceededError, MalformedReplyError, ProviderError
+from claimcourt.errors import BudgetExceededError, MalformedReplyError, ProviderError, TruncatedReplyError
 from claimcourt.reasoning.base import (
     CallContext,
     CallRecord,
@@ -26,6 +26,18 @@ from claimcourt.reasoning.prices import cost_usd
 logger = Logger(service="claimcourt", child=True)
 
 Router = Callable[[str], tuple[str, str]]
+# A cut-off reply is asked again with twice its limit, up to this.
+MAX_OUTPUT_TOKENS = 32_000
+
+
+@dataclass(frozen=True)
+class _Where:
+    """Where a call is being made: for the ledger's keys and the errors' messages."""
+
+    ctx: CallContext
+    key: str
+    provider: str
+    model: str
 
 
 @dataclass
@@ -95,8 +107,8 @@ class Reasoner:
             raise ProviderError(f"no provider '{provider_name}' is configured for role {task.role}")
 
         spend = _Spend()
-        reply = provider.complete(task, model)
-        spend.add(reply)
+        where = _Where(ctx, key, provider_name, model)
+        reply, task = self._complete(provider, task, where, spend)
         output: OutT | None = None
         refusal = reply.refusal
         if refusal is None:
@@ -106,11 +118,12 @@ class Reasoner:
                     "reply needs correcting, asking once more", extra={"task": task.kind, "error": feedback}
                 )
                 try:
-                    again = provider.complete(task, model, feedback=feedback)
+                    again, task = self._complete(provider, task, where, spend, feedback)
+                except TruncatedReplyError:
+                    raise
                 except Exception:
                     self._record(ctx, key + "!malformed", provider_name, spend, None, None)
                     raise
-                spend.add(again)
                 if again.refusal is not None:
                     refusal = None if output is not None else again.refusal
                 else:
@@ -130,6 +143,40 @@ class Reasoner:
                         )
         self._record(ctx, key, provider_name, spend, output, refusal)
         return Reply(output, refusal, provider_name, spend.model or model)
+
+    def _complete(
+        self,
+        provider: Provider,
+        task: Task[OutT],
+        where: _Where,
+        spend: _Spend,
+        feedback: str | None = None,
+    ) -> tuple[ProviderReply, Task[OutT]]:
+        """One reply that was not cut off: a truncated reply is asked again once with twice the output
+        limit (within the run's budget), and one truncated again is a TruncatedReplyError. Returns the
+        task as last sent, so a correction goes out with the limit that worked."""
+        reply = provider.complete(task, where.model, feedback=feedback)
+        spend.add(reply)
+        if not reply.truncated:
+            return reply, task
+        limit = reply.output_limit or 0
+        larger = min(MAX_OUTPUT_TOKENS, 2 * limit)
+        spent = self._ledger.run_spend(where.ctx.run_id)
+        spent += cost_usd(spend.model, spend.input_tokens, spend.output_tokens)[0]
+        retried = larger > limit and spent < self._budget_usd
+        if retried:
+            logger.warning("reply cut off, asking again", extra={"task": task.kind, "limit": larger})
+            task = replace(task, max_output_tokens=larger)
+            reply = provider.complete(task, where.model, feedback=feedback)
+            spend.add(reply)
+            if not reply.truncated:
+                return reply, task
+        self._record(where.ctx, where.key + "!truncated", where.provider, spend, None, None)
+        raise TruncatedReplyError(
+            f"the {where.ctx.stage} stage's {task.kind} reply from {where.provider}:{where.model} was cut "
+            f"off at its output limit of {reply.output_limit or limit} tokens"
+            + (f", after one at {limit}" if retried else "")
+        )
 
     def _record(
         self,
