@@ -649,6 +649,16 @@ def test_a_call_with_a_refusal_and_retries_round_trips(store: Store) -> None:
     assert store.run_calls("run_a") == [call]
 
 
+def test_a_calls_prompt_cache_tokens_round_trip(store: Store) -> None:
+    call = CallRecord(
+        "run_a", "argue:1:for:argue:", "anthropic", "claude-sonnet-4-6", 1000, 200, 0.0285, True, "{}", None,
+        cache_read_tokens=50_000, cache_write_tokens=2_000,
+    )  # fmt: skip
+    store.put_call(call)
+    assert store.get_call("run_a", call.call_key) == call
+    assert store.run_calls("run_a") == [call]
+
+
 # ================================================================ DynamoDB only: items, S3, keys, races
 
 

@@ -209,13 +209,17 @@ def running(server_cls: type[FakeServer], default: Responder | None = None) -> I
 
 
 def anthropic_usage(
-    input_tokens: int = 120, output_tokens: int = 40, web_searches: int = 0
+    input_tokens: int = 120,
+    output_tokens: int = 40,
+    web_searches: int = 0,
+    cache_read: int = 0,
+    cache_write: int = 0,
 ) -> dict[str, Any]:
     usage: dict[str, Any] = {
         "input_tokens": input_tokens,
         "output_tokens": output_tokens,
-        "cache_creation_input_tokens": 0,
-        "cache_read_input_tokens": 0,
+        "cache_creation_input_tokens": cache_write,
+        "cache_read_input_tokens": cache_read,
         "service_tier": "standard",
     }
     if web_searches:
@@ -232,6 +236,8 @@ def anthropic_message(
     output_tokens: int = 40,
     stop_details: dict[str, Any] | None = None,
     web_searches: int = 0,
+    cache_read: int = 0,
+    cache_write: int = 0,
 ) -> dict[str, Any]:
     return {
         "id": _next_id("msg_"),
@@ -242,7 +248,7 @@ def anthropic_message(
         "stop_reason": stop_reason,
         "stop_sequence": None,
         "stop_details": stop_details,
-        "usage": anthropic_usage(input_tokens, output_tokens, web_searches),
+        "usage": anthropic_usage(input_tokens, output_tokens, web_searches, cache_read, cache_write),
     }
 
 
@@ -361,6 +367,7 @@ def openai_completion(
     completion_tokens: int = 30,
     finish_reason: str = "stop",
     usage: bool = True,
+    cached_tokens: int = 0,
 ) -> dict[str, Any]:
     body: dict[str, Any] = {
         "id": _next_id("chatcmpl-"),
@@ -383,6 +390,7 @@ def openai_completion(
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
             "total_tokens": prompt_tokens + completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": cached_tokens},  # of prompt_tokens, not beside it
         }
     return body
 

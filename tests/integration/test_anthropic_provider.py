@@ -334,3 +334,19 @@ def test_a_reply_cut_off_twice_fails_with_an_error_that_says_so(server: FakeAnth
     # and what the two calls cost is still in the ledger
     [record] = ledger.calls.values()
     assert record.call_key.endswith("!truncated") and record.attempts == 2 and record.cost_usd > 0
+
+
+def test_prompt_cache_tokens_are_billed_at_their_own_rates(server: FakeAnthropicServer) -> None:
+    # Given a reply that read 50k tokens from the prompt cache and wrote 2k to it
+    reply_body = anthropic_tool_message(
+        {"score": 97, "reason": "Textbook physics."}, input_tokens=1000, output_tokens=200,
+        cache_read=50_000, cache_write=2_000,
+    )  # fmt: skip
+    server.enqueue(200, reply_body)
+    ledger = MemoryLedger()
+    reasoner_for(provider_for(server), ledger).call(ruling_task(), CallContext("run_1", "adjudicate"))
+    # Then the ledger has them, each at Sonnet's rate: $3 in, $15 out, 0.1× to read, 1.25× to write
+    [record] = ledger.calls.values()
+    assert (record.cache_read_tokens, record.cache_write_tokens) == (50_000, 2_000)
+    expected = (1000 * 3 + 200 * 15 + 50_000 * 0.3 + 2_000 * 3.75) / 1_000_000
+    assert record.cost_usd == pytest.approx(expected)  # 0.0285, where tokens alone said 0.006

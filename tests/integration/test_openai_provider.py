@@ -315,3 +315,19 @@ def test_a_reply_cut_off_twice_fails_naming_the_limit(server: FakeOpenAIServer) 
     server.enqueue(200, cut).enqueue(200, cut)
     with pytest.raises(TruncatedReplyError, match="cut off at its output limit of 8192 tokens"):
         reasoner_for(provider_for(server), MemoryLedger()).call(ruling_task(), CallContext("run-1", "adj"))
+
+
+def test_cached_prompt_tokens_are_billed_at_the_cached_rate_not_twice(server: FakeOpenAIServer) -> None:
+    # Given a reply whose 60k prompt tokens include 50k served from OpenAI's prompt cache
+    server.enqueue(
+        200,
+        openai_json_completion(
+            {"score": 40, "reason": "ok"}, prompt_tokens=60_000, completion_tokens=200, cached_tokens=50_000
+        ),
+    )
+    ledger = MemoryLedger()
+    reasoner_for(provider_for(server), ledger).call(ruling_task(), CallContext("run-1", "adj"))
+    [record] = ledger.calls.values()
+    assert (record.input_tokens, record.cache_read_tokens) == (10_000, 50_000)
+    # gpt-4.1: $2 per million uncached, $0.50 cached, $8 out
+    assert record.cost_usd == pytest.approx((10_000 * 2 + 50_000 * 0.5 + 200 * 8) / 1_000_000)

@@ -384,8 +384,10 @@ class SubClaimResult(Strict):
 
 class ModelUsage(Strict):
     provider: str
-    input_tokens: int = 0
+    input_tokens: int = Field(default=0, description="Input tokens outside the prompt cache.")
     output_tokens: int = 0
+    cache_read_tokens: int = Field(default=0, description="Input tokens read from the prompt cache.")
+    cache_write_tokens: int = Field(default=0, description="Input tokens written to the prompt cache.")
     calls: int = 0
     cost_usd: float = 0.0
     price_known: bool = True

@@ -240,6 +240,8 @@ def usage_from(calls: Iterable[CallRecord], cache_hits: int, cache_misses: int) 
         m = models.setdefault(c.model, ModelUsage(provider=c.provider))
         m.input_tokens += c.input_tokens
         m.output_tokens += c.output_tokens
+        m.cache_read_tokens += c.cache_read_tokens
+        m.cache_write_tokens += c.cache_write_tokens
         m.calls += c.attempts
         m.cost_usd += c.cost_usd
         m.price_known = m.price_known and c.price_known

@@ -144,4 +144,6 @@ class AnthropicProvider:
             output_tokens=usage.output_tokens,
             truncated=response.stop_reason == "max_tokens",
             output_limit=limit,
+            cache_read_tokens=usage.cache_read_input_tokens or 0,
+            cache_write_tokens=usage.cache_creation_input_tokens or 0,
         )

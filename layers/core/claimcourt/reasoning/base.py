@@ -57,10 +57,12 @@ class ProviderReply:
     model: str
     input_tokens: int
     output_tokens: int
-    truncated: bool = (
-        False  # cut off at the output limit (max_tokens / length): what is left is not the reply
-    )
+    # Cut off at the output limit (max_tokens / length): what is left is not the reply.
+    truncated: bool = False
     output_limit: int | None = None  # the limit the call ran with
+    # Prompt-cache tokens, not counted in input_tokens: read from the cache, and written to it.
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
 
 class Provider(Protocol):
@@ -100,6 +102,9 @@ class CallRecord:
     output_json: str | None
     refusal: str | None
     attempts: int = 1  # a malformed reply and its retry are two billed calls
+    # Prompt-cache tokens, billed at their own rates; input_tokens excludes them.
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
 
 class Ledger(Protocol):

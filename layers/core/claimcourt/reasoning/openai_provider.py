@@ -109,7 +109,10 @@ class OpenAIProvider:
             raise ProviderError(f"{what}: {type(err).__name__}: {_redact(str(err), self._api_key)}") from None
 
         usage = response.usage
-        input_tokens = usage.prompt_tokens if usage else 0
+        details = usage.prompt_tokens_details if usage else None
+        cached = (details.cached_tokens or 0) if details else 0
+        # OpenAI counts cached tokens inside prompt_tokens; input_tokens here excludes them, as Anthropic's.
+        input_tokens = (usage.prompt_tokens - cached) if usage else 0
         output_tokens = usage.completion_tokens if usage else 0
         served_by = response.model or model
         if not response.choices:
@@ -120,8 +123,16 @@ class OpenAIProvider:
         if refusal is None and not message.content and choice.finish_reason == "content_filter":
             refusal = "the reply was withheld by the provider's content filter"
         content = None if refusal is not None else _parse_json_text(message.content or "")
-        truncated = choice.finish_reason == "length"
-        return ProviderReply(content, refusal, served_by, input_tokens, output_tokens, truncated, limit)
+        return ProviderReply(
+            content,
+            refusal,
+            served_by,
+            input_tokens,
+            output_tokens,
+            truncated=choice.finish_reason == "length",
+            output_limit=limit,
+            cache_read_tokens=cached,
+        )
 
     def _raise_status(self, err: openai.APIStatusError, what: str) -> NoReturn:
         """The message names the status, error type and code; never the key. The SDK error is not

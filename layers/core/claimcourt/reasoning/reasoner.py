@@ -44,14 +44,23 @@ class _Where:
 class _Spend:
     input_tokens: int = 0
     output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
     model: str = ""
     replies: list[ProviderReply] = field(default_factory=list)
 
     def add(self, reply: ProviderReply) -> None:
         self.input_tokens += reply.input_tokens
         self.output_tokens += reply.output_tokens
+        self.cache_read_tokens += reply.cache_read_tokens
+        self.cache_write_tokens += reply.cache_write_tokens
         self.model = reply.model
         self.replies.append(reply)
+
+    def cost(self) -> tuple[float, bool]:
+        return cost_usd(
+            self.model, self.input_tokens, self.output_tokens, self.cache_read_tokens, self.cache_write_tokens
+        )
 
 
 class Reasoner:
@@ -162,7 +171,7 @@ class Reasoner:
         limit = reply.output_limit or 0
         larger = min(MAX_OUTPUT_TOKENS, 2 * limit)
         spent = self._ledger.run_spend(where.ctx.run_id)
-        spent += cost_usd(spend.model, spend.input_tokens, spend.output_tokens)[0]
+        spent += spend.cost()[0]
         retried = larger > limit and spent < self._budget_usd
         if retried:
             logger.warning("reply cut off, asking again", extra={"task": task.kind, "limit": larger})
@@ -187,7 +196,7 @@ class Reasoner:
         output: OutT | None,
         refusal: str | None,
     ) -> None:
-        cost, known = cost_usd(spend.model, spend.input_tokens, spend.output_tokens)
+        cost, known = spend.cost()
         self._ledger.put_call(
             CallRecord(
                 run_id=ctx.run_id,
@@ -196,6 +205,8 @@ class Reasoner:
                 model=spend.model,
                 input_tokens=spend.input_tokens,
                 output_tokens=spend.output_tokens,
+                cache_read_tokens=spend.cache_read_tokens,
+                cache_write_tokens=spend.cache_write_tokens,
                 cost_usd=cost,
                 price_known=known,
                 output_json=output.model_dump_json() if output is not None else None,

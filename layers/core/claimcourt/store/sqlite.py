@@ -70,6 +70,7 @@ CREATE TABLE IF NOT EXISTS calls (
     run_id TEXT NOT NULL, call_key TEXT NOT NULL, provider TEXT NOT NULL, model TEXT NOT NULL,
     input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, cost_usd REAL NOT NULL,
     price_known INTEGER NOT NULL, output_json TEXT, refusal TEXT, attempts INTEGER NOT NULL DEFAULT 1,
+    cache_read_tokens INTEGER NOT NULL DEFAULT 0, cache_write_tokens INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (run_id, call_key)
 );
 CREATE TABLE IF NOT EXISTS retrieval_cache (
@@ -104,9 +105,22 @@ CREATE INDEX IF NOT EXISTS monitors_due ON monitors (next_due);
 CREATE INDEX IF NOT EXISTS monitors_listed ON monitors (tenant_id, listing);
 """
 # PRAGMA user_version. 1 was the single-tenant schema before API keys; 2 had no WebSocket tables,
-# and 3 no monitors: each later version only adds tables, so 2 and 3 are upgraded in place.
-SCHEMA_VERSION = 4
-UPGRADES_IN_PLACE = (2, 3)
+# 3 no monitors, 4 no prompt-cache tokens on calls: each later version only adds tables or columns
+# with defaults, so 2 to 4 are upgraded in place.
+SCHEMA_VERSION = 5
+UPGRADES_IN_PLACE = (2, 3, 4)
+# Columns added since a table was first made: (table, column, its definition).
+ADDED_COLUMNS = (
+    ("calls", "cache_read_tokens", "INTEGER NOT NULL DEFAULT 0"),
+    ("calls", "cache_write_tokens", "INTEGER NOT NULL DEFAULT 0"),
+)
+
+
+# A call's columns in the order _call_record reads them.
+CALL_COLUMNS = (
+    "run_id, call_key, provider, model, input_tokens, output_tokens, cost_usd, price_known, output_json,"
+    " refusal, attempts, cache_read_tokens, cache_write_tokens"
+)
 
 
 def _call_record(row: tuple[Any, ...]) -> CallRecord:
@@ -122,6 +136,8 @@ def _call_record(row: tuple[Any, ...]) -> CallRecord:
         output_json=row[8],
         refusal=row[9],
         attempts=row[10],
+        cache_read_tokens=row[11],
+        cache_write_tokens=row[12],
     )
 
 
@@ -139,6 +155,9 @@ class SqliteStore:
             for statement in SCHEMA.split(";"):
                 if statement.strip():
                     db.execute(statement)
+            for table, column, definition in ADDED_COLUMNS:
+                if column not in {row[1] for row in db.execute(f"PRAGMA table_info({table})")}:
+                    db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _refuse_other_versions(self, path: Path) -> None:
@@ -343,8 +362,7 @@ class SqliteStore:
 
     def get_call(self, run_id: str, call_key: str) -> CallRecord | None:
         rows = self._query(
-            "SELECT run_id, call_key, provider, model, input_tokens, output_tokens, cost_usd, price_known,"
-            " output_json, refusal, attempts FROM calls WHERE run_id=? AND call_key=?",
+            f"SELECT {CALL_COLUMNS} FROM calls WHERE run_id=? AND call_key=?",
             (run_id, call_key),
         )
         return _call_record(rows[0]) if rows else None
@@ -352,7 +370,7 @@ class SqliteStore:
     def put_call(self, record: CallRecord) -> None:
         with self._tx() as db:
             db.execute(
-                "INSERT OR REPLACE INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     record.run_id,
                     record.call_key,
@@ -365,6 +383,8 @@ class SqliteStore:
                     record.output_json,
                     record.refusal,
                     record.attempts,
+                    record.cache_read_tokens,
+                    record.cache_write_tokens,
                 ),
             )
 
@@ -375,8 +395,7 @@ class SqliteStore:
 
     def run_calls(self, run_id: str) -> list[CallRecord]:
         rows = self._query(
-            "SELECT run_id, call_key, provider, model, input_tokens, output_tokens, cost_usd, price_known,"
-            " output_json, refusal, attempts FROM calls WHERE run_id=? ORDER BY call_key",
+            f"SELECT {CALL_COLUMNS} FROM calls WHERE run_id=? ORDER BY call_key",
             (run_id,),
         )
         return [_call_record(r) for r in rows]
