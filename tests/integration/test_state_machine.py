@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from claimcourt.errors import ProviderError, TransientError
-from claimcourt.models import ArgumentDraft, ModeratorView, Point, RunEvent, RunRecord, RunStatus
+from claimcourt.models import ArgumentDraft, ModeratorView, Point, RunEvent, RunOutput, RunRecord, RunStatus
 from claimcourt.pipeline import Deps
+from claimcourt.runs import run_usage
 from claimcourt.store.sqlite import SqliteStore
 from tests.fakes.scripted import ScriptedProvider
 
@@ -412,3 +413,21 @@ def test_the_users_context_is_evidence_every_role_can_cite_labelled_as_theirs(
     # and the moderator's queries so far are the retrievals', not the context
     [moderation] = provider.calls_of("moderate")
     assert all("supplied" not in q for q in moderation.inputs.previous_queries)  # type: ignore[attr-defined]
+
+
+def test_a_failed_run_still_reports_what_its_calls_cost(
+    make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], store: SqliteStore
+) -> None:
+    # Given a judge whose provider fails for good after the debate was paid for
+    provider = ScriptedProvider().fail("adjudicate", ProviderError("model retired"), on_call=1)
+    run = new_run()
+    execution = runtime(make_deps(provider)).execute(run.run_id, timeout_s=WAIT_S)
+    assert execution.status == "FAILED"
+    # Then its JSON (the CLI's and the API's run view) accounts for every call it made
+    record = store.get_run(run.run_id)
+    output = RunOutput.of(record, run_usage(store, record))
+    assert output.result is None and output.usage is not None
+    billed = [c for c in provider.calls if c.kind != "adjudicate"]
+    assert output.usage.llm_calls == len(billed) > 0
+    assert output.usage.total_cost_usd == pytest.approx(len(billed) * ONE_CALL_USD)
+    assert output.cost_usd == pytest.approx(output.usage.total_cost_usd)

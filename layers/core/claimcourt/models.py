@@ -512,10 +512,13 @@ class RunOutput(BaseModel):
     warnings: list[str]
     cost_usd: float
     tokens: int
+    usage: Usage | None = Field(
+        default=None, description="Every call the run made, whatever its end (in the run's own view)."
+    )
     result: Result | None = Field(default=None, description="The full result, once the run has succeeded.")
 
     @classmethod
-    def fields_of(cls, record: RunRecord, full: bool = True) -> dict[str, Any]:
+    def fields_of(cls, record: RunRecord, full: bool = True, usage: Usage | None = None) -> dict[str, Any]:
         return {
             "run_id": record.run_id,
             "status": record.status,
@@ -533,12 +536,13 @@ class RunOutput(BaseModel):
             "warnings": record.warnings,
             "cost_usd": record.cost_usd,
             "tokens": record.tokens,
+            "usage": usage,
             "result": record.result if full else None,
         }
 
     @classmethod
-    def of(cls, record: RunRecord) -> RunOutput:
-        return cls(**cls.fields_of(record))
+    def of(cls, record: RunRecord, usage: Usage | None = None) -> RunOutput:
+        return cls(**cls.fields_of(record, usage=usage))
 
 
 class ClaimRecord(Strict):

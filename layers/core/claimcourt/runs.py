@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from claimcourt.adjudication.score import usage_from
 from claimcourt.errors import ConflictError, InvalidRequestError, NotFoundError
 from claimcourt.execution import Executor
 from claimcourt.models import (
@@ -20,6 +21,7 @@ from claimcourt.models import (
     RunRequest,
     RunStatus,
     SourceTag,
+    Usage,
     first_problem,
     utcnow,
 )
@@ -161,3 +163,11 @@ def sweep(store: Store, execution_status: Callable[[str], str | None]) -> list[s
         announce_end(store, lease.run_id)
         released.append(lease.run_id)
     return released
+
+
+def run_usage(store: Store, record: RunRecord) -> Usage:
+    """What the run spent, whatever its end: the result's account once scored, else every call in
+    its ledger (a failed or stopped run paid for the calls it made)."""
+    if record.result is not None:
+        return record.result.usage
+    return usage_from(store.run_calls(record.run_id), 0, 0)

@@ -40,7 +40,7 @@ from claimcourt.models import (
 )
 from claimcourt.monitors import create_monitor
 from claimcourt.pipeline import Deps
-from claimcourt.runs import delete_tenant_run, submit_run, tenant_run
+from claimcourt.runs import delete_tenant_run, run_usage, submit_run, tenant_run
 from claimcourt.wiring import build_idempotency, current_deps
 
 logger = Logger(service="claimcourt-api")
@@ -101,7 +101,8 @@ def _deps() -> Deps:
 def _view(record: RunRecord, full: bool = False) -> RunView:
     base = f"/runs/{record.run_id}"
     links = Links(self=base, events=f"{base}/events", websocket=_deps().settings.websocket_url)
-    return RunView(**RunOutput.fields_of(record, full), links=links)
+    usage = run_usage(_deps().store, record) if full else None
+    return RunView(**RunOutput.fields_of(record, full, usage), links=links)
 
 
 # ---------------------------------------------------------------- the resolver and its routes

@@ -30,6 +30,7 @@ from claimcourt.models import (
     first_problem,
 )
 from claimcourt.pipeline import announce_end
+from claimcourt.runs import run_usage
 from claimcourt.settings import ROLES, Settings
 from claimcourt.store.base import Store
 from claimcourt.wiring import build_deps, build_store
@@ -145,7 +146,7 @@ def run(
         view = ProgressView(err, deps.store, record, deps.reasoner.label(ROLES), deps.evidence.name)
         with view:
             runtime.execute(record.run_id, on_tick=view.refresh)
-    _print_record(deps.store.get_run(record.run_id), as_json)
+    _print_record(deps.store, deps.store.get_run(record.run_id), as_json)
 
 
 def _run_on_stack(deployed: Stack, request: RunRequest, as_json: bool) -> None:
@@ -173,12 +174,16 @@ def _run_on_stack(deployed: Stack, request: RunRequest, as_json: bool) -> None:
         _fail(
             f"run {record.run_id} is still running after {deployed.settings.run_timeout_s:.0f} s", EXIT_FAILED
         )
-    _print_record(record, as_json)
+    _print_record(store, record, as_json)
 
 
-def _print_record(record: RunRecord, as_json: bool) -> None:
+def _as_json(store: Store, record: RunRecord) -> str:
+    return RunOutput.of(record, run_usage(store, record)).model_dump_json(indent=2)
+
+
+def _print_record(store: Store, record: RunRecord, as_json: bool) -> None:
     if as_json:
-        click.echo(RunOutput.of(record).model_dump_json(indent=2))
+        click.echo(_as_json(store, record))
     else:
         render_record(out, record)
     if record.status is RunStatus.FAILED:
@@ -212,12 +217,13 @@ def runs(limit: int, as_json: bool, tenant: str, data_dir: Path | None, stack: s
 @stack_option
 def show(run_id: str, as_json: bool, data_dir: Path | None, stack: str | None) -> None:
     """Show one run: its verdict, or why it failed."""
+    store = _store(data_dir, stack)
     try:
-        record = _store(data_dir, stack).get_run(run_id)
+        record = store.get_run(run_id)
     except NotFoundError:
         _fail(f"run_id: no run {run_id}", EXIT_BAD_INPUT)
     if as_json:
-        click.echo(RunOutput.of(record).model_dump_json(indent=2))
+        click.echo(_as_json(store, record))
     else:
         render_record(out, record)
 
