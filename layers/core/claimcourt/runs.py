@@ -136,6 +136,8 @@ def delete_tenant_run(store: Store, tenant_id: str, run_id: str) -> None:
 
 
 SWEEP_GRACE_S = 120  # between admission and a started execution; well past any API call's time
+# What an execution_status answers for a run whose executing process is known to have stopped.
+OWNER_GONE = "OWNER_GONE"
 
 
 def sweep(store: Store, execution_status: Callable[[str], str | None]) -> list[str]:
@@ -158,7 +160,12 @@ def sweep(store: Store, execution_status: Callable[[str], str | None]) -> list[s
             status = execution_status(lease.run_id)
             if status == "RUNNING" or (status is None and lease.since >= settled):
                 continue
-            reason = f"execution {status.lower()}" if status else "its execution never started or was lost"
+            if status == OWNER_GONE:
+                reason = "the process running it stopped"
+            else:
+                reason = (
+                    f"execution {status.lower()}" if status else "its execution never started or was lost"
+                )
             store.set_status(lease.run_id, RunStatus.FAILED, error=reason)
         announce_end(store, lease.run_id)
         released.append(lease.run_id)

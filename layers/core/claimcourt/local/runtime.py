@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import socket
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -31,6 +33,28 @@ class Execution:
     output: dict[str, Any] | None
     error: str | None
     wall_s: float
+
+
+OWNER_ARTIFACT = "owner"
+
+
+def this_process() -> dict[str, Any]:
+    """The identity of the process executing a run in its in-process state machine."""
+    return {"host": socket.gethostname(), "pid": os.getpid()}
+
+
+def owner_gone(owner: dict[str, Any]) -> bool:
+    """True when the process that started a run is known to have stopped: it ran on this host and
+    no process has its pid. Another host, or a live pid (perhaps reused), is not known gone."""
+    if owner.get("host") != socket.gethostname() or not isinstance(owner.get("pid"), int):
+        return False
+    try:
+        os.kill(owner["pid"], 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        return False
+    return False
 
 
 class LocalRuntime:
@@ -77,6 +101,8 @@ class LocalRuntime:
         self._stack.close()
 
     def start(self, run_id: str) -> str:
+        # Who runs it: a later process that finds the run unfinished and this one gone ends it at once.
+        self.deps.store.put_artifact(run_id, OWNER_ARTIFACT, this_process())
         # The run id is the execution name: starting the same run twice is refused, not repeated.
         return str(
             self._sfn.start_execution(

@@ -32,11 +32,11 @@ from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from claimcourt.delivery import ENDS_A_RUN, notify
-from claimcourt.errors import ConnectionGoneError
-from claimcourt.local.runtime import LocalRuntime
+from claimcourt.errors import ConnectionGoneError, NotFoundError
+from claimcourt.local.runtime import OWNER_ARTIFACT, LocalRuntime, owner_gone
 from claimcourt.models import utcnow
 from claimcourt.pipeline import Deps
-from claimcourt.runs import SWEEP_GRACE_S, sweep
+from claimcourt.runs import OWNER_GONE, SWEEP_GRACE_S, sweep
 from claimcourt.store.base import Store
 from claimcourt.wiring import use_deps
 
@@ -258,6 +258,11 @@ class LocalServer:
         judged lost only once they are older than any run may take."""
         if run_id in self._started:
             return self.execution_status(run_id)
+        try:
+            if owner_gone(self.deps.store.get_artifact(run_id, OWNER_ARTIFACT)):
+                return OWNER_GONE  # e.g. this server before a crash: its runs end now, not in 17 minutes
+        except NotFoundError:
+            pass  # started before runs named their owner, or not started at all
         record = self.deps.store.get_run(run_id)
         limit = timedelta(seconds=self.deps.settings.run_timeout_s + SWEEP_GRACE_S)
         return None if utcnow() - record.created_at > limit else "RUNNING"
@@ -266,6 +271,8 @@ class LocalServer:
     def running(self) -> Iterator[Deps]:
         stop = threading.Event()
         with self.runtime, use_deps(self.deps):
+            # Before the first request: runs a stopped process left running give their slots back now.
+            sweep(self.deps.store, self._swept_status)
             threads = [
                 threading.Thread(target=self._sweep_until, args=(stop,), daemon=True, name="sweeper"),
                 threading.Thread(target=self.feed.run_until, args=(stop,), daemon=True, name="feed"),
