@@ -350,3 +350,29 @@ def test_prompt_cache_tokens_are_billed_at_their_own_rates(server: FakeAnthropic
     assert (record.cache_read_tokens, record.cache_write_tokens) == (50_000, 2_000)
     expected = (1000 * 3 + 200 * 15 + 50_000 * 0.3 + 2_000 * 3.75) / 1_000_000
     assert record.cost_usd == pytest.approx(expected)  # 0.0285, where tokens alone said 0.006
+
+
+def test_a_cut_off_reply_whose_retry_fails_is_still_billed(server: FakeAnthropicServer) -> None:
+    server.enqueue(200, anthropic_tool_message({"score": 9, "reason": "T"}, stop_reason="max_tokens"))
+    server.enqueue(400, anthropic_error("invalid_request_error", "bad"))
+    ledger = MemoryLedger()
+    with pytest.raises(ProviderError):
+        reasoner_for(provider_for(server), ledger).call(ruling_task(), CallContext("run_1", "adjudicate"))
+    [record] = ledger.calls.values()
+    assert record.input_tokens == 120 and record.cost_usd > 0
+
+
+def test_a_usable_reply_is_kept_when_its_correction_fails() -> None:
+    # Given a stage whose check finds a problem, and a provider that fails on the correction
+    from dataclasses import replace
+
+    with FakeAnthropicServer() as fake:
+        fake.enqueue(200, anthropic_tool_message({"score": 9, "reason": "short"}))
+        fake.enqueue(400, anthropic_error("invalid_request_error", "bad"))
+        picky = replace(ruling_task(), check=lambda ruling: ["reason: too short"])
+        ledger = MemoryLedger()
+        reply = reasoner_for(provider_for(fake), ledger).call(picky, CallContext("run_1", "adjudicate"))
+    # Then the first reply stands (the stage repairs what it can), and it was billed once, under its key
+    assert reply.output is not None and reply.output.reason == "short"
+    [record] = ledger.calls.values()
+    assert record.output_json is not None and record.attempts == 1

@@ -111,7 +111,7 @@ def test_run_through_the_openai_sdk_is_scored_and_billed(tmp_path: Path) -> None
     # (the canned debaters cite nothing, so the contract pulls the judge's 82 towards 50, and says so)
     assert record.result.judge_score == 82
     assert record.result.overall_score == 72
-    assert [a.kind for a in record.result.adjustments] == ["evidence_quality"]
+    assert {a.kind for a in record.result.adjustments} == {"evidence_quality"}
     assert record.result.reasoner == "openai"
     usage = record.result.usage
     calls = len(server.requests)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from claimcourt.adjudication.score import compose_result, evidence_quality, score_judgements
+from claimcourt.adjudication.score import compose_result, evidence_quality
 from claimcourt.contract import REFUTED_AT, SUPPORTED_AT, Shape, bounds, compose
 from claimcourt.models import (
     Argument,
@@ -121,6 +121,14 @@ def _consistent(result: Result) -> None:
         assert result.overall_score >= SUPPORTED_AT and result.interval.low > REFUTED_AT
     if result.overall_verdict is Verdict.REFUTED:
         assert result.overall_score <= REFUTED_AT and result.interval.high < SUPPORTED_AT
+    # and the sub-claims carry the verdict under the claim's shape
+    subs = [s.verdict for s in result.sub_claims]
+    if result.overall_verdict is Verdict.SUPPORTED:
+        assert (
+            all(v is Verdict.SUPPORTED for v in subs) if result.shape == "all" else Verdict.SUPPORTED in subs
+        )
+    if result.overall_verdict is Verdict.REFUTED:
+        assert all(v is Verdict.REFUTED for v in subs) if result.shape == "any" else Verdict.REFUTED in subs
 
 
 # ---------------------------------------------------------------- the two cases
@@ -143,8 +151,11 @@ def test_a_judge_that_says_88_on_secondary_evidence_stays_near_88_with_a_wider_n
     assert 84 <= result.overall_score <= 88
     assert result.interval.high - result.interval.low > 94 - 80  # wider than the judge's own
     assert result.overall_verdict is Verdict.SUPPORTED
-    [quality] = [a for a in result.adjustments if a.kind == "evidence_quality"]
+    [quality] = [a for a in result.adjustments if a.kind == "evidence_quality" and a.target == "interval"]
     assert "secondary_only" in quality.detail
+    # and the pull on the sub-claim is named with the judge's own number before it
+    [sub] = [a for a in result.adjustments if a.target == "sc1"]
+    assert (sub.before, sub.after) == (88, result.sub_claims[0].score)
     assert result.judge_score == 88
     _consistent(result)
 
@@ -283,6 +294,44 @@ def test_composition_lies_within_the_bounds_and_one_sub_claim_is_its_own_claim(
     assert compose(scores[:1], shape) == scores[0]
 
 
-def test_score_judgements_is_pure_and_repeatable() -> None:
-    judgement = _judgement([(80, Verdict.SUPPORTED), (20, Verdict.REFUTED)], 50, (30, 70))
-    assert score_judgements([judgement], "facets", []) == score_judgements([judgement], "facets", [])
+# ---------------------------------------------------------------- found in review
+
+
+def test_identical_samples_add_no_spread_even_when_the_judge_departed() -> None:
+    one = _judgement([(60, Verdict.SUPPORTED), (60, Verdict.SUPPORTED)], 60, (55, 65), reason="same survey")
+    alone = _result([one], T1_POOL, ["G1", "G2", "G3"])
+    sampled = _result([one] * 4, T1_POOL, ["G1", "G2", "G3"])
+    assert (
+        (sampled.overall_score, sampled.interval)
+        == (alone.overall_score, alone.interval)
+        == (60, Interval(low=55, high=65))
+    )
+
+
+def test_poor_evidence_widens_even_an_interval_drawn_as_a_point() -> None:
+    point = _judgement([(90, Verdict.SUPPORTED)], 90, (90, 90))
+    result = _result([point], T2_POOL, [])
+    assert result.interval.high - result.interval.low >= 20
+    _consistent(result)
+
+
+def test_a_claim_resting_only_on_the_users_own_context_is_not_supported() -> None:
+    pool = [_evidence("U1").model_copy(update={"source_url": "user-context:1"})]
+    result = _result([_judgement([(90, Verdict.SUPPORTED)], 90, (85, 95))], pool, ["U1"])
+    assert result.overall_verdict is not Verdict.SUPPORTED and result.overall_score < 65
+    assert any("user_context_only" in a.detail for a in result.adjustments)
+
+
+def test_a_refusing_debater_widens_the_interval_but_does_not_pull_the_score() -> None:
+    judgement = _judgement([(3, Verdict.REFUTED)], 3, (1, 8))
+    result = _result([judgement], T1_POOL, ["G1", "G2", "G3"], refuse=True)
+    assert result.overall_score == 3 and result.interval.high > 8
+
+
+def test_adjustments_quote_the_judges_own_numbers() -> None:
+    judgement = _judgement([(61, Verdict.SUPPORTED), (95, Verdict.SUPPORTED)], 88, (80, 94))
+    result = _result([judgement], T2_POOL, ["E1"], shape="facets")  # thin and secondary: 61 reads 59
+    composed = next(a for a in result.adjustments if a.kind == "composition")
+    assert composed.before == 88 and "the judge said 88" in composed.detail
+    band = next(a for a in result.adjustments if a.kind == "verdict_band")
+    assert "supported at 61, reported as 59" in band.detail

@@ -13,7 +13,7 @@ from claimcourt.debate.argue import argue, enforce_rules
 from claimcourt.debate.decompose import decompose
 from claimcourt.debate.moderate import decide, moderate
 from claimcourt.debate.suitability import assess
-from claimcourt.errors import RefusedJudgementError
+from claimcourt.errors import MalformedReplyError, RefusedJudgementError
 from claimcourt.models import (
     AdjudicateInput,
     AnonymousPosition,
@@ -519,6 +519,13 @@ def test_self_consistency_samples_use_suffixes_and_a_higher_temperature(store: S
     assert keys == [f"adjudicate:0::adjudicate:s{i}" for i in range(4)]
 
 
+def test_a_sample_whose_reply_is_unusable_is_skipped_but_not_the_first_judgement(store: SqliteStore) -> None:
+    garbage = {"overall_score": "high"}
+    assert _judge(ScriptedProvider().queue("adjudicate", garbage, garbage), store, sample=2) is None
+    with pytest.raises(MalformedReplyError):
+        _judge(ScriptedProvider().queue("adjudicate", garbage, garbage), store, sample=0)
+
+
 def test_refused_sample_is_skipped(store: SqliteStore) -> None:
     assert _judge(ScriptedProvider().refuse("adjudicate", "no"), store, sample=1) is None
 
@@ -579,10 +586,10 @@ def test_rounds_stay_in_order_and_only_the_labels_change_with_the_seed() -> None
         "The case-for leans on one series.",
         "My opponent's reading of E2 is wrong.",
         "The prosecution has no primary source.",
-        "As the case against says, E1 is old.",
+        "As the case-against says, E1 is old.",
         "The other side ignores E3; the pro side cites blogs.",
         "I argue that the claim is false because of E2.",
-        "The defence relies on E4, the proponents on E5.",
+        "The defence relies on E4, the proponents argue E5, my opponents' view differs.",
     ],
 )
 def test_role_words_are_redacted_from_what_the_judge_reads(text: str) -> None:
@@ -597,8 +604,16 @@ def test_role_words_are_redacted_from_what_the_judge_reads(text: str) -> None:
     assert "[a position]" in said
 
 
-def test_redaction_leaves_ordinary_words_alone() -> None:
-    text = "Evidence for the claim outweighs evidence against it, whichever side of 1998 one starts."
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Evidence for the claim outweighs evidence against it, whichever side of 1998 one starts.",
+        "Defense spending rose 4% in 2023; self-defense laws differ by state.",
+        "Affirmative action was banned; the opposition party won the election.",
+        "The case for carbon taxes rests on E2, and the prosecution of the CEO ended in 2021.",
+    ],
+)
+def test_redaction_leaves_ordinary_words_alone(text: str) -> None:
     [position], _ = anonymize(
         [Argument(side="for", round=1, points=[_point("sc1", 70).model_copy(update={"argument": text})])], "s"
     )

@@ -209,6 +209,10 @@ class Directive(Strict):
     query: str
 
 
+# The source_url prefix of passages the user supplied with --context (not evidence anyone found).
+USER_CONTEXT_URL = "user-context:"
+
+
 class Evidence(Strict):
     id: str = Field(description="Stable within a run: E + a short hash of source and text.")
     text: str

@@ -1,14 +1,17 @@
-"""Stage 8: the final moderator judges the anonymized, order-randomized positions."""
+"""Stage 8: the final moderator judges the anonymized positions, in the order they were argued."""
 
 from __future__ import annotations
 
+from aws_lambda_powertools import Logger
+
 from claimcourt.contract import COMPOSITION_RULES, SHAPES
-from claimcourt.errors import RefusedJudgementError
+from claimcourt.errors import MalformedReplyError, ProviderError, RefusedJudgementError, TruncatedReplyError
 from claimcourt.models import AdjudicateInput, Judgement, SubClaimJudgement, Verdict
 from claimcourt.prompts import escape, evidence_block, points_block, render, sub_claims_block
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
 
+logger = Logger(service="claimcourt", child=True)
 SAMPLE_TEMPERATURE = 0.7
 MODE_NOTES = {
     "spectral": " The person asked for the score: make it, and its interval, as well calibrated as you can.",
@@ -84,8 +87,15 @@ def _complete(judgement: Judgement, inputs: AdjudicateInput) -> Judgement:
 
 def adjudicate(inputs: AdjudicateInput, reasoner: Reasoner, ctx: CallContext) -> Judgement | None:
     """One judgement: sample 0 at temperature 0, the others at a higher temperature, their spread
-    widening the interval. A refused sample is None (skipped); a refused sample 0 fails the run."""
-    reply = reasoner.call(adjudicate_task(inputs), ctx, suffix=f"s{inputs.sample}")
+    widening the interval. A sample after the first that is refused, or whose reply cannot be used,
+    is None (skipped: the run has its judgement); a refused sample 0 fails the run."""
+    try:
+        reply = reasoner.call(adjudicate_task(inputs), ctx, suffix=f"s{inputs.sample}")
+    except (MalformedReplyError, TruncatedReplyError, ProviderError) as err:
+        if inputs.sample == 0:
+            raise
+        logger.warning("self-consistency sample skipped", extra={"sample": inputs.sample, "error": str(err)})
+        return None
     if reply.output is not None:
         return _complete(reply.output, inputs)
     if inputs.sample == 0:

@@ -15,17 +15,23 @@ from claimcourt.models import AnonymousPosition, Argument, Point, Side
 Label = Literal["A", "B"]
 REDACTED = "[a position]"
 
-# Role words, longest first so "my opponent's case" goes as one. Case-insensitive, whole words.
+# Role words. Only phrases that name a side of this debate: "the prosecution" or "the defence" only
+# where they argue, cite or claim ("the prosecution of the CEO" and "defence spending" stay), and never
+# the bare "case for X", which is ordinary prose. Case-insensitive, whole words.
+_POSSESSIVE = r"(?:'s|s'|s)?"
+_ACTS = r"(?:argue|argues|argued|claims|says|said|cites|relies|ignores|concedes|is wrong|has no|leans)"
 _ROLE_WORDS = re.compile(
     r"\b(?:"
-    r"(?:the |my |our |this )?case[- ](?:for|against)(?:'s)?"
-    r"|(?:the |my |our )?(?:opponent|opponents|opposition|adversary)(?:'s)?"
-    r"|(?:the )?(?:prosecution|defen[cs]e|proponent|proponents|affirmative|contrarian)(?:'s)?"
-    r"|(?:the |my |our )?(?:pro|con|for|against|opposing|other) side(?:'s)?"
-    r"|(?:the )?side arguing (?:for|against)"
-    r"|(?:the )?(?:for|against) (?:side|position|team)"
+    rf"(?:the |my |our |this )?case-(?:for|against){_POSSESSIVE}"
+    rf"|(?:my|our|the) (?:opponent|adversary|counterpart|interlocutor){_POSSESSIVE}"
+    rf"|opponent{_POSSESSIVE}"
+    rf"|(?:the other|the opposing|my fellow) (?:side|debater|party|team){_POSSESSIVE}"
+    rf"|(?:the )?(?:pro|con|for|against)[- ]side{_POSSESSIVE}"
+    r"|(?:the )?side (?:arguing|defending|attacking|opposing) (?:for |against )?(?:the claim|it)"
+    r"|(?:those|the side) arguing (?:that )?(?:the claim|it) is (?:true|false)"
+    rf"|the (?:prosecution|defen[cs]e|affirmative|proponents?|skeptic|sceptic)(?= {_ACTS})"
     r"|(?:I|we) (?:argue|am arguing|are arguing) (?:that )?the claim is (?:true|false)"
-    r")\b",
+    r")(?!\w)",
     re.IGNORECASE,
 )
 

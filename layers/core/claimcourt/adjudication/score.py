@@ -6,7 +6,7 @@ Pure: everything it needs is passed in, so every rule here is tested without I/O
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from claimcourt.contract import (
@@ -19,6 +19,7 @@ from claimcourt.contract import (
     pull_towards_50,
 )
 from claimcourt.models import (
+    USER_CONTEXT_URL,
     Adjustment,
     Argument,
     Decomposition,
@@ -31,6 +32,7 @@ from claimcourt.models import (
     RunRequest,
     Side,
     SourceRef,
+    SubClaimJudgement,
     SubClaimResult,
     Usage,
     Verdict,
@@ -50,6 +52,9 @@ class QualityFinding:
 
 # Fewer cited passages than this is thin evidence.
 THIN_EVIDENCE = 3
+# The interval's half-width is at least this many points per unit of widening beyond ×1, so poor
+# evidence widens even an interval the judge drew as a point (×1.6 → at least ±12).
+MIN_HALF_WIDTH_PER_WIDEN = 20
 
 
 def source_ref(e: Evidence) -> SourceRef:
@@ -68,24 +73,37 @@ def _clamp(value: float, low: int = 0, high: int = 100) -> int:
 
 
 def evidence_quality(cited: list[SourceRef], arguments: list[Argument]) -> list[QualityFinding]:
-    """What the pool's quality says about how far to trust the judge's numbers."""
+    """What the pool's quality says about how far to trust the judge's numbers. Passages the user
+    supplied (--context) are their assertion, not evidence found: they count for none of this."""
     found = []
-    if not cited:
+    retrieved = [s for s in cited if not s.source_url.startswith(USER_CONTEXT_URL)]
+    if not retrieved and len(retrieved) < len(cited):
+        found.append(
+            QualityFinding(
+                "user_context_only",
+                "only passages the user supplied were cited; no evidence found agrees",
+                0.25,
+                2.0,
+            )
+        )
+    elif not retrieved:
         found.append(
             QualityFinding("no_evidence", "no passage was cited by either side or the judge", 0.7, 1.6)
         )
-    elif len(cited) < THIN_EVIDENCE:
-        found.append(QualityFinding("thin_evidence", f"only {len(cited)} passage(s) were cited", 0.9, 1.3))
-    if cited and not any(s.tier == "T1" for s in cited):
+    elif len(retrieved) < THIN_EVIDENCE:
+        found.append(
+            QualityFinding("thin_evidence", f"only {len(retrieved)} passage(s) were cited", 0.9, 1.3)
+        )
+    if retrieved and not any(s.tier == "T1" for s in retrieved):
         found.append(
             QualityFinding(
                 "secondary_only", "every cited source is secondary (T2); none is primary", 0.95, 1.25
             )
         )
     refused = sorted({a.side for a in arguments if a.refusal is not None})
-    if refused:
+    if refused:  # a side that will not argue says something about the claim: widen, do not pull
         found.append(
-            QualityFinding("debater_refused", f"the case-{'/'.join(refused)} declined to argue", 0.95, 1.25)
+            QualityFinding("debater_refused", f"the case-{'/'.join(refused)} declined to argue", 1.0, 1.25)
         )
     return found
 
@@ -103,20 +121,22 @@ class Scored:
     adjustments: list[Adjustment]
 
 
-def _sub_claim_verdict(sub_id: str, said: Verdict, score: int, adjustments: list[Adjustment]) -> Verdict:
-    """The judge's verdict on a sub-claim, unless its score's band contradicts it: the score is the
-    more precise statement, so the verdict follows the band (named)."""
+def _sub_claim_verdict(judged: SubClaimJudgement, score: int, adjustments: list[Adjustment]) -> Verdict:
+    """The judge's verdict on a sub-claim, unless its (reported) score's band contradicts it: the score
+    is the more precise statement, so the verdict follows the band (named)."""
+    said = judged.verdict
     fitted = {"supported": Verdict.SUPPORTED, "refuted": Verdict.REFUTED}.get(band(score))
     if fitted is None and said in (Verdict.SUPPORTED, Verdict.REFUTED):
         fitted = Verdict.NOT_ENOUGH_EVIDENCE
     if fitted is None or fitted is said:
         return said
+    moved = "" if score == judged.score else f", reported as {score}"
     adjustments.append(
         Adjustment(
-            target=sub_id,
+            target=judged.sub_claim_id,
             kind="verdict_band",
-            detail=f"the judge said {said.value} at {score}; scores from {SUPPORTED_AT} are supported, up to "
-            f"{REFUTED_AT} refuted, so it reads {fitted.value}",
+            detail=f"the judge said {said.value} at {judged.score}{moved}; scores from {SUPPORTED_AT} are "
+            f"supported, up to {REFUTED_AT} refuted, so it reads {fitted.value}",
         )
     )
     return fitted
@@ -149,14 +169,28 @@ def _spread(values: list[int], centre: int) -> tuple[float, float]:
     return centre - min(values, default=centre), max(values, default=centre) - centre
 
 
+def _overall_of(
+    judgement: Judgement, shape: Shape, pulled: Callable[[int], int]
+) -> tuple[int, int, int, int]:
+    """(final, composed, low bound, high bound) of one judgement: the composition of its pulled
+    sub-claim scores, or its own (pulled) overall when it gave a reason to depart, within the bounds."""
+    scores = [pulled(j.score) for j in judgement.sub_claims]
+    composed = compose(scores, shape)
+    low, high = bounds(scores, shape)
+    if judgement.adjustment_reason and judgement.adjustment_reason.strip():
+        return max(low, min(high, pulled(judgement.overall_score))), composed, low, high
+    return composed, composed, low, high
+
+
 def score_judgements(judgements: list[Judgement], shape: Shape, quality: list[QualityFinding]) -> Scored:
     """Apply the scoring contract to the judge's numbers (docs/scoring.md), naming every change.
 
     1. Evidence quality pulls every sub-claim score towards 50 (never walls it).
     2. The overall score is composed from the sub-claim scores by the claim's shape, unless the judge
        gave a reason to depart from the rule; a departure stays within the sub-claims' bounds.
-    3. The interval is the judge's 80 % interval around the final score, combined with the spread of
-       self-consistency samples when there are any, widened by evidence quality, inside 0–100.
+    3. The interval is the judge's 80 % interval around the final score (symmetric when the score
+       moved), combined with the spread of the self-consistency samples, each scored the same way, and
+       widened by evidence quality, with a floor, inside 0–100.
     4. Verdicts follow the bands, so score, interval, verdict and sub-claims never contradict."""
     first = judgements[0]
     adjustments: list[Adjustment] = []
@@ -165,7 +199,7 @@ def score_judgements(judgements: list[Judgement], shape: Shape, quality: list[Qu
     for q in quality:
         adjustments.append(
             Adjustment(
-                target="overall",
+                target="interval",
                 kind="evidence_quality",
                 detail=f"{q.name}: {q.detail}; scores pulled {round(100 * (1 - q.pull))} % towards 50, "
                 f"interval widened ×{q.widen:g}",
@@ -175,12 +209,22 @@ def score_judgements(judgements: list[Judgement], shape: Shape, quality: list[Qu
     def pulled(score: int) -> int:
         return _clamp(pull_towards_50(score, pull))
 
-    sub_scores = {j.sub_claim_id: pulled(j.score) for j in first.sub_claims}
-    composed = compose(list(sub_scores.values()), shape)
-    low_bound, high_bound = bounds(list(sub_scores.values()), shape)
-    judge = pulled(first.overall_score)
+    sub_scores: dict[str, int] = {}
+    for j in first.sub_claims:
+        sub_scores[j.sub_claim_id] = pulled(j.score)
+        if sub_scores[j.sub_claim_id] != j.score:
+            adjustments.append(
+                Adjustment(
+                    target=j.sub_claim_id,
+                    kind="evidence_quality",
+                    detail="pulled towards 50 for the evidence's quality",
+                    before=j.score,
+                    after=sub_scores[j.sub_claim_id],
+                )
+            )
+    said = first.overall_score
+    final, composed, low_bound, high_bound = _overall_of(first, shape, pulled)
     if first.adjustment_reason and first.adjustment_reason.strip():
-        final = max(low_bound, min(high_bound, judge))
         adjustments.append(
             Adjustment(
                 target="overall",
@@ -188,46 +232,59 @@ def score_judgements(judgements: list[Judgement], shape: Shape, quality: list[Qu
                 detail=f"the judge departed from the {shape} rule ({composed}): "
                 f"{first.adjustment_reason.strip()}",
                 before=composed,
-                after=judge,
+                after=pulled(said),
             )
         )
-        if final != judge:
+        if pulled(said) != said:
+            adjustments.append(
+                Adjustment(
+                    target="overall",
+                    kind="evidence_quality",
+                    detail="the judge's own score, pulled towards 50 for the evidence's quality",
+                    before=said,
+                    after=pulled(said),
+                )
+            )
+        if final != pulled(said):
             adjustments.append(
                 Adjustment(
                     target="overall",
                     kind="sub_claim_bounds",
-                    detail=f"{judge} is outside what the sub-claims allow under {shape} "
+                    detail=f"{pulled(said)} is outside what the sub-claims allow under {shape} "
                     f"({low_bound}–{high_bound})",
-                    before=judge,
+                    before=pulled(said),
                     after=final,
                 )
             )
-    else:
-        final = composed
-        if composed != judge:
-            adjustments.append(
-                Adjustment(
-                    target="overall",
-                    kind="composition",
-                    detail=f"composed from the sub-claim scores by the {shape} rule; the judge said {judge} "
-                    "and gave no reason to depart from it",
-                    before=judge,
-                    after=composed,
-                )
+    elif final != said:
+        adjustments.append(
+            Adjustment(
+                target="overall",
+                kind="composition",
+                detail=f"composed from the sub-claim scores by the {shape} rule; the judge said {said} "
+                "and gave no reason to depart from it",
+                before=said,
+                after=final,
             )
+        )
 
-    below = float(first.overall_score - first.overall_interval.low)
-    above = float(first.overall_interval.high - first.overall_score)
+    below = float(said - first.overall_interval.low)
+    above = float(first.overall_interval.high - said)
+    if final != said:  # the judge's interval was around another score: keep its width, not its skew
+        below = above = max(below, above)
     method: IntervalMethod = "judge"
     if len(judgements) > 1:
-        samples = [final] + [compose([pulled(s.score) for s in j.sub_claims], shape) for j in judgements[1:]]
+        samples = [final] + [_overall_of(j, shape, pulled)[0] for j in judgements[1:]]
         spread_below, spread_above = _spread(samples, final)
         below, above = math.hypot(below, spread_below), math.hypot(above, spread_above)
         method = "judge+self_consistency"
-    interval = Interval(low=_clamp(final - below * widen), high=_clamp(final + above * widen))
+    # Poor evidence widens even an interval the judge drew as a point.
+    floor = MIN_HALF_WIDTH_PER_WIDEN * (widen - 1)
+    below, above = max(below * widen, floor), max(above * widen, floor)
+    interval = Interval(low=_clamp(final - below), high=_clamp(final + above))
 
     sub_verdicts = {
-        j.sub_claim_id: _sub_claim_verdict(j.sub_claim_id, j.verdict, sub_scores[j.sub_claim_id], adjustments)
+        j.sub_claim_id: _sub_claim_verdict(j, sub_scores[j.sub_claim_id], adjustments)
         for j in first.sub_claims
     }
     verdict = _overall_verdict(final, interval, shape, list(sub_verdicts.values()))

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from claimcourt.evidence.base import EvidenceSource, Hit
 from claimcourt.evidence.scrub import names_a_later_time, scrub
 from claimcourt.evidence.tiers import tier_for
-from claimcourt.models import Directive, Evidence
+from claimcourt.models import USER_CONTEXT_URL, Directive, Evidence
 from claimcourt.store.base import cache_key
 
 # A passage, not a page: what a debater quotes. Bounds every artifact and prompt built from evidence.
@@ -122,7 +122,7 @@ def context_evidence(context: str | None) -> list[Evidence]:
             id="U" + hashlib.sha1(text.encode()).hexdigest()[:8],
             text=text,
             title=CONTEXT_TITLE,
-            source_url=f"user-context:{i}",
+            source_url=f"{USER_CONTEXT_URL}{i}",
             tier="T2",
             query="(supplied with the claim)",
             sub_claim_id=CONTEXT_SUB_CLAIM,

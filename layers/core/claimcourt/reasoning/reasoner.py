@@ -117,41 +117,60 @@ class Reasoner:
 
         spend = _Spend()
         where = _Where(ctx, key, provider_name, model)
-        reply, task = self._complete(provider, task, where, spend)
         output: OutT | None = None
-        refusal = reply.refusal
-        if refusal is None:
-            output, feedback = _read(task, reply)
-            if feedback is not None:
-                logger.warning(
-                    "reply needs correcting, asking once more", extra={"task": task.kind, "error": feedback}
-                )
-                try:
-                    again, task = self._complete(provider, task, where, spend, feedback)
-                except TruncatedReplyError:
-                    raise
-                except Exception:
-                    self._record(ctx, key + "!malformed", provider_name, spend, None, None)
-                    raise
-                if again.refusal is not None:
-                    refusal = None if output is not None else again.refusal
-                else:
-                    second, second_feedback = _read(task, again)
-                    if second is not None and (second_feedback is None or output is None):
-                        output = second
-                    if output is None:
-                        self._record(ctx, key + "!malformed", provider_name, spend, None, None)
-                        raise MalformedReplyError(
-                            f"{task.kind} reply from {provider_name}:{model} did not parse twice: "
-                            f"{second_feedback}"
-                        )
-                    if second_feedback is not None:
-                        # Schema-valid, still imperfect: the stage repairs what is left, visibly.
-                        logger.warning(
-                            "reply still imperfect", extra={"task": task.kind, "error": second_feedback}
-                        )
+        refusal: str | None = None
+        try:
+            reply, task = self._complete(provider, task, where, spend)
+            refusal = reply.refusal
+            if refusal is None:
+                output, feedback = _read(task, reply)
+                if feedback is not None:
+                    output, refusal = self._correct(provider, task, where, spend, output, feedback)
+        except Exception as err:
+            # Whatever was paid for stays in the ledger, so the run's cost and budget see it.
+            if spend.replies:
+                suffix = "!truncated" if isinstance(err, TruncatedReplyError) else "!malformed"
+                self._record(ctx, key + suffix, provider_name, spend, None, None)
+            raise
         self._record(ctx, key, provider_name, spend, output, refusal)
         return Reply(output, refusal, provider_name, spend.model or model)
+
+    def _correct(
+        self,
+        provider: Provider,
+        task: Task[OutT],
+        where: _Where,
+        spend: _Spend,
+        output: OutT | None,
+        feedback: str,
+    ) -> tuple[OutT | None, str | None]:
+        """Ask once more with what was wrong. (output, refusal): a reply that parsed the first time is
+        kept when the correction fails, is refused or is no better; the stage repairs what is left."""
+        logger.warning(
+            "reply needs correcting, asking once more", extra={"task": task.kind, "error": feedback}
+        )
+        try:
+            again, task = self._complete(provider, task, where, spend, feedback)
+        except Exception as err:
+            if output is None:
+                raise
+            logger.warning(
+                "correction failed, keeping the first reply", extra={"task": task.kind, "error": str(err)}
+            )
+            return output, None
+        if again.refusal is not None:
+            return (output, None) if output is not None else (None, again.refusal)
+        second, second_feedback = _read(task, again)
+        if second is not None and (second_feedback is None or output is None):
+            output = second
+        if output is None:
+            raise MalformedReplyError(
+                f"{task.kind} reply from {where.provider}:{where.model} did not parse twice: "
+                f"{second_feedback}"
+            )
+        if second_feedback is not None:
+            logger.warning("reply still imperfect", extra={"task": task.kind, "error": second_feedback})
+        return output, None
 
     def _complete(
         self,
@@ -180,7 +199,6 @@ class Reasoner:
             spend.add(reply)
             if not reply.truncated:
                 return reply, task
-        self._record(where.ctx, where.key + "!truncated", where.provider, spend, None, None)
         raise TruncatedReplyError(
             f"the {where.ctx.stage} stage's {task.kind} reply from {where.provider}:{where.model} was cut "
             f"off at its output limit of {reply.output_limit or limit} tokens"
