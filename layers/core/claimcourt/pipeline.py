@@ -137,12 +137,11 @@ def retrievals_of(store: Store, run_id: str) -> dict[str, dict[str, Any]]:
 
 
 def evidence_pool(
-    retrievals: dict[str, dict[str, Any]],
-    up_to_round: int | None = None,
-    context: list[Evidence] | None = None,
+    retrievals: dict[str, dict[str, Any]], context: str | None, up_to_round: int | None = None
 ) -> list[Evidence]:
-    """Every evidence item found so far, the user's context first, then oldest first, each id once."""
-    pool: dict[str, Evidence] = {e.id: e for e in context or []}
+    """The run's pool: the passages of its --context first, then every item retrieved so far, oldest
+    first, each id once."""
+    pool: dict[str, Evidence] = {e.id: e for e in context_evidence(context)}
     for key, doc in retrievals.items():
         if up_to_round is not None and int(key.split("/")[1][1:]) > up_to_round:
             continue
@@ -150,12 +149,6 @@ def evidence_pool(
             e = Evidence.model_validate(item)
             pool.setdefault(e.id, e)
     return list(pool.values())
-
-
-def pool_of(store: Store, run_id: str, up_to_round: int | None = None) -> list[Evidence]:
-    """The run's evidence pool: the passages of its --context and every retrieval so far."""
-    context = context_evidence(store.get_run(run_id).request.context)
-    return evidence_pool(retrievals_of(store, run_id), up_to_round, context)
 
 
 def arguments_of(store: Store, run_id: str) -> list[Argument]:
@@ -258,7 +251,7 @@ def _persona(deps: Deps, run_id: str, round: int) -> int:
 
 def argument(deps: Deps, p: ArguePayload) -> dict[str, Any]:
     request = _request(deps, p.run_id)
-    pool = pool_of(deps.store, p.run_id, up_to_round=p.round)
+    pool = evidence_pool(retrievals_of(deps.store, p.run_id), request.context, up_to_round=p.round)
     other: Side = "against" if p.side == "for" else "for"
     inputs = ArgueInput(
         claim=request.claim,
@@ -294,7 +287,7 @@ def moderation(deps: Deps, p: RoundPayload) -> dict[str, Any]:
             sub_claims=_decomposition(deps, p.run_id).sub_claims,
             case_for=case_for,
             case_against=case_against,
-            evidence=pool_of(deps.store, p.run_id),
+            evidence=evidence_pool(retrievals, request.context),
             previous_queries=[doc["query"] for doc in retrievals.values()],
         ),
         deps.reasoner,
@@ -323,7 +316,7 @@ def adjudication(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
             sub_claims=decomposition.sub_claims,
             shape=decomposition.shape,
             positions=positions,
-            evidence=pool_of(deps.store, p.run_id),
+            evidence=evidence_pool(retrievals_of(deps.store, p.run_id), request.context),
             sample=p.sample,
         ),
         deps.reasoner,
@@ -353,7 +346,7 @@ def scoring(deps: Deps, p: Payload) -> dict[str, Any]:
         decomposition=_decomposition(deps, p.run_id),
         arguments=arguments_of(deps.store, p.run_id),
         judgements=judgements,
-        evidence=pool_of(deps.store, p.run_id),
+        evidence=evidence_pool(retrievals, record.request.context),
         usage=usage_from(deps.store.run_calls(p.run_id), hits, len(retrievals) - hits),
         warnings=suitability_doc.warnings,
         reasoner=deps.reasoner.label(ROLES),

@@ -223,6 +223,7 @@ def score_judgements(judgements: list[Judgement], shape: Shape, quality: list[Qu
                 )
             )
     said = first.overall_score
+    said_pulled = pulled(said)
     final, composed, low_bound, high_bound = _overall_of(first, shape, pulled)
     if first.adjustment_reason and first.adjustment_reason.strip():
         adjustments.append(
@@ -232,27 +233,27 @@ def score_judgements(judgements: list[Judgement], shape: Shape, quality: list[Qu
                 detail=f"the judge departed from the {shape} rule ({composed}): "
                 f"{first.adjustment_reason.strip()}",
                 before=composed,
-                after=pulled(said),
+                after=said_pulled,
             )
         )
-        if pulled(said) != said:
+        if said_pulled != said:
             adjustments.append(
                 Adjustment(
                     target="overall",
                     kind="evidence_quality",
                     detail="the judge's own score, pulled towards 50 for the evidence's quality",
                     before=said,
-                    after=pulled(said),
+                    after=said_pulled,
                 )
             )
-        if final != pulled(said):
+        if final != said_pulled:
             adjustments.append(
                 Adjustment(
                     target="overall",
                     kind="sub_claim_bounds",
-                    detail=f"{pulled(said)} is outside what the sub-claims allow under {shape} "
+                    detail=f"{said_pulled} is outside what the sub-claims allow under {shape} "
                     f"({low_bound}–{high_bound})",
-                    before=pulled(said),
+                    before=said_pulled,
                     after=final,
                 )
             )
