@@ -17,6 +17,7 @@ from claimcourt.errors import ConflictError, InvalidRequestError, NotFoundError,
 from claimcourt.models import (
     LOCAL_TENANT,
     ApiKeyRecord,
+    CallRecord,
     ConnectionRecord,
     Interval,
     Lease,
@@ -32,7 +33,6 @@ from claimcourt.models import (
     Usage,
     Verdict,
 )
-from claimcourt.reasoning.base import CallRecord
 from claimcourt.store import dynamodb
 from claimcourt.store.base import CONCURRENCY_RETRY_AFTER_S, Store, claim_id_for
 from claimcourt.store.dynamodb import INLINE_LIMIT, DynamoStore

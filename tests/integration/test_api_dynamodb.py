@@ -22,12 +22,11 @@ from claimcourt.api.socket import notifier
 from claimcourt.evidence.golden import GoldenSource
 from claimcourt.local.runtime import LocalRuntime
 from claimcourt.models import Lease, RunStatus, utcnow
-from claimcourt.pipeline import Deps, announce_end
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.reasoner import Reasoner
-from claimcourt.runs import SWEEP_GRACE_S, create_run, parse_request, sweep
+from claimcourt.runs import SWEEP_GRACE_S, announce_end, create_run, parse_request, sweep
 from claimcourt.store.dynamodb import DynamoStore
-from claimcourt.wiring import build_idempotency, use_deps
+from claimcourt.wiring import Deps, build_idempotency, use_deps
 from tests.conftest import DEFAULT_HITS
 from tests.contract.aws_resources import (
     Calls,

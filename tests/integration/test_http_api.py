@@ -16,10 +16,9 @@ import pytest
 from claimcourt.access import issue_key
 from claimcourt.api.http import handler, openapi_json
 from claimcourt.models import Lease, RunStatus, SourceTag, utcnow
-from claimcourt.pipeline import Deps, announce_end
-from claimcourt.runs import SWEEP_GRACE_S, create_run, parse_request, submit_run, sweep
+from claimcourt.runs import SWEEP_GRACE_S, announce_end, create_run, parse_request, submit_run, sweep
 from claimcourt.store.sqlite import SqliteStore
-from claimcourt.wiring import use_deps
+from claimcourt.wiring import Deps, use_deps
 from tests.conftest import MakeDeps
 from tests.fakes.apigw import LambdaContext, http_event
 

@@ -16,9 +16,8 @@ from claimcourt.api.socket import handler, notifier
 from claimcourt.delivery import deliver, management_endpoint
 from claimcourt.errors import ConnectionGoneError, NotFoundError
 from claimcourt.models import RunEvent
-from claimcourt.pipeline import Deps
 from claimcourt.runs import create_run, parse_request
-from claimcourt.wiring import use_deps
+from claimcourt.wiring import Deps, use_deps
 from tests.conftest import MakeDeps
 from tests.fakes.apigw import LambdaContext
 

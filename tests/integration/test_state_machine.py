@@ -11,9 +11,9 @@ import pytest
 
 from claimcourt.errors import ProviderError, TransientError
 from claimcourt.models import ArgumentDraft, ModeratorView, Point, RunEvent, RunOutput, RunRecord, RunStatus
-from claimcourt.pipeline import Deps
 from claimcourt.runs import run_usage
 from claimcourt.store.sqlite import SqliteStore
+from claimcourt.wiring import Deps
 from tests.fakes.scripted import ScriptedProvider
 
 pytestmark = pytest.mark.timeout(120)
@@ -310,8 +310,8 @@ def test_state_payloads_stay_small(
     run = new_run(COMPOUND, effort="high")
     rt = runtime(make_deps(provider))
     arn = rt.start(run.run_id)
-    described = rt.wait(arn, run.run_id, timeout_s=WAIT_S)
-    assert described["status"] == "SUCCEEDED"
+    execution = rt.follow(run.run_id, timeout_s=WAIT_S)
+    assert execution.status == "SUCCEEDED"
     # Then no state input, output or task parameter in the history reaches 8 KB
     sizes: list[tuple[int, str]] = []
     for event in rt.history(arn):

@@ -8,7 +8,7 @@ import pytest
 
 from claimcourt.adjudication.adjudicate import SAMPLE_TEMPERATURE, adjudicate
 from claimcourt.adjudication.anonymize import anonymize
-from claimcourt.adjudication.score import compose_result, usage_from
+from claimcourt.adjudication.score import compose_result
 from claimcourt.debate.argue import argue, enforce_rules
 from claimcourt.debate.decompose import decompose
 from claimcourt.debate.moderate import decide, moderate
@@ -20,6 +20,7 @@ from claimcourt.models import (
     ArgueInput,
     Argument,
     ArgumentDraft,
+    CallRecord,
     Decomposition,
     DecompositionCheck,
     Evidence,
@@ -38,8 +39,9 @@ from claimcourt.models import (
     SuitabilityInput,
     Usage,
     Verdict,
+    usage_from,
 )
-from claimcourt.reasoning.base import CallContext, CallRecord
+from claimcourt.reasoning.base import CallContext
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.store.sqlite import SqliteStore

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
@@ -49,6 +51,24 @@ class SourceTag(StrEnum):
     BENCH = "bench"
     DRIFT = "drift"
     MONITOR = "monitor"
+
+
+class Stage(StrEnum):
+    """A stage of the debate: one name for its function folder, its ASL state, its module under
+    claimcourt/stages, its handler, its events and its calls (tests/integration/test_layout.py)."""
+
+    SUITABILITY = "suitability"
+    DECOMPOSE = "decompose"
+    RETRIEVE = "retrieve"
+    ARGUE = "argue"
+    MODERATE = "moderate"
+    ADJUDICATE = "adjudicate"
+    SCORE = "score"
+    FINISH = "finish"  # the ends that are not a score: stopped by suitability, or failed
+
+    @property
+    def ends_run(self) -> bool:
+        return self in (Stage.SCORE, Stage.FINISH)
 
 
 class Strict(BaseModel):
@@ -397,6 +417,26 @@ class ModelUsage(Strict):
     price_known: bool = True
 
 
+@dataclass(frozen=True)
+class CallRecord:
+    """One billed call, as the ledger keeps it."""
+
+    run_id: str
+    call_key: str
+    provider: str
+    model: str
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    price_known: bool
+    output_json: str | None
+    refusal: str | None
+    attempts: int = 1  # a malformed reply and its retry are two billed calls
+    # Prompt-cache tokens, billed at their own rates; input_tokens excludes them.
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+
 class Usage(Strict):
     models: dict[str, ModelUsage] = Field(default_factory=dict)
     llm_calls: int = 0
@@ -405,6 +445,29 @@ class Usage(Strict):
     total_cost_usd: float = 0.0
     input_tokens: int = 0
     output_tokens: int = 0
+
+
+def usage_from(calls: Iterable[CallRecord], cache_hits: int, cache_misses: int) -> Usage:
+    """A run's account from its ledger: per model, and in total."""
+    models: dict[str, ModelUsage] = {}
+    for c in calls:
+        m = models.setdefault(c.model, ModelUsage(provider=c.provider))
+        m.input_tokens += c.input_tokens
+        m.output_tokens += c.output_tokens
+        m.cache_read_tokens += c.cache_read_tokens
+        m.cache_write_tokens += c.cache_write_tokens
+        m.calls += c.attempts
+        m.cost_usd += c.cost_usd
+        m.price_known = m.price_known and c.price_known
+    return Usage(
+        models=models,
+        llm_calls=sum(m.calls for name, m in models.items() if name != "offline"),
+        cache_hits=cache_hits,
+        cache_misses=cache_misses,
+        total_cost_usd=round(sum(m.cost_usd for m in models.values()), 6),
+        input_tokens=sum(m.input_tokens for m in models.values()),
+        output_tokens=sum(m.output_tokens for m in models.values()),
+    )
 
 
 class Adjustment(Strict):
@@ -465,7 +528,7 @@ class RunEvent(Strict):
     run_id: str
     seq: int = 0
     type: str  # stage.started, stage.completed, run.succeeded, run.failed, run.stopped, …
-    stage: str | None = None
+    stage: Stage | None = None
     round: int | None = None
     side: Side | None = None
     at: datetime = Field(default_factory=utcnow)

@@ -39,9 +39,8 @@ from claimcourt.models import (
     SourceTag,
 )
 from claimcourt.monitors import create_monitor
-from claimcourt.pipeline import Deps
 from claimcourt.runs import delete_tenant_run, run_usage, submit_run, tenant_run
-from claimcourt.wiring import build_idempotency, current_deps
+from claimcourt.wiring import Deps, build_idempotency, current_deps
 
 logger = Logger(service="claimcourt-api")
 PUBLIC = frozenset({"/health"})

@@ -27,9 +27,8 @@ from claimcourt.access import authenticate, presented_key
 from claimcourt.delivery import Poster, deliver, notify
 from claimcourt.errors import ConfigurationError, ConnectionGoneError, NotFoundError, UnauthorizedError
 from claimcourt.models import ConnectionRecord, first_problem, utcnow
-from claimcourt.pipeline import Deps
 from claimcourt.runs import tenant_run
-from claimcourt.wiring import current_deps
+from claimcourt.wiring import Deps, current_deps
 
 logger = Logger(service="claimcourt-socket")
 # API Gateway closes a connection after 2 hours; its records live a little longer, then expire.

@@ -28,11 +28,10 @@ from claimcourt.evidence.corpus import CorpusSource
 from claimcourt.local.runtime import LocalRuntime
 from claimcourt.models import MonitorRequest, RunStatus, SourceTag
 from claimcourt.monitors import create_monitor, tick
-from claimcourt.pipeline import Deps
 from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.settings import Settings
 from claimcourt.store.sqlite import SqliteStore
-from claimcourt.wiring import build_idempotency
+from claimcourt.wiring import Deps, build_idempotency
 
 
 def main(argv: list[str] | None = None) -> None:

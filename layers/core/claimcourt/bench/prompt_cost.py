@@ -26,7 +26,6 @@ from typing import Any
 from claimcourt.evidence.corpus import CorpusSource
 from claimcourt.local.runtime import LocalRuntime
 from claimcourt.models import DecomposeInput, Decomposition, DecompositionCheck, SourceTag, SubClaim
-from claimcourt.pipeline import Deps
 from claimcourt.reasoning.base import ProviderReply, Task
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.prices import price_for
@@ -35,6 +34,7 @@ from claimcourt.reasoning.stance import key_terms
 from claimcourt.runs import create_run, parse_request
 from claimcourt.settings import EFFORT_PROFILES, Settings
 from claimcourt.store.sqlite import SqliteStore
+from claimcourt.wiring import Deps
 
 CLAIM = "Global warming is causing sea levels to rise and glaciers to retreat"
 CHARS_PER_TOKEN = 4

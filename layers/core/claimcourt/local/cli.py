@@ -17,8 +17,9 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from claimcourt.errors import ConfigurationError, InvalidRequestError, NotFoundError
-from claimcourt.local.cloud import Stack, execution_ended, follow, load_stack, start
+from claimcourt.errors import ConfigurationError, InvalidRequestError, NotFoundError, RateLimitedError
+from claimcourt.execution import Executor
+from claimcourt.local.cloud import EXECUTION_CHECK_S, FOLLOW_POLL_S, Stack, load_stack
 from claimcourt.local.render import ProgressView, render_record, render_runs
 from claimcourt.models import (
     LOCAL_TENANT,
@@ -26,11 +27,9 @@ from claimcourt.models import (
     RunRecord,
     RunRequest,
     RunStatus,
-    SourceTag,
     first_problem,
 )
-from claimcourt.pipeline import announce_end
-from claimcourt.runs import run_usage
+from claimcourt.runs import follow, run_usage, submit_when_free
 from claimcourt.settings import ROLES, Settings
 from claimcourt.store.base import Store
 from claimcourt.wiring import build_deps, build_store
@@ -126,7 +125,7 @@ def run(
     stack: str | None,
 ) -> None:
     """Run a debate on CLAIM and print the verdict."""
-    from claimcourt.runs import create_run, parse_request
+    from claimcourt.runs import parse_request
 
     try:
         request = parse_request(
@@ -142,34 +141,56 @@ def run(
     deps = build_deps(_settings(data_dir))
     with LocalRuntime(deps) as runtime:
         _quiet_logs(verbose)  # after the handlers are loaded: their logger is configured on import
-        record = create_run(deps.store, request, SourceTag.APP)
+        record = _submit(deps.store, runtime, deps.settings, request)
         view = ProgressView(err, deps.store, record, deps.reasoner.label(ROLES), deps.evidence.name)
         with view:
-            runtime.execute(record.run_id, on_tick=view.refresh)
+            runtime.follow(record.run_id, on_tick=view.refresh)
     _print_record(deps.store, deps.store.get_run(record.run_id), as_json)
 
 
+def _submit(store: Store, executor: Executor, settings: Settings, request: RunRequest) -> RunRecord:
+    """Start a run of the CLI's own under the cost guard, as the API's: while the concurrency cap is
+    full (runs of `claimcourt serve`, or of the stack), wait for a slot; over the hourly cap, stop."""
+
+    def waiting(refused: RateLimitedError) -> None:
+        err.print(f"[dim]waiting for a free slot: {escape(refused.message)}[/]")
+
+    try:
+        return submit_when_free(
+            store,
+            executor,
+            settings,
+            LOCAL_TENANT,
+            request,
+            timeout_s=settings.run_timeout_s,
+            on_wait=waiting,
+        )
+    except RateLimitedError as refused:
+        _fail(f"cost guard: {refused.message} (nothing was started)", EXIT_FAILED)
+    except Exception as exc:  # the run is recorded failed with the reason, its slot given back
+        _fail(f"could not start the run: {exc}", EXIT_FAILED)
+
+
 def _run_on_stack(deployed: Stack, request: RunRequest, as_json: bool) -> None:
-    """Record the run in the stack's table, start its state machine, follow the events."""
-    from claimcourt.runs import create_run
+    """Record the run in the stack's table under its cost guard, start its state machine, follow
+    the events."""
+    from claimcourt.execution import StepFunctionsExecutor
 
     store = build_store(deployed.settings)
-    record = create_run(store, request, SourceTag.APP)
-    try:
-        execution_arn = start(deployed, record.run_id)
-    except Exception as exc:  # the run must not stay "running" for an execution that never began
-        store.set_status(record.run_id, RunStatus.FAILED, error=f"could not start the execution: {exc}")
-        announce_end(store, record.run_id)
-        _fail(f"stack: could not start the state machine: {exc}", EXIT_FAILED)
+    executor = StepFunctionsExecutor(deployed.state_machine_arn, deployed.settings.aws_region)
+    record = _submit(store, executor, deployed.settings, request)
     view = ProgressView(err, store, record, f"as configured on stack {deployed.name}", "the stack's")
     with view:
-        record = follow(
+        follow(
             store,
             record.run_id,
+            lambda: executor.ended(record.run_id),
             deployed.settings.run_timeout_s,
             view.refresh,
-            ended=lambda: execution_ended(deployed, execution_arn),
+            poll_s=FOLLOW_POLL_S,
+            check_every_s=EXECUTION_CHECK_S,
         )
+    record = store.get_run(record.run_id)
     if not record.status.terminal:
         _fail(
             f"run {record.run_id} is still running after {deployed.settings.run_timeout_s:.0f} s", EXIT_FAILED
@@ -489,7 +510,7 @@ def backtest(
     """Score CLAIM as of each date (evidence bounded to what existed then) and print the series:
     how the answer looked, and how it drifted as evidence accumulated."""
     from claimcourt.local.runtime import LocalRuntime
-    from claimcourt.runs import create_run, parse_request
+    from claimcourt.runs import parse_request
 
     wanted = [d.strip() for d in dates.split(",") if d.strip()]
     if not wanted:
@@ -509,10 +530,8 @@ def backtest(
     deps = build_deps(_settings(data_dir))
     with LocalRuntime(deps) as runtime:
         _quiet_logs(verbose)
-        records = [create_run(deps.store, request, SourceTag.APP) for request in requests]
-        err.print(f"{len(records)} runs, one per date; following them to their end")
-        for record in records:
-            runtime.start(record.run_id)
+        err.print(f"{len(requests)} runs, one per date; following them to their end")
+        records = [_submit(deps.store, runtime, deps.settings, request) for request in requests]
         for record in records:
             runtime.follow(record.run_id)
     ended = [deps.store.get_run(r.run_id) for r in records]

@@ -11,19 +11,20 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from claimcourt.models import Result, RunEvent, RunRecord, RunStatus, Verdict
+from claimcourt.models import Result, RunEvent, RunRecord, RunStatus, Stage, Verdict
 from claimcourt.store.base import Store
 
 # Stages that share a line because the state machine runs them side by side.
-STEP_OF = {"suitability": "assess", "decompose": "assess"}
+ASSESS = "assess"
+STEP_OF = {Stage.SUITABILITY: ASSESS, Stage.DECOMPOSE: ASSESS}
 STEP_TITLE = {
-    "assess": "suitability ∥ decompose",
-    "retrieve": "retrieve",
-    "argue": "argue",
-    "moderate": "moderate",
-    "adjudicate": "adjudicate (anonymized)",
-    "score": "score",
-    "finish": "finish",
+    ASSESS: f"{Stage.SUITABILITY} ∥ {Stage.DECOMPOSE}",
+    Stage.RETRIEVE: "retrieve",
+    Stage.ARGUE: "argue",
+    Stage.MODERATE: "moderate",
+    Stage.ADJUDICATE: "adjudicate (anonymized)",
+    Stage.SCORE: "score",
+    Stage.FINISH: "finish",
 }
 VERDICT_STYLE = {
     Verdict.SUPPORTED: "bold green",
@@ -121,7 +122,7 @@ class ProgressView:
     def _line(self, step: _Step, now: float) -> tuple[Text, str, str, str]:
         parts = [p for p in [*step.done, *step.running] if p]
         joined = " ∥ ".join(parts) if len(parts) > 1 else (parts[0] if parts else "")
-        if step.title == STEP_TITLE["assess"]:
+        if step.title == STEP_TITLE[ASSESS]:
             joined = ""
         span = (step.last_end if step.finished else now) - step.first_start
         if not step.finished:

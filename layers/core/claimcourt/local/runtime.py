@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from claimcourt import artifacts
+from claimcourt.execution import Ended, ended_from
 from claimcourt.local.dispatch import LambdaDispatcher, load_handlers
 from claimcourt.local.template import ACCOUNT, REGION, load_template, project_root
-from claimcourt.models import RunStatus
-from claimcourt.pipeline import Deps, announce_end
-from claimcourt.wiring import use_deps
+from claimcourt.runs import end_failed, execution_end_reason, follow
+from claimcourt.wiring import Deps, use_deps
 
 STATE_MACHINE = "DebateStateMachine"
 POLL_S = 0.01
@@ -33,9 +34,6 @@ class Execution:
     output: dict[str, Any] | None
     error: str | None
     wall_s: float
-
-
-OWNER_ARTIFACT = "owner"
 
 
 def this_process() -> dict[str, Any]:
@@ -102,7 +100,7 @@ class LocalRuntime:
 
     def start(self, run_id: str) -> str:
         # Who runs it: a later process that finds the run unfinished and this one gone ends it at once.
-        self.deps.store.put_artifact(run_id, OWNER_ARTIFACT, this_process())
+        self.deps.store.put_artifact(run_id, artifacts.OWNER, this_process())
         # The run id is the execution name: starting the same run twice is refused, not repeated.
         return str(
             self._sfn.start_execution(
@@ -120,30 +118,9 @@ class LocalRuntime:
         except self._sfn.exceptions.ExecutionDoesNotExist:
             return None
 
-    def wait(
-        self,
-        execution_arn: str,
-        run_id: str,
-        timeout_s: float | None = None,
-        on_tick: Callable[[], None] | None = None,
-    ) -> dict[str, Any]:
-        """Until the execution ends. The run's record says first (a SELECT, microseconds); moto's
-        describe_execution costs milliseconds of CPU that the handler threads would feel, so it is
-        asked only once the record has ended, or every half second in case the execution died."""
-        deadline = time.monotonic() + (timeout_s or self.deps.settings.run_timeout_s)
-        next_describe = time.monotonic() + DESCRIBE_EVERY_S
-        while time.monotonic() < deadline:
-            if on_tick is not None:
-                on_tick()
-            now = time.monotonic()
-            if self.deps.store.get_run(run_id).status.terminal or now >= next_describe:
-                described: dict[str, Any] = self._sfn.describe_execution(executionArn=execution_arn)
-                if described["status"] != "RUNNING":
-                    return described
-                next_describe = now + DESCRIBE_EVERY_S
-            time.sleep(POLL_S if self.deps.settings.store == "sqlite" else REMOTE_POLL_S)
-        self._sfn.stop_execution(executionArn=execution_arn, error="Timeout", cause="local wait timed out")
-        return dict(self._sfn.describe_execution(executionArn=execution_arn))
+    def ended(self, run_id: str) -> Ended | None:
+        """How the run's execution ended; None while it runs."""
+        return ended_from(self._sfn.describe_execution(executionArn=self._execution_arn(run_id)))
 
     def execute(
         self, run_id: str, timeout_s: float | None = None, on_tick: Callable[[], None] | None = None
@@ -154,25 +131,34 @@ class LocalRuntime:
     def follow(
         self, run_id: str, timeout_s: float | None = None, on_tick: Callable[[], None] | None = None
     ) -> Execution:
-        """Wait for a started run's execution to end (its wall time counts from now)."""
-        started = time.perf_counter()
+        """Wait for a started run's execution to end (its wall time counts from now). The record is
+        polled often (a SELECT, microseconds); moto's describe_execution costs milliseconds of CPU
+        that the handler threads would feel, so it is asked every half second at most."""
+        store, started = self.deps.store, time.perf_counter()
         try:
-            described = self.wait(self._execution_arn(run_id), run_id, timeout_s, on_tick)
+            follow(
+                store,
+                run_id,
+                lambda: self.ended(run_id),
+                timeout_s or self.deps.settings.run_timeout_s,
+                on_tick,
+                poll_s=POLL_S if self.deps.settings.store == "sqlite" else REMOTE_POLL_S,
+                check_every_s=DESCRIBE_EVERY_S,
+                until_execution_ends=True,
+            )
+            end = self.ended(run_id)
+            if end is None:  # timed out: stop it, and the run ends failed with why
+                self._sfn.stop_execution(
+                    executionArn=self._execution_arn(run_id), error="Timeout", cause="local wait timed out"
+                )
+                end = self.ended(run_id) or Ended("ABORTED", "local wait timed out", None)
+                end_failed(store, run_id, execution_end_reason(end))
         except BaseException:  # Ctrl-C or a crash: the run still ends in a terminal state
-            self._end_unfinished(run_id, "interrupted before it finished")
+            end_failed(store, run_id, "interrupted before it finished")
             raise
         wall = time.perf_counter() - started
-        status = described["status"]
-        if status != "SUCCEEDED":
-            # The Catch path records the reason; an execution that died without it is recorded here.
-            self._end_unfinished(run_id, f"execution {status.lower()}: {described.get('cause') or status}")
-        output = json.loads(described["output"]) if described.get("output") else None
-        record = self.deps.store.get_run(run_id)
-        return Execution(run_id, status, output, record.error, wall)
-
-    def _end_unfinished(self, run_id: str, reason: str) -> None:
-        if self.deps.store.set_status(run_id, RunStatus.FAILED, error=reason):
-            announce_end(self.deps.store, run_id)
+        output = json.loads(end.output) if end.output else None
+        return Execution(run_id, end.status, output, store.get_run(run_id).error, wall)
 
     def history(self, execution_arn: str) -> list[dict[str, Any]]:
         events: list[dict[str, Any]] = self._sfn.get_execution_history(executionArn=execution_arn)["events"]

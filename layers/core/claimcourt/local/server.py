@@ -31,14 +31,14 @@ from urllib.parse import unquote_plus
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from claimcourt import artifacts
 from claimcourt.delivery import ENDS_A_RUN, notify
 from claimcourt.errors import ConnectionGoneError, NotFoundError
-from claimcourt.local.runtime import OWNER_ARTIFACT, LocalRuntime, owner_gone
+from claimcourt.local.runtime import LocalRuntime, owner_gone
 from claimcourt.models import utcnow
-from claimcourt.pipeline import Deps
 from claimcourt.runs import OWNER_GONE, SWEEP_GRACE_S, sweep
 from claimcourt.store.base import Store
-from claimcourt.wiring import use_deps
+from claimcourt.wiring import Deps, use_deps
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -259,7 +259,7 @@ class LocalServer:
         if run_id in self._started:
             return self.execution_status(run_id)
         try:
-            if owner_gone(self.deps.store.get_artifact(run_id, OWNER_ARTIFACT)):
+            if owner_gone(self.deps.store.get_artifact(run_id, artifacts.OWNER)):
                 return OWNER_GONE  # e.g. this server before a crash: its runs end now, not in 17 minutes
         except NotFoundError:
             pass  # started before runs named their owner, or not started at all

@@ -9,9 +9,9 @@ from aws_lambda_powertools import Logger
 from pydantic import ValidationError
 
 from claimcourt.errors import BudgetExceededError, MalformedReplyError, ProviderError, TruncatedReplyError
+from claimcourt.models import CallRecord
 from claimcourt.reasoning.base import (
     CallContext,
-    CallRecord,
     Ledger,
     OutT,
     Provider,

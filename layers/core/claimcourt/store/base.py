@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from claimcourt.errors import ConflictError, InvalidRequestError, RateLimitedError
 from claimcourt.models import (
     ApiKeyRecord,
+    CallRecord,
     ClaimRecord,
     ConnectionRecord,
     DriftPoint,
@@ -25,7 +26,6 @@ from claimcourt.models import (
     SourceTag,
     utcnow,
 )
-from claimcourt.reasoning.base import CallRecord
 
 
 def claim_id_for(text: str) -> str:

@@ -61,6 +61,7 @@ from botocore.exceptions import ClientError
 from claimcourt.errors import NotFoundError, TransientError
 from claimcourt.models import (
     ApiKeyRecord,
+    CallRecord,
     ClaimRecord,
     ConnectionRecord,
     DriftPoint,
@@ -74,7 +75,6 @@ from claimcourt.models import (
     SourceTag,
     utcnow,
 )
-from claimcourt.reasoning.base import CallRecord
 from claimcourt.store.base import (
     decode_cursor,
     finished,

@@ -23,6 +23,7 @@ from typing import Any
 from claimcourt.errors import ConfigurationError, NotFoundError
 from claimcourt.models import (
     ApiKeyRecord,
+    CallRecord,
     ClaimRecord,
     ConnectionRecord,
     DriftPoint,
@@ -36,7 +37,6 @@ from claimcourt.models import (
     SourceTag,
     utcnow,
 )
-from claimcourt.reasoning.base import CallRecord
 from claimcourt.store.base import (
     decode_cursor,
     finished,
