@@ -21,6 +21,7 @@ from claimcourt.runs import SWEEP_GRACE_S, create_run, parse_request, submit_run
 from claimcourt.store.sqlite import SqliteStore
 from claimcourt.wiring import use_deps
 from tests.conftest import MakeDeps
+from tests.contract.test_store_contract import _result
 from tests.fakes.apigw import LambdaContext, http_event
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -287,6 +288,19 @@ def test_claims_and_their_history_are_per_tenant(api: Api) -> None:
     assert api.call("GET", "/claims", key=api.other_key)[2]["claims"] == []
     status, _, history = api.call("GET", f"/claims/{claim['claim_id']}/history")
     assert (status, history["points"]) == (200, [])
+
+
+def test_a_deleted_run_leaves_its_claims_count_and_history(api: Api) -> None:
+    kept, deleted = (api.call("POST", "/runs", body=CLAIM)[2]["run_id"] for _ in range(2))
+    for run_id, score in ((kept, 40), (deleted, 70)):
+        api.store.finish_run(run_id, _result(run_id, score))
+    assert api.call("DELETE", f"/runs/{deleted}")[0] == 204
+    [claim] = api.call("GET", "/claims")[2]["claims"]
+    assert claim["run_count"] == 1
+    history = api.call("GET", f"/claims/{claim['claim_id']}/history")[2]
+    assert [p["run_id"] for p in history["points"]] == [kept]
+    assert api.call("DELETE", f"/runs/{kept}")[0] == 204
+    assert api.call("GET", "/claims")[2]["claims"] == []  # no runs left: no longer one of your claims
 
 
 def test_an_unknown_route_is_a_problem_document(api: Api) -> None:
