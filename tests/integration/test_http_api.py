@@ -179,6 +179,38 @@ def test_the_same_idempotency_key_and_body_start_one_run(api: Api) -> None:
     assert (status, body["code"]) == (409, "idempotency_key_reused")
 
 
+def test_an_idempotent_replay_answers_with_the_runs_status_now(api: Api) -> None:
+    headers = {"Idempotency-Key": "order-43"}
+    first = api.call("POST", "/runs", body=CLAIM, headers=headers)[2]
+    assert first["status"] == "running"
+    api.store.finish_run(first["run_id"], _result(first["run_id"], 64))
+    status, replay_headers, again = api.call("POST", "/runs", body=CLAIM, headers=headers)
+    assert (status, again["run_id"], again["status"], again["score"]) == (
+        202,
+        first["run_id"],
+        "succeeded",
+        64,
+    )
+    assert replay_headers["location"] == first["links"]["self"]
+    assert api.executor.started == [first["run_id"]]
+
+
+def test_a_replay_of_a_deleted_runs_key_is_gone_and_starts_nothing(api: Api) -> None:
+    headers = {"Idempotency-Key": "order-44"}
+    run_id = api.call("POST", "/runs", body=CLAIM, headers=headers)[2]["run_id"]
+    api.store.set_status(run_id, RunStatus.FAILED, error="e")
+    assert api.call("DELETE", f"/runs/{run_id}")[0] == 204
+    status, headers_back, body = api.call("POST", "/runs", body=CLAIM, headers=headers)
+    assert (status, body["code"], headers_back["content-type"]) == (
+        410,
+        "run_deleted",
+        "application/problem+json",
+    )
+    assert run_id in body["detail"]
+    assert api.executor.started == [run_id] and api.store.list_runs("acme").runs == []
+    assert api.call("POST", "/runs", body=CLAIM, headers={"Idempotency-Key": "order-45"})[0] == 202
+
+
 # ---------------------------------------------------------------- the cost guard
 
 
