@@ -9,7 +9,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from claimcourt.local.cli import main
-from claimcourt.models import LOCAL_TENANT
+from claimcourt.models import LOCAL_TENANT, RunStatus
+from claimcourt.runs import create_run, parse_request
 from claimcourt.store.sqlite import SqliteStore
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.usefixtures("clean_env")]
@@ -98,6 +99,23 @@ def test_runs_lists_history_newest_first_and_show_prints_one(tmp_path: Path) -> 
 def test_show_an_unknown_run_is_bad_input(tmp_path: Path) -> None:
     result = invoke(tmp_path, "show", "run_nope")
     assert result.exit_code == 2 and "no run run_nope" in result.stderr
+
+
+def test_show_sees_the_clis_own_runs_unless_told_another_tenant_and_never_deleted_ones(
+    tmp_path: Path,
+) -> None:
+    store = SqliteStore(tmp_path / "claimcourt.sqlite3")
+    theirs = create_run(store, parse_request({"claim": "Sea levels are rising"}), tenant_id="acme")
+    mine = create_run(store, parse_request({"claim": "Glaciers are retreating"}))
+    hidden = invoke(tmp_path, "show", theirs.run_id)
+    assert hidden.exit_code == 2 and f"no run {theirs.run_id} for tenant local" in hidden.stderr
+    assert "Sea levels" not in hidden.stdout
+    shown = invoke(tmp_path, "show", theirs.run_id, "--tenant", "acme", "--json")
+    assert shown.exit_code == 0 and json.loads(shown.stdout)["run_id"] == theirs.run_id
+    assert invoke(tmp_path, "show", mine.run_id).exit_code == 0
+    store.set_status(mine.run_id, RunStatus.FAILED, error="e")
+    store.delete_run(mine.run_id)
+    assert invoke(tmp_path, "show", mine.run_id).exit_code == 2  # deleted: as the API, no longer served
 
 
 def test_a_bad_configuration_is_one_line_before_anything_runs(

@@ -30,7 +30,7 @@ from claimcourt.models import (
     first_problem,
 )
 from claimcourt.pipeline import announce_end
-from claimcourt.runs import run_usage
+from claimcourt.runs import run_usage, tenant_run
 from claimcourt.settings import ROLES, Settings
 from claimcourt.store.base import Store
 from claimcourt.wiring import build_deps, build_store
@@ -213,15 +213,18 @@ def runs(limit: int, as_json: bool, tenant: str, data_dir: Path | None, stack: s
 @main.command()
 @click.argument("run_id")
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON, as `run --json` does.")
+@click.option(
+    "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose run: the CLI's own are 'local'."
+)
 @data_dir_option
 @stack_option
-def show(run_id: str, as_json: bool, data_dir: Path | None, stack: str | None) -> None:
-    """Show one run: its verdict, or why it failed."""
+def show(run_id: str, as_json: bool, tenant: str, data_dir: Path | None, stack: str | None) -> None:
+    """Show one run of a tenant (not a deleted one): its verdict, or why it failed."""
     store = _store(data_dir, stack)
     try:
-        record = store.get_run(run_id)
+        record = tenant_run(store, tenant, run_id)
     except NotFoundError:
-        _fail(f"run_id: no run {run_id}", EXIT_BAD_INPUT)
+        _fail(f"run_id: no run {run_id} for tenant {tenant}", EXIT_BAD_INPUT)
     if as_json:
         click.echo(_as_json(store, record))
     else:
