@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
@@ -116,6 +117,18 @@ def test_show_sees_the_clis_own_runs_unless_told_another_tenant_and_never_delete
     store.set_status(mine.run_id, RunStatus.FAILED, error="e")
     store.delete_run(mine.run_id)
     assert invoke(tmp_path, "show", mine.run_id).exit_code == 2  # deleted: as the API, no longer served
+
+
+def test_serve_on_a_busy_port_says_so_before_any_banner_and_exits_4(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = invoke(tmp_path, "serve", "--port", str(port))
+    assert result.exit_code == 4, result.output
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith(f"error: port: cannot listen on 127.0.0.1:{port}") and "in use" in line
+    assert "claimcourt API on" not in result.output
 
 
 def test_a_bad_configuration_is_one_line_before_anything_runs(

@@ -1,7 +1,8 @@
 """`claimcourt`: run a debate on the laptop, list runs, show one.
 
 Progress goes to stderr and the verdict (or --json) to stdout, so `claimcourt run … --json | jq` works.
-Exit status: 0 succeeded, 1 failed, 2 bad input (nothing stored), 3 stopped by the suitability check.
+Exit status: 0 succeeded, 1 failed, 2 bad input (nothing stored), 3 stopped by the suitability check,
+4 `serve` cannot listen on its address.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from claimcourt.settings import ROLES, Settings
 from claimcourt.store.base import Store
 from claimcourt.wiring import build_deps, build_store
 
-EXIT_FAILED, EXIT_BAD_INPUT, EXIT_STOPPED = 1, 2, 3
+EXIT_FAILED, EXIT_BAD_INPUT, EXIT_STOPPED, EXIT_CANNOT_LISTEN = 1, 2, 3, 4
 
 # Piped output is not cut to 80 columns: tables and long lines stay whole for files and pagers.
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
@@ -239,9 +240,15 @@ def show(run_id: str, as_json: bool, tenant: str, data_dir: Path | None, stack: 
 @click.option("--verbose", is_flag=True, help="Show each handler's structured log on stderr.")
 @data_dir_option
 def serve(host: str, port: int, verbose: bool, data_dir: Path | None) -> None:
-    """Serve the HTTP and WebSocket APIs locally: the cloud's handlers, runs in the local runtime."""
+    """Serve the HTTP and WebSocket APIs locally: the cloud's handlers, runs in the local runtime.
+    Exit 4 if it cannot listen on the address (the port is taken, or the host is not this machine)."""
+    from claimcourt.local.server import listen
     from claimcourt.local.server import serve as serve_api
 
+    try:
+        sock = listen(host, port)
+    except OSError as exc:
+        _fail(f"port: cannot listen on {host}:{port}: {exc.strerror or exc}", EXIT_CANNOT_LISTEN)
     deps = build_deps(_settings(data_dir))
 
     def started() -> None:
@@ -250,7 +257,7 @@ def serve(host: str, port: int, verbose: bool, data_dir: Path | None) -> None:
         err.print(f"({deps.settings.store} store); Ctrl-C stops it")
         err.print("API keys: claimcourt keys create --tenant <name>")
 
-    serve_api(deps, host, port, on_start=started)
+    serve_api(deps, host, port, on_start=started, sock=sock)
 
 
 @main.group()
