@@ -181,6 +181,54 @@ def test_events_put_runs_what_the_rule_routes_and_reports_dead_letters(tmp_path:
     assert invoke(tmp_path, "events", "put", str(tmp_path / "one.json")).exit_code == 0
 
 
+CHECK = {
+    "detail-type": "claim.check_requested",
+    "source": "x",
+    "detail": {"tenant_id": "acme", "claim": "Ice"},
+}
+
+
+@pytest.mark.parametrize(
+    ("events", "problem"),
+    [
+        ([], "no events"),
+        ({}, "event 1: detail-type: required"),
+        ({**CHECK, "detail": []}, "event 1: detail: must be a JSON object, not a list"),
+        ([CHECK, {**CHECK, "detail": "Ice"}], "event 2: detail: must be a JSON object, not a string"),
+        ([CHECK, {**CHECK, "detail-type": 7}], "event 2: detail-type: must be a non-empty string"),
+        ([CHECK, {**CHECK, "source": ""}], "event 2: source: must be a non-empty string"),
+        ({"DetailType": "claim.check_requested", "Source": "x", "Detail": "[1]"}, "event 1: Detail: must be"),
+        (
+            {"DetailType": "claim.check_requested", "Source": "x", "Detail": "{no"},
+            "event 1: Detail: not JSON",
+        ),
+        (
+            {"DetailType": "claim.check_requested", "Source": "x", "Detail": {}},
+            "event 1: Detail: must be a string",
+        ),
+        ([[CHECK]], "expected an event object or a list of them"),
+    ],
+)
+def test_events_put_refuses_what_putevents_would_in_one_line_and_puts_nothing(
+    tmp_path: Path, events: object, problem: str
+) -> None:
+    (tmp_path / "events.json").write_text(json.dumps(events))
+    put = invoke(tmp_path, "events", "put", str(tmp_path / "events.json"))
+    assert put.exit_code == 2, put.output
+    [line] = put.stderr.strip().splitlines()
+    assert line.startswith("error: ") and problem in line, line
+    assert stored_runs(tmp_path) == 0  # the file's good events are not half put: nothing is
+
+
+def test_events_put_takes_more_events_than_one_putevents_call(tmp_path: Path) -> None:
+    unwatched = {"tenant_id": "acme", "claim_ids": ["c_0000000000000000"]}  # starts no run
+    updated = {"detail-type": "evidence.updated", "source": "x", "detail": unwatched}
+    (tmp_path / "events.json").write_text(json.dumps([updated] * 11))
+    put = invoke(tmp_path, "events", "put", str(tmp_path / "events.json"))
+    assert put.exit_code == 0, put.output
+    assert "11 of 11 on the bus; 0 runs started" in put.stderr
+
+
 def test_backtest_prints_one_point_per_date_oldest_first_and_they_join_the_claims_series(
     tmp_path: Path,
 ) -> None:

@@ -440,11 +440,12 @@ def events_put(file: Path, verbose: bool, data_dir: Path | None) -> None:
     it ({"detail-type", "source", "detail"}) or as PutEvents takes it ({"DetailType", "Source",
     "Detail"}). The monitor rule sends claim.check_requested and evidence.updated to the monitor
     function in SQS batches; the runs they start are followed to their end. Exit 2 if any event
-    could not be acted on (each is printed with the reason)."""
+    could not be acted on (each is printed with the reason); a file holding an event PutEvents would
+    refuse (no detail-type, a detail that is not an object) is refused whole, before anything is put."""
     import dataclasses
 
     from claimcourt.bus import SqsDeadLetters
-    from claimcourt.local.bus import LocalBus
+    from claimcourt.local.bus import LocalBus, entry
     from claimcourt.local.dispatch import LocalContext
     from claimcourt.local.runtime import LocalRuntime
     from claimcourt.local.template import REGION
@@ -458,6 +459,14 @@ def events_put(file: Path, verbose: bool, data_dir: Path | None) -> None:
     sent = loaded if isinstance(loaded, list) else [loaded]
     if not all(isinstance(e, dict) for e in sent):
         _fail(f"{file}: expected an event object or a list of them", EXIT_BAD_INPUT)
+    if not sent:
+        _fail(f"{file}: no events (give one event object or a list of them)", EXIT_BAD_INPUT)
+    entries = []
+    for number, event in enumerate(sent, 1):  # all or nothing: a bad event is named, and none is put
+        try:
+            entries.append(entry(event))
+        except ValueError as exc:
+            _fail(f"{file}: event {number}: {exc}", EXIT_BAD_INPUT)
     deps = build_deps(_settings(data_dir))
     with LocalRuntime(deps) as runtime:
         _quiet_logs(verbose)
@@ -466,14 +475,19 @@ def events_put(file: Path, verbose: bool, data_dir: Path | None) -> None:
         local = dataclasses.replace(
             deps, executor=starts, dead_letters=SqsDeadLetters(bus.dead_letter_url, REGION)
         )
-        took = bus.put(sent)
+        answers = bus.put(entries)
         with use_deps(local):
             drained = bus.drain(handler, LocalContext(function_name="claimcourt-MonitorFunction"), 600)
+        refused = [(n, a) for n, a in enumerate(answers, 1) if "EventId" not in a]
+        took = len(answers) - len(refused)
         err.print(f"{took} of {len(sent)} on the bus; {len(starts.started)} runs started")
         _follow_and_print(runtime, deps.store, list(dict.fromkeys(starts.started)))
+    for number, answer in refused:
+        reason = f"{answer.get('ErrorCode')}: {answer.get('ErrorMessage')}"
+        err.print(f"[bold red]refused by the bus:[/] event {number}: {escape(reason)}", markup=True)
     for body, reason in drained.dead:
         err.print(f"[bold red]dead letter:[/] {escape(reason)}: {escape(body[:200])}", markup=True)
-    if drained.dead:
+    if drained.dead or refused:
         sys.exit(EXIT_BAD_INPUT)
 
 
