@@ -220,6 +220,21 @@ def test_events_put_refuses_what_putevents_would_in_one_line_and_puts_nothing(
     assert stored_runs(tmp_path) == 0  # the file's good events are not half put: nothing is
 
 
+def test_events_put_says_which_events_no_rule_routes_and_exits_2(tmp_path: Path) -> None:
+    unwatched = {"tenant_id": "acme", "claim_ids": ["c_0000000000000000"]}  # routed; starts no run
+    updated = {"detail-type": "evidence.updated", "source": "x", "detail": unwatched}
+    typo = {**CHECK, "detail-type": "claim.check_request"}
+    (tmp_path / "events.json").write_text(json.dumps([updated, typo]))
+    put = invoke(tmp_path, "events", "put", str(tmp_path / "events.json"))
+    assert put.exit_code == 2, put.output
+    [line] = [line for line in put.stderr.splitlines() if line.startswith("not routed:")]
+    assert (
+        line.startswith("not routed: event 2: detail-type 'claim.check_request'")
+        and "evidence.updated" in line
+    )
+    assert "dead letter" not in put.stderr
+
+
 def test_events_put_takes_more_events_than_one_putevents_call(tmp_path: Path) -> None:
     unwatched = {"tenant_id": "acme", "claim_ids": ["c_0000000000000000"]}  # starts no run
     updated = {"detail-type": "evidence.updated", "source": "x", "detail": unwatched}

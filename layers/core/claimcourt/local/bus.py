@@ -21,6 +21,7 @@ PUT_EVENTS_MAX = 10  # entries in one PutEvents call
 class Drained:
     batches: int = 0
     dead: list[tuple[str, str]] = field(default_factory=list)  # (body, reason)
+    delivered: set[str] = field(default_factory=set)  # the ids of the events the queue delivered
 
 
 def entry(event: dict[str, Any]) -> dict[str, Any]:
@@ -61,6 +62,13 @@ def _kind(value: Any) -> str:
     )
 
 
+def _event_id(body: str) -> str:
+    try:
+        return str(json.loads(body).get("id", ""))
+    except (ValueError, AttributeError):
+        return ""
+
+
 class LocalBus:
     """Make inside the local runtime (its moto); `put` events, then `drain` them into the handler."""
 
@@ -84,6 +92,7 @@ class LocalBus:
             },
         )["QueueUrl"]
         rule = resources["MonitorEventsRule"]["Properties"]
+        self.routed_types: list[str] = rule["EventPattern"]["detail-type"]  # what the rule sends on
         self.events.put_rule(Name="monitor", EventBusName=BUS, EventPattern=json.dumps(rule["EventPattern"]))
         self.events.put_targets(
             Rule="monitor",
@@ -124,6 +133,7 @@ class LocalBus:
                 time.sleep(0.2)  # in flight: visible again after the visibility timeout
                 continue
             drained.batches += 1
+            drained.delivered.update(_event_id(m["Body"]) for m in messages)
             reply = handler({"Records": [self._record(m) for m in messages]}, context)
             failed = {f["itemIdentifier"] for f in reply.get("batchItemFailures", [])}
             for message in messages:

@@ -479,15 +479,25 @@ def events_put(file: Path, verbose: bool, data_dir: Path | None) -> None:
         with use_deps(local):
             drained = bus.drain(handler, LocalContext(function_name="claimcourt-MonitorFunction"), 600)
         refused = [(n, a) for n, a in enumerate(answers, 1) if "EventId" not in a]
-        took = len(answers) - len(refused)
-        err.print(f"{took} of {len(sent)} on the bus; {len(starts.started)} runs started")
+        # The rule sends on only the types the monitor function acts on; the rest reach nothing
+        taken = [(n, a["EventId"]) for n, a in enumerate(answers, 1) if "EventId" in a]
+        unrouted = [n for n, event_id in taken if event_id not in drained.delivered]
+        routed = ", ".join(bus.routed_types)
+        err.print(f"{len(taken)} of {len(sent)} on the bus; {len(starts.started)} runs started")
         _follow_and_print(runtime, deps.store, list(dict.fromkeys(starts.started)))
     for number, answer in refused:
         reason = f"{answer.get('ErrorCode')}: {answer.get('ErrorMessage')}"
         err.print(f"[bold red]refused by the bus:[/] event {number}: {escape(reason)}", markup=True)
+    for number in unrouted:
+        kind = entries[number - 1]["DetailType"]
+        err.print(
+            f"[bold red]not routed:[/] event {number}: detail-type {escape(repr(kind))}: no rule takes it"
+            f" (the monitor rule takes {routed}); nothing acted on it",
+            markup=True,
+        )
     for body, reason in drained.dead:
         err.print(f"[bold red]dead letter:[/] {escape(reason)}: {escape(body[:200])}", markup=True)
-    if drained.dead or refused:
+    if drained.dead or refused or unrouted:
         sys.exit(EXIT_BAD_INPUT)
 
 
