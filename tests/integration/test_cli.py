@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import socket
 from pathlib import Path
 
@@ -233,6 +234,34 @@ def test_events_put_says_which_events_no_rule_routes_and_exits_2(tmp_path: Path)
         and "evidence.updated" in line
     )
     assert "dead letter" not in put.stderr
+
+
+def _readme_block(after: str, language: str) -> str:
+    """The first fenced block of `language` in README.md after the text `after`."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    rest = readme[readme.index(after) :]
+    start = rest.index(f"```{language}\n") + len(f"```{language}\n")
+    return rest[start : rest.index("```", start)]
+
+
+def test_the_readmes_event_example_saved_as_a_file_runs_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "events.json").write_text(_readme_block("**Events in.**", "json"))
+    commands = [
+        shlex.split(line, comments=True)
+        for line in _readme_block("Saved as `events.json`", "bash").splitlines()
+    ]
+    assert [c[:3] for c in commands] == [
+        [".venv/bin/claimcourt", "monitor", "add"],
+        [".venv/bin/claimcourt", "events", "put"],
+    ]
+    for command in commands:
+        done = invoke(tmp_path, *command[1:])
+        assert done.exit_code == 0, done.output
+    ran = done.stdout.splitlines()
+    assert len(ran) == 2 and all(" succeeded " in line and line.startswith("evt-") for line in ran), ran
 
 
 def test_events_put_takes_more_events_than_one_putevents_call(tmp_path: Path) -> None:
