@@ -24,6 +24,7 @@ from claimcourt.errors import (
     ClaimcourtError,
     ConfigurationError,
     ConflictError,
+    GoneError,
     NotFoundError,
     UnauthorizedError,
 )
@@ -145,7 +146,11 @@ def build_app() -> APIGatewayHttpResolver:
         request: RunRequest,
         idempotency_key: Annotated[
             str | None,
-            Header(alias="idempotency-key", max_length=200, description="Same key + body: same run."),
+            Header(
+                alias="idempotency-key",
+                max_length=200,
+                description="Same key + body: same run, as it is now (410 run_deleted once it is deleted).",
+            ),
         ] = None,
     ) -> Response[RunView]:
         deps = _deps()
@@ -153,9 +158,11 @@ def build_app() -> APIGatewayHttpResolver:
         if executor is None:
             raise ConfigurationError("no executor: CLAIMCOURT_STATE_MACHINE_ARN is not set")
         owner = tenant()
+        started: list[RunRecord] = []
 
         def start() -> dict[str, Any]:
             record = submit_run(deps.store, executor, deps.settings, owner, request)
+            started.append(record)
             return _view(record).model_dump(mode="json")
 
         if idempotency_key is None:
@@ -163,6 +170,8 @@ def build_app() -> APIGatewayHttpResolver:
         else:
             body = _once(deps, app.lambda_context, owner, idempotency_key, request, start)
         view = RunView.model_validate(body)
+        if not started:  # a replay: the run as it is now, not as it was when first answered
+            view = _view(_replayed(deps, owner, view.run_id))
         headers = {"Location": view.links.self}
         return Response(status_code=202, content_type="application/json", body=view, headers=headers)
 
@@ -238,6 +247,19 @@ def _idempotency_layer(deps: Deps) -> BasePersistenceLayer:
         if id(deps.store) not in _layers:
             _layers[id(deps.store)] = build_idempotency(deps.settings, deps.store)
         return _layers[id(deps.store)]
+
+
+def _replayed(deps: Deps, tenant: str, run_id: str) -> RunRecord:
+    """The run an Idempotency-Key started; GoneError once it is deleted (the key stays taken, so a
+    replay never starts a second run: a new key starts a new one)."""
+    try:
+        return tenant_run(deps.store, tenant, run_id)
+    except NotFoundError:
+        raise GoneError(
+            f"the run this Idempotency-Key started, {run_id}, has been deleted;"
+            " use a new key to start another",
+            "run_deleted",
+        ) from None
 
 
 def _once(

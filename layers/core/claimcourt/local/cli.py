@@ -1,7 +1,8 @@
 """`claimcourt`: run a debate on the laptop, list runs, show one.
 
 Progress goes to stderr and the verdict (or --json) to stdout, so `claimcourt run … --json | jq` works.
-Exit status: 0 succeeded, 1 failed, 2 bad input (nothing stored), 3 stopped by the suitability check.
+Exit status: 0 succeeded, 1 failed, 2 bad input (nothing stored), 3 stopped by the suitability check,
+4 `serve` cannot listen on its address.
 """
 
 from __future__ import annotations
@@ -29,12 +30,12 @@ from claimcourt.models import (
     RunStatus,
     first_problem,
 )
-from claimcourt.runs import follow, run_usage, submit_when_free
+from claimcourt.runs import follow, run_usage, submit_when_free, tenant_run
 from claimcourt.settings import ROLES, Settings
 from claimcourt.store.base import Store
 from claimcourt.wiring import build_deps, build_store
 
-EXIT_FAILED, EXIT_BAD_INPUT, EXIT_STOPPED = 1, 2, 3
+EXIT_FAILED, EXIT_BAD_INPUT, EXIT_STOPPED, EXIT_CANNOT_LISTEN = 1, 2, 3, 4
 
 # Piped output is not cut to 80 columns: tables and long lines stay whole for files and pagers.
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
@@ -234,15 +235,18 @@ def runs(limit: int, as_json: bool, tenant: str, data_dir: Path | None, stack: s
 @main.command()
 @click.argument("run_id")
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON, as `run --json` does.")
+@click.option(
+    "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose run: the CLI's own are 'local'."
+)
 @data_dir_option
 @stack_option
-def show(run_id: str, as_json: bool, data_dir: Path | None, stack: str | None) -> None:
-    """Show one run: its verdict, or why it failed."""
+def show(run_id: str, as_json: bool, tenant: str, data_dir: Path | None, stack: str | None) -> None:
+    """Show one run of a tenant (not a deleted one): its verdict, or why it failed."""
     store = _store(data_dir, stack)
     try:
-        record = store.get_run(run_id)
+        record = tenant_run(store, tenant, run_id)
     except NotFoundError:
-        _fail(f"run_id: no run {run_id}", EXIT_BAD_INPUT)
+        _fail(f"run_id: no run {run_id} for tenant {tenant}", EXIT_BAD_INPUT)
     if as_json:
         click.echo(_as_json(store, record))
     else:
@@ -257,9 +261,15 @@ def show(run_id: str, as_json: bool, data_dir: Path | None, stack: str | None) -
 @click.option("--verbose", is_flag=True, help="Show each handler's structured log on stderr.")
 @data_dir_option
 def serve(host: str, port: int, verbose: bool, data_dir: Path | None) -> None:
-    """Serve the HTTP and WebSocket APIs locally: the cloud's handlers, runs in the local runtime."""
+    """Serve the HTTP and WebSocket APIs locally: the cloud's handlers, runs in the local runtime.
+    Exit 4 if it cannot listen on the address (the port is taken, or the host is not this machine)."""
+    from claimcourt.local.server import listen
     from claimcourt.local.server import serve as serve_api
 
+    try:
+        sock = listen(host, port)
+    except OSError as exc:
+        _fail(f"port: cannot listen on {host}:{port}: {exc.strerror or exc}", EXIT_CANNOT_LISTEN)
     deps = build_deps(_settings(data_dir))
 
     def started() -> None:
@@ -268,7 +278,7 @@ def serve(host: str, port: int, verbose: bool, data_dir: Path | None) -> None:
         err.print(f"({deps.settings.store} store); Ctrl-C stops it")
         err.print("API keys: claimcourt keys create --tenant <name>")
 
-    serve_api(deps, host, port, on_start=started)
+    serve_api(deps, host, port, on_start=started, sock=sock)
 
 
 @main.group()
@@ -451,11 +461,12 @@ def events_put(file: Path, verbose: bool, data_dir: Path | None) -> None:
     it ({"detail-type", "source", "detail"}) or as PutEvents takes it ({"DetailType", "Source",
     "Detail"}). The monitor rule sends claim.check_requested and evidence.updated to the monitor
     function in SQS batches; the runs they start are followed to their end. Exit 2 if any event
-    could not be acted on (each is printed with the reason)."""
+    could not be acted on (each is printed with the reason); a file holding an event PutEvents would
+    refuse (no detail-type, a detail that is not an object) is refused whole, before anything is put."""
     import dataclasses
 
     from claimcourt.bus import SqsDeadLetters
-    from claimcourt.local.bus import LocalBus
+    from claimcourt.local.bus import LocalBus, entry
     from claimcourt.local.dispatch import LocalContext
     from claimcourt.local.runtime import LocalRuntime
     from claimcourt.local.template import REGION
@@ -469,6 +480,14 @@ def events_put(file: Path, verbose: bool, data_dir: Path | None) -> None:
     sent = loaded if isinstance(loaded, list) else [loaded]
     if not all(isinstance(e, dict) for e in sent):
         _fail(f"{file}: expected an event object or a list of them", EXIT_BAD_INPUT)
+    if not sent:
+        _fail(f"{file}: no events (give one event object or a list of them)", EXIT_BAD_INPUT)
+    entries = []
+    for number, event in enumerate(sent, 1):  # all or nothing: a bad event is named, and none is put
+        try:
+            entries.append(entry(event))
+        except ValueError as exc:
+            _fail(f"{file}: event {number}: {exc}", EXIT_BAD_INPUT)
     deps = build_deps(_settings(data_dir))
     with LocalRuntime(deps) as runtime:
         _quiet_logs(verbose)
@@ -477,14 +496,29 @@ def events_put(file: Path, verbose: bool, data_dir: Path | None) -> None:
         local = dataclasses.replace(
             deps, executor=starts, dead_letters=SqsDeadLetters(bus.dead_letter_url, REGION)
         )
-        took = bus.put(sent)
+        answers = bus.put(entries)
         with use_deps(local):
             drained = bus.drain(handler, LocalContext(function_name="claimcourt-MonitorFunction"), 600)
-        err.print(f"{took} of {len(sent)} on the bus; {len(starts.started)} runs started")
+        refused = [(n, a) for n, a in enumerate(answers, 1) if "EventId" not in a]
+        # The rule sends on only the types the monitor function acts on; the rest reach nothing
+        taken = [(n, a["EventId"]) for n, a in enumerate(answers, 1) if "EventId" in a]
+        unrouted = [n for n, event_id in taken if event_id not in drained.delivered]
+        routed = ", ".join(bus.routed_types)
+        err.print(f"{len(taken)} of {len(sent)} on the bus; {len(starts.started)} runs started")
         _follow_and_print(runtime, deps.store, list(dict.fromkeys(starts.started)))
+    for number, answer in refused:
+        reason = f"{answer.get('ErrorCode')}: {answer.get('ErrorMessage')}"
+        err.print(f"[bold red]refused by the bus:[/] event {number}: {escape(reason)}", markup=True)
+    for number in unrouted:
+        kind = entries[number - 1]["DetailType"]
+        err.print(
+            f"[bold red]not routed:[/] event {number}: detail-type {escape(repr(kind))}: no rule takes it"
+            f" (the monitor rule takes {routed}); nothing acted on it",
+            markup=True,
+        )
     for body, reason in drained.dead:
         err.print(f"[bold red]dead letter:[/] {escape(reason)}: {escape(body[:200])}", markup=True)
-    if drained.dead:
+    if drained.dead or refused or unrouted:
         sys.exit(EXIT_BAD_INPUT)
 
 

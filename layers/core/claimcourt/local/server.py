@@ -19,6 +19,7 @@ import base64
 import dataclasses
 import gc
 import json
+import socket
 import threading
 import time
 import uuid
@@ -362,11 +363,30 @@ class LocalServer:
         return b"".join(chunks)
 
 
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to (host, port) as uvicorn binds one, for `serve`; OSError if it cannot be (the
+    port is taken, the address is not this machine's): said before anything else is loaded."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
 def serve(
-    deps: Deps, host: str = "127.0.0.1", port: int = 8080, on_start: Callable[[], None] | None = None
+    deps: Deps,
+    host: str = "127.0.0.1",
+    port: int = 8080,
+    on_start: Callable[[], None] | None = None,
+    sock: socket.socket | None = None,
 ) -> None:
+    """Serve until stopped, on `sock` (bound by `listen`) or on a socket bound here to (host, port)."""
     import uvicorn
 
+    sock = sock or listen(host, port)
     server = LocalServer(deps, websocket_url=f"ws://{host}:{port}/")
     with server.running():
         if on_start is not None:
@@ -375,4 +395,4 @@ def serve(
         # of every full collection, whose pauses stop all the runs' threads at once.
         gc.collect()
         gc.freeze()
-        uvicorn.Server(uvicorn.Config(server, host=host, port=port, log_level="warning")).run()
+        uvicorn.Server(uvicorn.Config(server, host=host, port=port, log_level="warning")).run(sockets=[sock])
