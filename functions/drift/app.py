@@ -7,7 +7,7 @@ from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from claimcourt.errors import ConfigurationError
-from claimcourt.monitors import tick
+from claimcourt.watching.drift import tick
 from claimcourt.wiring import current_deps
 
 logger = Logger(service="claimcourt-drift")

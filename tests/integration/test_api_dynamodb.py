@@ -17,8 +17,8 @@ from moto import mock_aws
 
 from claimcourt.access import issue_key
 from claimcourt.api.http import handler as http_handler
+from claimcourt.api.notify import handler as notifier
 from claimcourt.api.socket import handler as socket_handler
-from claimcourt.api.socket import notifier
 from claimcourt.evidence.golden import GoldenSource
 from claimcourt.local.runtime import LocalRuntime
 from claimcourt.models import Lease, RunStatus, utcnow
@@ -200,8 +200,8 @@ def test_the_drift_tick_and_the_monitor_function_work_on_dynamodb_within_their_i
     cloud: Deps,
 ) -> None:
     from claimcourt.models import MonitorRequest
-    from claimcourt.monitors import create_monitor, tick
-    from claimcourt.triggers import handler as monitor_handler
+    from claimcourt.watching.drift import create_monitor, tick
+    from claimcourt.watching.events import handler as monitor_handler
     from tests.integration.test_http_api import RecordingExecutor
     from tests.integration.test_triggers import RecordingDeadLetters, sample, sqs_batch
 

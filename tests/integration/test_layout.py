@@ -70,9 +70,9 @@ LAYERS: list[set[str]] = [
     {"contract", "errors"},
     {"models", "settings", "prompts", "aws"},
     {"reasoning", "evidence", "store", "access", "execution", "bus", "delivery"},
-    {"debate", "adjudication", "watch"},
+    {"debate", "adjudication"},
     {"artifacts", "wiring"},
-    {"runs", "stages", "monitors", "triggers"},
+    {"runs", "stages", "watching"},
     {"handler", "api"},
     {"local", "bench"},
 ]

@@ -21,12 +21,12 @@ from claimcourt.evidence.base import Hit
 from claimcourt.evidence.golden import GoldenSource
 from claimcourt.local.runtime import LocalRuntime
 from claimcourt.models import LOCAL_TENANT, MonitorRequest, RunStatus
-from claimcourt.monitors import create_monitor
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.runs import create_run, parse_request
 from claimcourt.settings import Settings
 from claimcourt.store.dynamodb import DynamoStore
+from claimcourt.watching.drift import create_monitor
 from claimcourt.wiring import Deps, build_idempotency, build_store
 from tests.contract.aws_resources import (
     RESOURCE_SETTINGS,

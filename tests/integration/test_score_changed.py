@@ -13,9 +13,9 @@ import pytest
 
 from claimcourt.bus import FilePublisher
 from claimcourt.models import MonitorRequest
-from claimcourt.monitors import create_monitor
 from claimcourt.stages.score import announce_score_change
-from claimcourt.watch import SCORE_CHANGED
+from claimcourt.watching.changes import SCORE_CHANGED
+from claimcourt.watching.drift import create_monitor
 from claimcourt.wiring import Deps
 from tests.conftest import MakeDeps
 from tests.contract.test_store_contract import T0, _record, _result

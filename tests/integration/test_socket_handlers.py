@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from claimcourt.access import issue_key
-from claimcourt.api.socket import handler, notifier
+from claimcourt.api.notify import handler as notifier
+from claimcourt.api.socket import handler
 from claimcourt.delivery import deliver, management_endpoint
 from claimcourt.errors import ConnectionGoneError, NotFoundError
 from claimcourt.models import RunEvent

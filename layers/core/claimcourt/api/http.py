@@ -39,8 +39,8 @@ from claimcourt.models import (
     RunRequest,
     SourceTag,
 )
-from claimcourt.monitors import create_monitor
 from claimcourt.runs import delete_tenant_run, run_usage, submit_run, tenant_run
+from claimcourt.watching.drift import create_monitor
 from claimcourt.wiring import Deps, build_idempotency, current_deps
 
 logger = Logger(service="claimcourt-api")

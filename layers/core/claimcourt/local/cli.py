@@ -352,7 +352,7 @@ def monitor_add(
 ) -> None:
     """Watch CLAIM: it is first scored at the next tick, then on its cadence."""
     from claimcourt.models import MonitorRequest
-    from claimcourt.monitors import create_monitor
+    from claimcourt.watching.drift import create_monitor
 
     try:
         request = MonitorRequest(claim=claim, cadence=cadence, threshold=threshold, mode=mode, effort=effort)
@@ -404,7 +404,7 @@ def drift_tick(verbose: bool, data_dir: Path | None) -> None:
     """One scheduler tick: a re-score run for every due monitor (under the cost guard), each
     followed to its end, then the score each moved to."""
     from claimcourt.local.runtime import LocalRuntime
-    from claimcourt.monitors import tick
+    from claimcourt.watching.drift import tick
 
     deps = build_deps(_settings(data_dir))
     with LocalRuntime(deps) as runtime:
@@ -470,7 +470,7 @@ def events_put(file: Path, verbose: bool, data_dir: Path | None) -> None:
     from claimcourt.local.dispatch import LocalContext
     from claimcourt.local.runtime import LocalRuntime
     from claimcourt.local.template import REGION
-    from claimcourt.triggers import handler
+    from claimcourt.watching.events import handler
     from claimcourt.wiring import use_deps
 
     try:

@@ -10,7 +10,7 @@ from claimcourt.adjudication.score import compose_result
 from claimcourt.models import RunEvent, RunStatus, Stage, usage_from
 from claimcourt.settings import ROLES, SAMPLED_ROLES
 from claimcourt.stages.payloads import Payload
-from claimcourt.watch import SCORE_CHANGED, score_change
+from claimcourt.watching.changes import SCORE_CHANGED, score_change
 from claimcourt.wiring import Deps
 
 STAGE = Stage.SCORE
