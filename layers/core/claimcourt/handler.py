@@ -11,17 +11,16 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import ValidationError
 
 from claimcourt.errors import StageInProgressError, StageInputError
 from claimcourt.models import RunEvent, Stage
+from claimcourt.observability import logger, observed
 from claimcourt.runs import announce_end
 from claimcourt.stages.payloads import Payload
 from claimcourt.wiring import Deps, current_deps
 
-logger = Logger(service="claimcourt")
 IDEMPOTENCY_TTL_S = 24 * 3600  # longer than any run, including its retries
 
 P = TypeVar("P", bound=Payload)
@@ -70,7 +69,7 @@ def _once(
 def stage_handler(
     stage: Stage, payload_model: type[P], service: Callable[[Deps, P], dict[str, Any]]
 ) -> Handler:
-    @logger.inject_lambda_context(clear_state=True)
+    @observed
     def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         try:
             payload = payload_model.model_validate(event)

@@ -28,6 +28,7 @@ from claimcourt.models import (
     usage_from,
     utcnow,
 )
+from claimcourt.observability import count
 from claimcourt.settings import Settings
 from claimcourt.store.base import Store, claim_id_for, run_exists
 
@@ -63,6 +64,7 @@ def create_run(
     store.append_event(
         RunEvent(run_id=record.run_id, type="run.created", data={"claim": request.claim}), key="run.created"
     )
+    count("RunsStarted")
     return record
 
 
@@ -266,7 +268,9 @@ def announce_end(store: Store, run_id: str) -> None:
         data["error"] = record.error
     else:
         data["warnings"] = record.warnings
-    store.append_event(RunEvent(run_id=run_id, type=f"run.{record.status.value}", data=data), key="run.end")
+    end = RunEvent(run_id=run_id, type=f"run.{record.status.value}", data=data)
+    if store.append_event(end, key="run.end") is not None:  # counted once, however often announced
+        count(f"Runs{record.status.value.capitalize()}")
     # Every way a run ends comes here, so here its place under the concurrency cap is given back (the
     # sweeper catches a run whose process died before this line).
     store.release(run_id)

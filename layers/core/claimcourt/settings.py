@@ -63,6 +63,10 @@ class Settings(BaseSettings):
         default=60.0, description="Per request; × (retries + 1) × 2 stays inside the 900 s function timeout."
     )
 
+    # Observability (claimcourt.observability): on in the deployed template, off on the laptop.
+    tracing: bool = Field(default=False, description="Trace each invocation with X-Ray.")
+    metrics: bool = Field(default=False, description="Write business metrics (CloudWatch EMF) to stdout.")
+
     # Spend and size limits.
     budget_usd: float = Field(default=2.0, gt=0, description="Per-run spend cap.")
     web_search: bool = Field(default=True, description="Use Anthropic web search when a key is set.")

@@ -9,7 +9,6 @@ import threading
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from aws_lambda_powertools import Logger
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.event_handler.openapi.params import Header, Query
@@ -39,11 +38,11 @@ from claimcourt.models import (
     RunRequest,
     SourceTag,
 )
+from claimcourt.observability import logger, observed
 from claimcourt.runs import delete_tenant_run, run_usage, submit_run, tenant_run
 from claimcourt.watching.drift import create_monitor
 from claimcourt.wiring import Deps, build_idempotency, current_deps
 
-logger = Logger(service="claimcourt-api")
 PUBLIC = frozenset({"/health"})
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})  # the methods whose body a route reads
 IDEMPOTENCY_TTL_S = 24 * 3600
@@ -360,7 +359,7 @@ def _unreadable_body(event: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-@logger.inject_lambda_context(clear_state=True)  # logs the context, never the event (it holds the key)
+@observed  # logs the context, never the event (it holds the key)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     caller, refused = _admit(event)
     if refused is None:

@@ -5,18 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.data_classes import DynamoDBStreamEvent
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from claimcourt.api.socket import poster_of
 from claimcourt.delivery import notify
+from claimcourt.observability import logger, observed
 from claimcourt.wiring import current_deps
 
-logger = Logger(service="claimcourt-notify")
 
-
-@logger.inject_lambda_context(clear_state=True)
+@observed
 def handler(event: dict[str, Any], context: LambdaContext) -> None:
     """Post each run's new events to its followers. A failure raises, and the stream retries the batch."""
     stream = DynamoDBStreamEvent(event)

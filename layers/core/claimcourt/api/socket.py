@@ -18,7 +18,6 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, Literal
 
-from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.data_classes import APIGatewayWebSocketEvent
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -27,10 +26,10 @@ from claimcourt.access import authenticate, presented_key
 from claimcourt.delivery import Poster, deliver
 from claimcourt.errors import ConfigurationError, ConnectionGoneError, NotFoundError, UnauthorizedError
 from claimcourt.models import ConnectionRecord, first_problem, utcnow
+from claimcourt.observability import logger, observed
 from claimcourt.runs import tenant_run
 from claimcourt.wiring import Deps, current_deps
 
-logger = Logger(service="claimcourt-socket")
 # API Gateway closes a connection after 2 hours; its records live a little longer, then expire.
 KEEP_CONNECTION = timedelta(hours=2, minutes=5)
 
@@ -122,7 +121,7 @@ ROUTES: dict[str, Callable[[Deps, APIGatewayWebSocketEvent], Reply]] = {
 }
 
 
-@logger.inject_lambda_context(clear_state=True)  # never the event: a $connect event holds the key
+@observed  # never the event: a $connect event holds the key
 def handler(event: dict[str, Any], context: LambdaContext) -> Reply:
     request = APIGatewayWebSocketEvent(event)
     route = request.request_context.route_key

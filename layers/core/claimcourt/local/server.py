@@ -29,7 +29,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 from urllib.parse import unquote_plus
 
-from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from claimcourt import artifacts
@@ -37,6 +36,7 @@ from claimcourt.delivery import ENDS_A_RUN, notify
 from claimcourt.errors import ConnectionGoneError, NotFoundError
 from claimcourt.local.runtime import LocalRuntime, owner_gone
 from claimcourt.models import utcnow
+from claimcourt.observability import logger
 from claimcourt.runs import OWNER_GONE, SWEEP_GRACE_S, sweep
 from claimcourt.store.base import Store
 from claimcourt.wiring import Deps, use_deps
@@ -46,7 +46,6 @@ Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 SWEEP_EVERY_S = 5.0
 FEED_EVERY_S = 0.05  # a stream delivers within a fraction of a second too
-logger = Logger(service="claimcourt-local")
 
 
 class _LocalContext:

@@ -7,6 +7,7 @@ from typing import Any
 from claimcourt import artifacts
 from claimcourt.evidence.retrieve import retrieve
 from claimcourt.models import CallRecord, Directive, Stage
+from claimcourt.observability import count
 from claimcourt.reasoning.prices import WEB_SEARCH_USD_PER_REQUEST, cost_usd
 from claimcourt.stages.payloads import RoundPayload
 from claimcourt.wiring import Deps
@@ -35,6 +36,7 @@ def run(deps: Deps, p: RetrievePayload) -> dict[str, Any]:
         "cache_hit": cache_hit,
         "items": [e.model_dump(mode="json") for e in found],
     }
+    count("RetrievalCacheHits" if cache_hit else "RetrievalCacheMisses")
     if not cache_hit:  # a cached answer cost nothing this time
         _bill_search(deps, p)
     deps.store.put_artifact(p.run_id, artifacts.evidence_key(p.round, p.directive.sub_claim_id), doc)
