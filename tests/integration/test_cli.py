@@ -287,3 +287,35 @@ def test_backtest_prints_one_point_per_date_oldest_first_and_they_join_the_claim
     assert sorted(str(p.as_of_date) for p in points) == ["2005-06-01", "2015-01-01", "None"]
     bad = invoke(tmp_path, "backtest", claim, "--dates", "2015-01-01,2999-01-01")
     assert bad.exit_code == 2 and "2999-01-01" in bad.stderr
+
+
+def test_run_waits_for_a_free_slot_when_the_cost_guard_is_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given the one slot taken by a run of another process (claimcourt serve), freed two seconds later
+    import threading
+
+    from claimcourt.models import Lease, utcnow
+
+    monkeypatch.setenv("CLAIMCOURT_MAX_ACTIVE_RUNS", "1")
+    store = SqliteStore(tmp_path / "claimcourt.sqlite3")
+    store.admit(Lease(run_id="run_elsewhere", tenant_id="acme", since=utcnow()), max_active=1, hourly_limit=9)
+    threading.Timer(2.0, store.release, args=("run_elsewhere",)).start()
+    # When the CLI runs a claim
+    result = invoke(tmp_path, "run", "Arctic sea ice is declining", "--json")
+    # Then it said it was waiting, then ran once the slot was free, and gave the slot back
+    assert result.exit_code == 0, result.output
+    assert "waiting for a free slot" in result.stderr
+    assert json.loads(result.stdout)["status"] == "succeeded"
+    assert store.leases() == []
+
+
+def test_run_over_the_hourly_cap_stops_before_anything_is_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAIMCOURT_HOURLY_RUNS_PER_TENANT", "1")
+    assert invoke(tmp_path, "run", "Arctic sea ice is declining").exit_code == 0
+    result = invoke(tmp_path, "run", "Glaciers are retreating")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: cost guard:") and "nothing was started" in result.stderr
+    assert stored_runs(tmp_path) == 1
