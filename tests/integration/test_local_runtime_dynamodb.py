@@ -230,6 +230,7 @@ def _always_continue(task: Any) -> Any:
         dispute_sub_claim_id="sc1",
         next_query=f"sea level glaciers arctic ocean coral heatwaves round {task.inputs.round}",
         recommendation="continue",
+        provisional_score=50,
     )
 
 

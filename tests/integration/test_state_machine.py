@@ -40,6 +40,7 @@ def _always_continue(task: Any) -> ModeratorView:
         dispute_sub_claim_id="sc1",
         next_query=f"sea level evidence round {task.inputs.round}",
         recommendation="continue",
+        provisional_score=50,
     )
 
 
@@ -288,7 +289,8 @@ def test_high_effort_debate_stops_at_four_rounds(
     # and no moderator was asked about a round after which nothing could follow
     assert len(provider.calls_of("moderate")) == 3
     decisions = [d["action"] for d in store.find_artifacts(run.run_id, "decision/").values()]
-    assert decisions == ["continue", "continue", "continue"]
+    # and the round controller decided after every round, the last one included
+    assert decisions == ["continue", "continue", "continue", "stop_max_rounds"]
     # each later round retrieved the moderator's directive
     queries = [
         doc["query"]

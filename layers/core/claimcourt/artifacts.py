@@ -16,7 +16,8 @@ from claimcourt.models import (
     Decomposition,
     Evidence,
     Judgement,
-    ModeratorDecision,
+    ModeratorView,
+    RoundDecision,
     Side,
     Suitability,
 )
@@ -26,6 +27,7 @@ SUITABILITY = "suitability"
 DECOMPOSITION = "decomposition"
 OWNER = "owner"  # the local process executing the run: {host, pid}
 EVIDENCE_PREFIX, ARGUMENT_PREFIX, JUDGEMENT_PREFIX = "evidence/", "argument/", "judgement/"
+DECISION_PREFIX = "decision/"
 
 
 def evidence_key(round: int, sub_claim_id: str) -> str:
@@ -36,8 +38,12 @@ def argument_key(round: int, side: Side) -> str:
     return f"{ARGUMENT_PREFIX}r{round:02d}/{side}"
 
 
+def moderation_key(round: int) -> str:
+    return f"moderation/r{round:02d}"
+
+
 def decision_key(round: int) -> str:
-    return f"decision/r{round:02d}"
+    return f"{DECISION_PREFIX}r{round:02d}"
 
 
 def judgement_key(sample: int) -> str:
@@ -85,12 +91,27 @@ def argument_of(store: Store, run_id: str, round: int, side: Side) -> Argument |
         return None
 
 
+def moderation_of(store: Store, run_id: str, round: int) -> tuple[bool, ModeratorView | None]:
+    """(whether the moderator was asked after this round, its view: None if it refused)."""
+    try:
+        doc = store.get_artifact(run_id, moderation_key(round))
+    except NotFoundError:
+        return False, None
+    return True, ModeratorView.model_validate(doc["view"]) if doc["view"] is not None else None
+
+
+def decisions_of(store: Store, run_id: str) -> list[RoundDecision]:
+    """The round controller's decisions, round by round."""
+    docs = sorted(store.find_artifacts(run_id, DECISION_PREFIX).items())
+    return [RoundDecision.model_validate(doc) for _, doc in docs]
+
+
 def persona_for(store: Store, run_id: str, round: int) -> int:
-    """The debaters' persona this round: what the previous round's moderator decided (0 at first)."""
+    """The debaters' persona this round: what the previous round's decision said (0 at first)."""
     if round <= 1:
         return 0
     try:
-        return ModeratorDecision.model_validate(store.get_artifact(run_id, decision_key(round - 1))).persona
+        return RoundDecision.model_validate(store.get_artifact(run_id, decision_key(round - 1))).persona
     except NotFoundError:
         return 0
 

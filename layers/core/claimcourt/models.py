@@ -62,6 +62,7 @@ class Stage(StrEnum):
     RETRIEVE = "retrieve"
     ARGUE = "argue"
     MODERATE = "moderate"
+    CONTROL = "control"  # the round controller: what follows a round
     ADJUDICATE = "adjudicate"
     SCORE = "score"
     FINISH = "finish"  # the ends that are not a score: stopped by suitability, or failed
@@ -296,34 +297,76 @@ class Argument(Strict):
         return round(sum(p.implied_score for p in self.points) / len(self.points))
 
 
-class ModeratorAction(StrEnum):
+class RoundAction(StrEnum):
+    """What the round controller decides after a round: the only five outcomes."""
+
     CONTINUE = "continue"
     STOP_CONVERGED = "stop_converged"
-    ESCALATE = "escalate"
+    ESCALATE_NEW_PERSONA = "escalate_new_persona"
     STOP_MAX_ROUNDS = "stop_max_rounds"
     STOP_SAFETY = "stop_safety"
 
+    @classmethod
+    def _missing_(cls, value: object) -> RoundAction | None:
+        return cls.ESCALATE_NEW_PERSONA if value == "escalate" else None  # its name before the controller
+
     @property
     def another_round(self) -> bool:
-        return self in (ModeratorAction.CONTINUE, ModeratorAction.ESCALATE)
+        return self in (RoundAction.CONTINUE, RoundAction.ESCALATE_NEW_PERSONA)
+
+
+RoundsMode = Literal["off", "shadow", "on"]
 
 
 class ModeratorView(Strict):
-    """The moderator's reading of one round (the LLM's part of the decision)."""
+    """The moderator's reading of one round (the LLM's part of the round controller's signals)."""
 
     decisive_dispute: str
     dispute_sub_claim_id: str
     next_query: str = Field(min_length=2, max_length=300)
     recommendation: Literal["continue", "converged", "escalate", "safety"]
+    provisional_score: Score = Field(
+        description="The moderator's current probability, 0–100, that the claim is true given the pool."
+    )
     rationale: str = ""
 
 
-class ModeratorDecision(Strict):
+class RoundSignals(Strict):
+    """What the round controller measured after a round (None where there is nothing to compare)."""
+
+    similarity_for: float | None = Field(
+        default=None, description="The case-for's argument vs its previous round: cosine, 0–1."
+    )
+    similarity_against: float | None = None
+    score_shift: float | None = Field(
+        default=None, description="Mean change of the sides' implied sub-claim scores since the last round."
+    )
+    score_gap: float = Field(default=0.0, description="Mean distance between the sides' implied scores.")
+    provisional_score: int | None = None
+    provisional_shift: int | None = Field(
+        default=None, description="Change of the moderator's provisional score since the last round."
+    )
+    new_evidence: int = Field(default=0, description="Evidence ids cited this round that no round cited.")
+    new_points: int = Field(default=0, description="Points unlike any made before (both sides).")
+    moderator: Literal["continue", "converged", "escalate", "safety", "refused", "not asked"] = "not asked"
+
+
+class RoundDecision(Strict):
+    """The round controller's decision after one round, as persisted (decision/rNN) and served."""
+
     round: int
-    action: ModeratorAction
-    decisive_dispute: str
+    action: RoundAction = Field(description="What the run did.")
+    rule: str = Field(default="", description="The rule that decided it.")
+    mode: RoundsMode = "on"
+    controller_action: RoundAction | None = Field(
+        default=None, description="What the controller decided; in shadow mode it may differ from action."
+    )
+    controller_rule: str = ""
+    signals: RoundSignals | None = None
+    decisive_dispute: str = ""
     directives: list[Directive] = Field(default_factory=list)
-    persona: int = 0
+    persona: int = Field(default=0, description="The debaters' persona next round (an index of PERSONAS).")
+    persona_name: str = ""
     rationale: str = ""
 
 
@@ -470,6 +513,21 @@ def usage_from(calls: Iterable[CallRecord], cache_hits: int, cache_misses: int) 
     )
 
 
+class RoundControl(Strict):
+    """A run's rounds against the round controller's decisions: in shadow mode, what steering would
+    have saved (it wanted to stop earlier) or added (it wanted to go on after the last fixed round)."""
+
+    mode: RoundsMode
+    rounds: int
+    controller_stop_round: int | None = Field(
+        default=None, description="The round after which the controller decided to stop (None: it never did)."
+    )
+    would_save_rounds: int = 0
+    would_save_usd: float = Field(default=0.0, description="What the rounds after that stop cost.")
+    would_save_calls: int = 0
+    would_continue: bool = Field(default=False, description="The controller wanted more rounds than ran.")
+
+
 class Adjustment(Strict):
     """One thing the score stage did to the judge's numbers, and why (docs/scoring.md)."""
 
@@ -506,6 +564,9 @@ class Result(Strict):
         default_factory=list, description="Roles whose calls ran at the model's natural temperature."
     )
     rounds: int
+    round_control: RoundControl | None = Field(
+        default=None, description="What the round controller did, or in shadow mode would have done."
+    )
     sub_claims: list[SubClaimResult]
     decisive_source: SourceRef | None = None
     what_would_change: list[str]

@@ -16,7 +16,7 @@ from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePer
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import BaseModel, Field
 
-from claimcourt import __version__
+from claimcourt import __version__, artifacts
 from claimcourt.access import authenticate, presented_key
 from claimcourt.api.problems import from_error, problem, problem_reply
 from claimcourt.errors import (
@@ -32,6 +32,7 @@ from claimcourt.models import (
     DriftPoint,
     Monitor,
     MonitorRequest,
+    RoundDecision,
     RunEvent,
     RunOutput,
     RunRecord,
@@ -72,6 +73,11 @@ class RunList(BaseModel):
 class EventList(BaseModel):
     run_id: str
     events: list[RunEvent]
+
+
+class RoundDecisionList(BaseModel):
+    run_id: str
+    decisions: list[RoundDecision]
 
 
 class ClaimList(BaseModel):
@@ -197,6 +203,14 @@ def build_app() -> APIGatewayHttpResolver:
         store = _deps().store
         tenant_run(store, tenant(), run_id)
         return EventList(run_id=run_id, events=store.list_events(run_id, after_seq=min(after, LAST_SEQ)))
+
+    @app.get("/runs/<run_id>/round_decisions")
+    def get_round_decisions(run_id: str) -> RoundDecisionList:
+        """The round controller's decision after each round: the action, the rule that fired, the
+        signals it measured, the persona; in shadow mode, what it would have done beside."""
+        store = _deps().store
+        tenant_run(store, tenant(), run_id)
+        return RoundDecisionList(run_id=run_id, decisions=artifacts.decisions_of(store, run_id))
 
     @app.get("/claims")
     def list_claims(limit: Annotated[int, Query(ge=1, le=200)] = 50) -> ClaimList:

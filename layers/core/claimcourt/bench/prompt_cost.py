@@ -102,7 +102,7 @@ def measure(claim: str, model: str) -> None:
         total_in = sum(sum(v) for v in provider.input_tokens.values())
         print(
             f"effort {effort}: {profile.max_sub_claims} sub-claims, {profile.evidence_per_query} passages a "
-            f"query, max {profile.max_rounds} rounds, {profile.self_consistency_samples} samples"
+            f"query, {profile.rounds} rounds, {profile.self_consistency_samples} samples"
         )
         print(f"  {'task kind':16} {'calls':>5} {'mean in':>8} {'total in':>9}")
         for kind, sizes in provider.input_tokens.items():

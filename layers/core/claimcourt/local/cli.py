@@ -18,10 +18,11 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
+from claimcourt import artifacts
 from claimcourt.errors import ConfigurationError, InvalidRequestError, NotFoundError, RateLimitedError
 from claimcourt.execution import Executor
 from claimcourt.local.cloud import EXECUTION_CHECK_S, FOLLOW_POLL_S, Stack, load_stack
-from claimcourt.local.render import ProgressView, render_record, render_runs
+from claimcourt.local.render import ProgressView, render_decisions, render_record, render_runs
 from claimcourt.models import (
     LOCAL_TENANT,
     RunOutput,
@@ -235,19 +236,28 @@ def runs(limit: int, as_json: bool, tenant: str, data_dir: Path | None, stack: s
 @main.command()
 @click.argument("run_id")
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON, as `run --json` does.")
+@click.option("--rounds", is_flag=True, help="Show the round controller's decision after each round instead.")
 @click.option(
     "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose run: the CLI's own are 'local'."
 )
 @data_dir_option
 @stack_option
-def show(run_id: str, as_json: bool, tenant: str, data_dir: Path | None, stack: str | None) -> None:
+def show(
+    run_id: str, as_json: bool, rounds: bool, tenant: str, data_dir: Path | None, stack: str | None
+) -> None:
     """Show one run of a tenant (not a deleted one): its verdict, or why it failed."""
     store = _store(data_dir, stack)
     try:
         record = tenant_run(store, tenant, run_id)
     except NotFoundError:
         _fail(f"run_id: no run {run_id} for tenant {tenant}", EXIT_BAD_INPUT)
-    if as_json:
+    if rounds:
+        decisions = artifacts.decisions_of(store, run_id)
+        if as_json:
+            click.echo(json.dumps([d.model_dump(mode="json") for d in decisions], indent=2))
+        else:
+            render_decisions(out, decisions)
+    elif as_json:
         click.echo(_as_json(store, record))
     else:
         render_record(out, record)

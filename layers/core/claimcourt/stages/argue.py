@@ -29,7 +29,7 @@ def run(deps: Deps, p: ArguePayload) -> dict[str, Any]:
         context=request.context,
         side=p.side,
         round=p.round,
-        max_rounds=deps.settings.effort(request.effort).max_rounds,
+        max_rounds=deps.settings.round_limit(request.effort),
         persona=artifacts.persona_for(deps.store, p.run_id, p.round),
         sub_claims=artifacts.decomposition_of(deps.store, p.run_id).sub_claims,
         evidence=pool,

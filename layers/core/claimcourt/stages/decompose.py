@@ -31,6 +31,6 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         "directives": directives,
         "sub_claims": len(directives),
         # What the state machine needs to run the rest: when to stop, and which judgements to ask for.
-        "max_rounds": profile.max_rounds,
+        "max_rounds": deps.settings.round_limit(request.effort),
         "samples": list(range(profile.self_consistency_samples + 1)),
     }

@@ -1,5 +1,6 @@
-"""Stage 5: name the decisive dispute, aim the next retrieval, decide whether to go on (not asked
-after the last round: nothing could follow)."""
+"""Stage 5: the moderator names the decisive dispute, aims the next retrieval and recommends (not
+asked after the last round: nothing could follow). The round controller (stages/control.py) then
+decides, from this and what it measures."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from claimcourt.debate.moderate import moderate
 from claimcourt.errors import NotFoundError
 from claimcourt.models import ModerateInput, Stage
 from claimcourt.reasoning.base import CallContext
-from claimcourt.settings import MIN_ROUNDS
 from claimcourt.stages.payloads import RoundPayload
 from claimcourt.wiring import Deps
 
@@ -24,12 +24,11 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
     if case_for is None or case_against is None:
         raise NotFoundError(f"run {p.run_id} round {p.round} is missing an argument")
     retrievals = artifacts.retrievals_of(deps.store, p.run_id)
-    max_rounds = deps.settings.effort(request.effort).max_rounds
-    decision = moderate(
+    view = moderate(
         ModerateInput(
             claim=request.claim,
             round=p.round,
-            max_rounds=max_rounds,
+            max_rounds=deps.settings.round_limit(request.effort),
             evidence_source=deps.evidence.name,
             sub_claims=artifacts.decomposition_of(deps.store, p.run_id).sub_claims,
             case_for=case_for,
@@ -39,14 +38,7 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
         ),
         deps.reasoner,
         CallContext(p.run_id, STAGE, p.round),
-        min_rounds=MIN_ROUNDS,
-        max_rounds=max_rounds,
-        persona=artifacts.persona_for(deps.store, p.run_id, p.round),
     )
-    deps.store.put_artifact(p.run_id, artifacts.decision_key(p.round), decision.model_dump(mode="json"))
-    return {
-        "action": decision.action.value,
-        "another_round": decision.action.another_round,
-        "next_round": p.round + 1,
-        "directives": [d.model_dump() for d in decision.directives],
-    }
+    doc = {"view": view.model_dump(mode="json") if view is not None else None}
+    deps.store.put_artifact(p.run_id, artifacts.moderation_key(p.round), doc)
+    return {"recommendation": view.recommendation if view is not None else "refused"}

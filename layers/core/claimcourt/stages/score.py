@@ -7,6 +7,7 @@ from typing import Any
 
 from claimcourt import artifacts
 from claimcourt.adjudication.score import compose_result
+from claimcourt.debate.control import summarize
 from claimcourt.models import RunEvent, RunStatus, Stage, usage_from
 from claimcourt.settings import ROLES, SAMPLED_ROLES
 from claimcourt.stages.payloads import Payload
@@ -21,6 +22,7 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
     judgements, mapping = artifacts.judgements_of(deps.store, p.run_id)
     retrievals = artifacts.retrievals_of(deps.store, p.run_id)
     hits = sum(1 for doc in retrievals.values() if doc["cache_hit"])
+    calls = deps.store.run_calls(p.run_id)
     result = compose_result(
         run_id=p.run_id,
         request=record.request,
@@ -28,12 +30,15 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         arguments=artifacts.arguments_of(deps.store, p.run_id),
         judgements=judgements,
         evidence=artifacts.evidence_pool(retrievals, record.request.context),
-        usage=usage_from(deps.store.run_calls(p.run_id), hits, len(retrievals) - hits),
+        usage=usage_from(calls, hits, len(retrievals) - hits),
         warnings=artifacts.suitability_of(deps.store, p.run_id).warnings,
         reasoner=deps.reasoner.label(ROLES),
         models=deps.reasoner.models(ROLES),
         sides=mapping,
         natural_temperature=deps.reasoner.natural_temperature(ROLES, SAMPLED_ROLES),
+    )
+    result = result.model_copy(
+        update={"round_control": summarize(artifacts.decisions_of(deps.store, p.run_id), calls)}
     )
     # A run that had already ended (failed meanwhile) keeps its status: report that one.
     finished = deps.store.finish_run(p.run_id, result)
