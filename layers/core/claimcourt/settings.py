@@ -81,6 +81,13 @@ class Settings(BaseSettings):
         default=None, ge=MIN_ROUNDS, le=20, description="Caps the controller's rounds (None: the effort's)."
     )
 
+    # Judging: with self-consistency samples, one more judgement when they disagree by more than
+    # this many points and the pool holds contrarian evidence.
+    redeliberation: bool = Field(default=True, description="Allow one re-deliberation per run.")
+    redeliberate_spread: int = Field(
+        default=20, ge=1, le=100, description="Samples' spread that triggers it."
+    )
+
     # Spend and size limits.
     budget_usd: float = Field(default=2.0, gt=0, description="Per-run spend cap.")
     web_search: bool = Field(default=True, description="Use Anthropic web search when a key is set.")
