@@ -44,3 +44,11 @@ def test_no_re_deliberation_without_contrarian_evidence_with_a_small_spread_or_w
 def test_one_judgement_has_nothing_to_compare() -> None:
     r = decide({0: 55}, total=1)
     assert (r.more_samples, r.reconsider, r.spread) == ([], None, None)
+
+
+def test_the_judge_samples_setting_overrides_the_effort() -> None:
+    from claimcourt.settings import Settings
+
+    assert (Settings().judgements("standard"), Settings().judgements("high")) == (1, 4)
+    assert Settings(judge_samples=1).judgements("standard") == 2
+    assert Settings(judge_samples=0).judgements("high") == 1

@@ -34,5 +34,5 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         # What the state machine needs to run the rest: when to stop, and which judgements to ask for.
         "max_rounds": deps.settings.round_limit(request.effort),
         # The judge's first samples; the review stage asks for the rest when these disagree.
-        "samples": first_batch(profile.self_consistency_samples + 1),
+        "samples": first_batch(deps.settings.judgements(request.effort)),
     }

@@ -22,7 +22,7 @@ class ReviewPayload(Payload):
 
 def run(deps: Deps, p: ReviewPayload) -> dict[str, Any]:
     request = deps.store.get_run(p.run_id).request
-    total = deps.settings.effort(request.effort).self_consistency_samples + 1
+    total = deps.settings.judgements(request.effort)
     asked = deps.store.find_artifacts(p.run_id, artifacts.JUDGEMENT_PREFIX)
     scores = {
         int(key.rsplit("/s", 1)[1]): (doc["judgement"] or {}).get("overall_score")
