@@ -28,6 +28,7 @@ from claimcourt.errors import (
     NotFoundError,
     UnauthorizedError,
 )
+from claimcourt.exports import MEDIA_TYPES, export
 from claimcourt.models import (
     ClaimRecord,
     DriftPoint,
@@ -229,6 +230,21 @@ def build_app() -> APIGatewayHttpResolver:
         if key is not None:
             citations = [c for c in citations if c.key == canonical_key(key)]
         return Ledger(run_id=run_id, citations=citations)
+
+    @app.get(
+        "/runs/<run_id>/artifacts/<name>",
+        responses={200: {"description": "transcript_full.md, citation_ledger.json, debate_logic_map.json "
+                         "or score_trajectory.csv"}},
+    )  # fmt: skip
+    def get_artifact(run_id: str, name: str) -> Response[str]:
+        """One of the run's four artifacts, as a file: the transcript, the citation ledger, the
+        debate's logic map, the score trajectory."""
+        store = _deps().store
+        tenant_run(store, tenant(), run_id)
+        if name not in MEDIA_TYPES:
+            raise NotFoundError(f"no artifact {name}: one of {', '.join(MEDIA_TYPES)}")
+        headers = {"Content-Disposition": f'attachment; filename="{run_id}-{name}"'}
+        return Response(200, MEDIA_TYPES[name], export(store, run_id, name), headers=headers)
 
     @app.get("/claims")
     def list_claims(limit: Annotated[int, Query(ge=1, le=200)] = 50) -> ClaimList:

@@ -263,6 +263,38 @@ def show(
         render_record(out, record)
 
 
+@main.command(name="export")
+@click.argument("run_id")
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Where to write the four files.",
+)
+@click.option(
+    "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose run: the CLI's own are 'local'."
+)
+@data_dir_option
+@stack_option
+def export_run(run_id: str, directory: Path, tenant: str, data_dir: Path | None, stack: str | None) -> None:
+    """Write RUN's four artifacts: transcript_full.md, citation_ledger.json, debate_logic_map.json,
+    score_trajectory.csv (named <run>-<artifact>)."""
+    from claimcourt.exports import MEDIA_TYPES, export
+
+    store = _store(data_dir, stack)
+    try:
+        tenant_run(store, tenant, run_id)
+    except NotFoundError:
+        _fail(f"run_id: no run {run_id} for tenant {tenant}", EXIT_BAD_INPUT)
+    directory.mkdir(parents=True, exist_ok=True)
+    for name in MEDIA_TYPES:
+        path = directory / f"{run_id}-{name}"
+        path.write_text(export(store, run_id, name), encoding="utf-8")
+        click.echo(str(path))
+
+
 @main.command()
 @click.option(
     "--host", default="127.0.0.1", show_default=True, help="Loopback by default: nothing is exposed."
