@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -164,3 +167,30 @@ def test_backtest_prints_one_point_per_date_oldest_first_and_they_join_the_claim
     assert sorted(str(p.as_of_date) for p in points) == ["2005-06-01", "2015-01-01", "None"]
     bad = invoke(tmp_path, "backtest", claim, "--dates", "2015-01-01,2999-01-01")
     assert bad.exit_code == 2 and "2999-01-01" in bad.stderr
+
+
+def _console_script(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`claimcourt …` as installed: the `entry` point, in a process of its own (it ends with os._exit)."""
+    command = [sys.executable, "-c", "from claimcourt.local.cli import entry; entry()", *args]
+    env = {**os.environ, "CLAIMCOURT_DATA_DIR": str(data_dir)}
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False, env=env)
+
+
+def test_the_console_script_leaves_fast_with_its_output_whole_its_status_and_its_store_closed(
+    tmp_path: Path,
+) -> None:
+    done = _console_script(tmp_path, "run", "Arctic sea ice has declined since 1979", "--json")
+    assert done.returncode == 0, done.stderr
+    body = json.loads(done.stdout)  # the whole JSON, flushed before the process left
+    assert body["status"] == "succeeded"
+    assert "round 2" in done.stderr
+    # The store was closed (its write-ahead log checkpointed into the file), as a normal exit does.
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("claimcourt")) == [
+        "claimcourt.sqlite3"
+    ]
+    assert stored_runs(tmp_path) == 1
+    assert _console_script(tmp_path, "run", "This statement is false").returncode == 3
+    bad = _console_script(tmp_path, "run", "")
+    assert bad.returncode == 2 and "error:" in bad.stderr
+    assert _console_script(tmp_path, "--help").returncode == 0
+    assert _console_script(tmp_path, "no-such-command").returncode == 2  # click's usage error
