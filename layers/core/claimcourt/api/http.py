@@ -7,13 +7,12 @@ from __future__ import annotations
 import base64
 import threading
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.event_handler.openapi.params import Header, Query
-from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import BaseModel, Field
 
@@ -42,6 +41,10 @@ from claimcourt.monitors import create_monitor
 from claimcourt.pipeline import Deps
 from claimcourt.runs import delete_tenant_run, run_usage, submit_run, tenant_run
 from claimcourt.wiring import build_idempotency, current_deps
+
+# Powertools idempotency imports boto3 (80 ms): only a POST with an Idempotency-Key needs it.
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 
 logger = Logger(service="claimcourt-api")
 PUBLIC = frozenset({"/health"})
