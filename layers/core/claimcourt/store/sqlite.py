@@ -59,7 +59,8 @@ CREATE TABLE IF NOT EXISTS runs (
     deleted_at TEXT, listing_key TEXT NOT NULL, record TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS runs_listed ON runs (tenant_id, listing_key) WHERE deleted_at IS NULL;
-CREATE INDEX IF NOT EXISTS runs_by_source ON runs (tenant_id, source_tag, listing_key) WHERE deleted_at IS NULL;
+CREATE INDEX IF NOT EXISTS runs_by_source ON runs (tenant_id, source_tag, listing_key)
+    WHERE deleted_at IS NULL;
 CREATE TABLE IF NOT EXISTS events (
     run_id TEXT NOT NULL, seq INTEGER NOT NULL, key TEXT NOT NULL, body TEXT NOT NULL,
     PRIMARY KEY (run_id, seq), UNIQUE (run_id, key)
