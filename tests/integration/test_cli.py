@@ -170,8 +170,9 @@ def test_backtest_prints_one_point_per_date_oldest_first_and_they_join_the_claim
 
 
 def _console_script(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """`claimcourt …` as installed: the `entry` point, in a process of its own (it ends with os._exit)."""
-    command = [sys.executable, "-c", "from claimcourt.local.cli import entry; entry()", *args]
+    """`claimcourt …` as installed (pyproject's console script), in a process of its own: it ends with
+    os._exit."""
+    command = [sys.executable, "-c", "from claimcourt.local.console import main; main()", *args]
     env = {**os.environ, "CLAIMCOURT_DATA_DIR": str(data_dir)}
     return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False, env=env)
 
@@ -194,3 +195,29 @@ def test_the_console_script_leaves_fast_with_its_output_whole_its_status_and_its
     assert bad.returncode == 2 and "error:" in bad.stderr
     assert _console_script(tmp_path, "--help").returncode == 0
     assert _console_script(tmp_path, "no-such-command").returncode == 2  # click's usage error
+
+
+START_UP_WITHOUT_THE_COLLECTOR = """
+import gc, json, tempfile
+from pathlib import Path
+from claimcourt.local import console
+console.resume_collector()  # nothing was paused: nothing changes
+state = [gc.isenabled(), gc.get_freeze_count()]
+console.pause_collector()
+state += [gc.isenabled()]
+from claimcourt.local.runtime import LocalRuntime
+from claimcourt.settings import Settings
+from claimcourt.wiring import build_deps
+with tempfile.TemporaryDirectory() as data_dir:
+    with LocalRuntime(build_deps(Settings(data_dir=Path(data_dir), provider="offline"))):
+        state += [gc.isenabled(), gc.get_freeze_count() > 100_000]
+print(json.dumps(state))
+"""
+
+
+def test_the_console_script_starts_without_the_collector_and_the_runtime_resumes_it_frozen() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", START_UP_WITHOUT_THE_COLLECTOR], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == [True, 0, False, True, True]

@@ -152,10 +152,11 @@ def _moto_hooks() -> dict[str, object]:
     from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
     from moto.stepfunctions.parser.asl.eval import states
     from moto.stepfunctions.parser.asl.utils import json_path
+    from moto.stepfunctions.parser.backend.execution import BaseExecutionWorkerCommunication
     from moto.stepfunctions.parser.backend.execution_worker import ExecutionWorker
 
     modules = [lambda_eval_utils, ExecutionWorker, result_path, string_expression, states, json_path]
-    modules.append(parser_models)
+    modules += [parser_models, BaseExecutionWorkerCommunication]
     return {f"{m.__name__}.{k}": v for m in modules for k, v in vars(m).items()}
 
 
@@ -262,6 +263,30 @@ def test_each_definition_is_parsed_once_for_its_creation_and_all_its_executions(
         with pytest.raises(ClientError, match="definition"):
             sfn.create_state_machine(name="bad", definition='{"StartAt": "Nowhere"}', roleArn=role)
     assert PARSED.parses - before == 2  # the good one once, the bad one once
+
+
+@pytest.mark.timeout(60)
+def test_a_follower_is_told_the_moment_its_execution_has_ended(
+    stub: Template, dispatcher: LambdaDispatcher
+) -> None:
+    import boto3
+    from moto import mock_aws
+
+    from claimcourt.local.dispatch import ENDS
+
+    with mock_aws(config={"stepfunctions": {"execute_state_machine": True}}), dispatcher.installed():
+        sfn = boto3.client("stepfunctions", region_name=REGION)
+        arn = sfn.create_state_machine(
+            name="ends", definition=stub.render("StubMachine"), roleArn=f"arn:aws:iam::{ACCOUNT}:role/stub"
+        )["stateMachineArn"]
+        execution_arn = arn.replace(":stateMachine:", ":execution:") + ":told"
+        ended = ENDS.follow(execution_arn)
+        sfn.start_execution(stateMachineArn=arn, name="told", input=json.dumps({"msg": "hi"}))
+        assert ended.wait(30)
+        # moto had recorded the end before it told: the status is final at once.
+        assert sfn.describe_execution(executionArn=execution_arn)["status"] == "SUCCEEDED"
+        ENDS.unfollow(execution_arn)
+        assert execution_arn not in ENDS._followed
 
 
 # A debate in a fresh interpreter, so that no other test's imports are in its sys.modules.

@@ -56,7 +56,7 @@ def _cli() -> list[str]:
     script = Path(sys.executable).parent / "claimcourt"
     if script.is_file():
         return [str(script)]
-    return [sys.executable, "-c", "from claimcourt.local.cli import entry; entry()"]
+    return [sys.executable, "-c", "from claimcourt.local.console import main; main()"]
 
 
 def _children_cpu_s() -> float:

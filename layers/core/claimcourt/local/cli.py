@@ -2,7 +2,8 @@
 
 Progress goes to stderr and the verdict (or --json) to stdout, so `claimcourt run … --json | jq` works.
 Exit status: 0 succeeded, 1 failed, 2 bad input (nothing stored), 3 stopped by the suitability check.
-The console script is `entry`, which leaves without the interpreter's teardown; tests call `main`.
+The console script (console.main) runs `entry`, which leaves without the interpreter's teardown;
+tests call `main`.
 """
 
 from __future__ import annotations

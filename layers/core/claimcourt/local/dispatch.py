@@ -1,8 +1,8 @@
 """The one place the local runtime reaches into moto (pinned exactly; tests/integration/test_dispatch.py
 guards every seam): Lambda Task states are dispatched in-process to the handlers template.yaml names,
 each state machine definition is parsed once per process rather than at its creation and at every
-execution, and moto's Batch integration (which imports moto.ec2, about 1 s) is loaded only if a
-state machine has a Batch task.
+execution, an execution's end is announced to whoever follows it (no polling), and moto's Batch
+integration (which imports moto.ec2, about 1 s) is loaded only if a state machine has a Batch task.
 
 moto's Step Functions interpreter (moto is pinned exactly) sends every `arn:aws:states:::lambda:invoke`
 task through `lambda_eval_utils._invoke_lambda_function`. Replacing that one function, rather than
@@ -103,16 +103,26 @@ class LambdaDispatcher:
         from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
         from moto.stepfunctions.parser.asl.eval import states
         from moto.stepfunctions.parser.asl.utils import json_path
+        from moto.stepfunctions.parser.backend.execution import BaseExecutionWorkerCommunication
         from moto.stepfunctions.parser.backend.execution_worker import ExecutionWorker
 
         def entrypoint(worker: ExecutionWorker) -> Any:  # a plain function, so it binds as a method
             return PARSED.entrypoint(worker)
+
+        reflect_end = BaseExecutionWorkerCommunication.terminated
+
+        def terminated(communication: BaseExecutionWorkerCommunication) -> None:
+            try:
+                reflect_end(communication)  # moto records the status, output, error
+            finally:
+                ENDS.ended(communication.execution.exec_arn)
 
         with (
             mock.patch.object(lambda_eval_utils, "_invoke_lambda_function", self.invoke),
             mock.patch.object(ExecutionWorker, "_get_evaluation_entrypoint", entrypoint),
             # create_state_machine validates by parsing too: the same parse serves the first execution.
             mock.patch.object(parser_models, "AmazonStateLanguageParser", _OneParse),
+            mock.patch.object(BaseExecutionWorkerCommunication, "terminated", terminated),
             # moto builds a new PLY parser for every JSONPath at every state (about 0.8 ms each, 70 a
             # run: the largest CPU cost of a local run, so of 20 runs at once on one GIL). A parsed
             # path is only read, never changed, so one per path text serves every execution.
@@ -124,6 +134,30 @@ class LambdaDispatcher:
             mock.patch.object(string_expression, "copy", JsonCopy),
         ):
             yield self
+
+
+class ExecutionEnds:
+    """Followers of executions, told the moment moto has recorded an execution's end (its worker's
+    `terminated`, in the execution's own thread), so that none polls for it."""
+
+    def __init__(self) -> None:
+        self._followed: dict[str, threading.Event] = {}
+        self._lock = threading.Lock()
+
+    def follow(self, execution_arn: str) -> threading.Event:
+        """Set once the execution ends from now on: whoever follows checks once whether it already had."""
+        with self._lock:
+            return self._followed.setdefault(execution_arn, threading.Event())
+
+    def unfollow(self, execution_arn: str) -> None:
+        with self._lock:
+            self._followed.pop(execution_arn, None)
+
+    def ended(self, execution_arn: str) -> None:
+        with self._lock:
+            event = self._followed.get(execution_arn)
+        if event is not None:
+            event.set()
 
 
 class JsonCopy:
@@ -241,3 +275,4 @@ def _error(error_type: str, message: str) -> dict[str, Any]:
 
 # Process-wide: keyed by the definition's text, so runtimes in one process share the parse.
 PARSED = ParsedDefinitions()
+ENDS = ExecutionEnds()

@@ -14,15 +14,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from claimcourt.local.dispatch import LambdaDispatcher, load_handlers
+from claimcourt.local.console import resume_collector
+from claimcourt.local.dispatch import ENDS, LambdaDispatcher, load_handlers
 from claimcourt.local.template import ACCOUNT, REGION, load_template, project_root
 from claimcourt.models import RunStatus
 from claimcourt.pipeline import Deps, announce_end
 from claimcourt.wiring import use_deps
 
 STATE_MACHINE = "DebateStateMachine"
-POLL_S = 0.01
-REMOTE_POLL_S = 0.1  # a remote store is asked ten times a second, not a hundred
+TICK_S = 0.01  # how often on_tick is called (the progress view reads the run's new events)
+REMOTE_TICK_S = 0.1  # a remote store is asked ten times a second, not a hundred
 DESCRIBE_EVERY_S = 0.5
 
 
@@ -95,6 +96,7 @@ class LocalRuntime:
             roleArn=f"arn:aws:iam::{ACCOUNT}:role/claimcourt-local",
             type="STANDARD",
         )["stateMachineArn"]
+        resume_collector()  # the console script's start-up is over (see console.py)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -127,21 +129,25 @@ class LocalRuntime:
         timeout_s: float | None = None,
         on_tick: Callable[[], None] | None = None,
     ) -> dict[str, Any]:
-        """Until the execution ends. The run's record says first (a SELECT, microseconds); moto's
-        describe_execution costs milliseconds of CPU that the handler threads would feel, so it is
-        asked only once the record has ended, or every half second in case the execution died."""
+        """Until the execution ends: moto announces it (dispatch.ENDS), so this returns the moment it
+        does. It is also described every half second, in case its thread died without announcing."""
         deadline = time.monotonic() + (timeout_s or self.deps.settings.run_timeout_s)
-        next_describe = time.monotonic() + DESCRIBE_EVERY_S
-        while time.monotonic() < deadline:
-            if on_tick is not None:
-                on_tick()
-            now = time.monotonic()
-            if self.deps.store.get_run(run_id).status.terminal or now >= next_describe:
-                described: dict[str, Any] = self._sfn.describe_execution(executionArn=execution_arn)
-                if described["status"] != "RUNNING":
-                    return described
-                next_describe = now + DESCRIBE_EVERY_S
-            time.sleep(POLL_S if self.deps.settings.store == "sqlite" else REMOTE_POLL_S)
+        ended = ENDS.follow(execution_arn)
+        tick = TICK_S if self.deps.settings.store == "sqlite" else REMOTE_TICK_S
+        next_describe = time.monotonic()  # at once: it may have ended before it was followed
+        try:
+            while time.monotonic() < deadline:
+                if on_tick is not None:
+                    on_tick()
+                now = time.monotonic()
+                if ended.is_set() or now >= next_describe:
+                    described: dict[str, Any] = self._sfn.describe_execution(executionArn=execution_arn)
+                    if described["status"] != "RUNNING":
+                        return described
+                    next_describe = now + DESCRIBE_EVERY_S
+                ended.wait(tick if on_tick is not None else max(0.0, next_describe - time.monotonic()))
+        finally:
+            ENDS.unfollow(execution_arn)
         self._sfn.stop_execution(executionArn=execution_arn, error="Timeout", cause="local wait timed out")
         return dict(self._sfn.describe_execution(executionArn=execution_arn))
 
