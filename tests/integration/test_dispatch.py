@@ -289,6 +289,30 @@ def test_a_follower_is_told_the_moment_its_execution_has_ended(
         assert execution_arn not in ENDS._followed
 
 
+@pytest.mark.timeout(60)
+def test_moto_forgets_its_finished_threads_at_each_execution_end(
+    stub: Template, dispatcher: LambdaDispatcher
+) -> None:
+    import boto3
+    from moto import mock_aws
+    from moto.stepfunctions.parser.utils import TMP_THREADS
+
+    with mock_aws(config={"stepfunctions": {"execute_state_machine": True}}), dispatcher.installed():
+        sfn = boto3.client("stepfunctions", region_name=REGION)
+        arn = sfn.create_state_machine(
+            name="threads", definition=stub.render("StubMachine"), roleArn=f"arn:aws:iam::{ACCOUNT}:role/stub"
+        )["stateMachineArn"]
+        for n in range(5):
+            execution = sfn.start_execution(
+                stateMachineArn=arn, name=f"t{n}", input=json.dumps({"msg": "hi"})
+            )
+            assert _wait(sfn, execution["executionArn"])["status"] == "SUCCEEDED"
+        time.sleep(0.1)  # the last execution's own thread, still ending when it announced its end
+    # Each execution starts several threads; of the finished ones, at most the last execution's remain
+    # (they were still ending when it announced its end).
+    assert len([thread for thread in TMP_THREADS if not thread.is_alive()]) <= 3, TMP_THREADS
+
+
 # A debate in a fresh interpreter, so that no other test's imports are in its sys.modules.
 DEBATE_IN_A_FRESH_PROCESS = """
 import sys, tempfile

@@ -105,6 +105,7 @@ class LambdaDispatcher:
         from moto.stepfunctions.parser.asl.utils import json_path
         from moto.stepfunctions.parser.backend.execution import BaseExecutionWorkerCommunication
         from moto.stepfunctions.parser.backend.execution_worker import ExecutionWorker
+        from moto.stepfunctions.parser.utils import TMP_THREADS
 
         def entrypoint(worker: ExecutionWorker) -> Any:  # a plain function, so it binds as a method
             return PARSED.entrypoint(worker)
@@ -116,6 +117,7 @@ class LambdaDispatcher:
                 reflect_end(communication)  # moto records the status, output, error
             finally:
                 ENDS.ended(communication.execution.exec_arn)
+                forget_finished(TMP_THREADS)
 
         with (
             mock.patch.object(lambda_eval_utils, "_invoke_lambda_function", self.invoke),
@@ -158,6 +160,14 @@ class ExecutionEnds:
             event = self._followed.get(execution_arn)
         if event is not None:
             event.set()
+
+
+def forget_finished(threads: list[threading.Thread]) -> None:
+    """moto appends every thread it starts to a module-level list (TMP_THREADS, about 50 a run) that
+    nothing reads or empties, so a long `serve` would keep them all, and its full collections would
+    walk them. At each execution's end, those that have finished are dropped. (An append racing with
+    this may be dropped too: nothing reads the list.)"""
+    threads[:] = [thread for thread in threads if thread.is_alive()]
 
 
 class JsonCopy:
