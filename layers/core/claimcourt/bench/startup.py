@@ -111,7 +111,8 @@ def _cold_import_ms(function_dir: Path, handler: str, env: dict[str, str]) -> fl
 def bench_imports(repeat: int) -> float:
     root = project_root()
     functions = load_template(root).functions
-    base = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    bytecode = ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
+    base = {k: v for k, v in os.environ.items() if k not in bytecode}
     slowest = 0.0
     with tempfile.TemporaryDirectory(prefix="claimcourt-nopyc-") as empty:
         without_pyc = {**base, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": empty}
