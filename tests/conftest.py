@@ -13,7 +13,6 @@ import pytest
 from claimcourt.evidence.base import EvidenceSource, Hit
 from claimcourt.evidence.golden import GoldenSource
 from claimcourt.models import RunRecord
-from claimcourt.pipeline import Deps
 from claimcourt.reasoning.base import Provider
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.reasoner import Reasoner
@@ -21,6 +20,7 @@ from claimcourt.runs import create_run, parse_request
 from claimcourt.settings import Settings
 from claimcourt.store.idempotency import SqliteIdempotencyLayer
 from claimcourt.store.sqlite import SqliteStore
+from claimcourt.wiring import Deps
 from tests.fakes.scripted import PRICED_MODEL
 
 # Provider keys and CLAIMCOURT_* knobs from the developer's shell must not steer a test.

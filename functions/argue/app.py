@@ -1,6 +1,6 @@
 """Stages 4 and 7: one side's argument for a round (one Parallel branch)."""
 
-from claimcourt import pipeline
 from claimcourt.handler import stage_handler
+from claimcourt.stages import argue
 
-handler = stage_handler("argue", pipeline.ArguePayload, pipeline.argument)
+handler = stage_handler(argue.STAGE, argue.ArguePayload, argue.run)

@@ -3,19 +3,18 @@
 from dataclasses import asdict
 from typing import Any
 
-from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from claimcourt.errors import ConfigurationError
-from claimcourt.monitors import tick
+from claimcourt.observability import logger, observed
+from claimcourt.watching.drift import tick
 from claimcourt.wiring import current_deps
 
-logger = Logger(service="claimcourt-drift")
 SPARE_MS = 30_000  # stop waiting for a free slot with this much of the function's time left
 WAIT_S = 5.0
 
 
-@logger.inject_lambda_context(clear_state=True)
+@observed
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     deps = current_deps()
     if deps.executor is None:

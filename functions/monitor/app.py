@@ -1,5 +1,5 @@
 """Bus events (claim.check_requested, evidence.updated) from the monitor queue, in SQS batches."""
 
-from claimcourt.triggers import handler
+from claimcourt.watching.events import handler
 
 __all__ = ["handler"]

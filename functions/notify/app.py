@@ -1,5 +1,5 @@
 """Posts new progress events (the main table's stream) to the WebSocket connections following their runs."""
 
-from claimcourt.api.socket import notifier as handler
+from claimcourt.api.notify import handler
 
 __all__ = ["handler"]

@@ -1,6 +1,7 @@
 """Stage 9: score, interval, verdict and the stored result."""
 
-from claimcourt import pipeline
 from claimcourt.handler import stage_handler
+from claimcourt.stages import score
+from claimcourt.stages.payloads import Payload
 
-handler = stage_handler("score", pipeline.Payload, pipeline.scoring)
+handler = stage_handler(score.STAGE, Payload, score.run)

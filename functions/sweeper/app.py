@@ -3,17 +3,15 @@
 
 from typing import Any
 
-from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from claimcourt.errors import ConfigurationError
+from claimcourt.observability import logger, observed
 from claimcourt.runs import sweep
 from claimcourt.wiring import current_deps
 
-logger = Logger(service="claimcourt-sweeper")
 
-
-@logger.inject_lambda_context(clear_state=True)
+@observed
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     deps = current_deps()
     if deps.executor is None:

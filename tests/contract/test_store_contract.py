@@ -17,6 +17,7 @@ from claimcourt.errors import ConflictError, InvalidRequestError, NotFoundError,
 from claimcourt.models import (
     LOCAL_TENANT,
     ApiKeyRecord,
+    CallRecord,
     ConnectionRecord,
     Interval,
     Lease,
@@ -32,7 +33,6 @@ from claimcourt.models import (
     Usage,
     Verdict,
 )
-from claimcourt.reasoning.base import CallRecord
 from claimcourt.store import dynamodb
 from claimcourt.store.base import CONCURRENCY_RETRY_AFTER_S, Store, claim_id_for
 from claimcourt.store.dynamodb import INLINE_LIMIT, DynamoStore
@@ -298,6 +298,27 @@ def test_a_deleted_run_stays_unlisted_when_it_finishes(store: Store) -> None:
     store.delete_run("run_a")
     assert store.finish_run("run_a", _result("run_a")) is True
     assert _listed(store) == [] and store.get_run("run_a").status is RunStatus.SUCCEEDED
+    assert store.drift_series(LOCAL, claim_id_for("Sea levels are rising")) == []  # nor a point
+    assert store.list_claims(LOCAL) == []
+
+
+def test_a_deleted_run_no_longer_counts_in_its_claim_nor_its_drift_series(store: Store) -> None:
+    claim_id = claim_id_for("Sea levels are rising")
+    for i, run_id in enumerate(["run_1", "run_2"]):
+        store.create_run(_record(run_id, created=T0 + timedelta(minutes=i)))
+        store.finish_run(run_id, _result(run_id, 60 + i))
+    store.create_run(_record("run_other", "Glaciers are retreating", created=T0 + timedelta(hours=1)))
+    assert store.delete_run("run_2") is True
+    assert store.delete_run("run_2") is False  # counted out once
+    claims = {c.text: c.run_count for c in store.list_claims(LOCAL)}
+    assert claims == {"Sea levels are rising": 1, "Glaciers are retreating": 1}
+    assert [p.run_id for p in store.drift_series(LOCAL, claim_id)] == ["run_1"]
+    # A claim whose runs are all deleted is no longer listed, until a new run of it
+    store.delete_run("run_1")
+    assert [c.text for c in store.list_claims(LOCAL)] == ["Glaciers are retreating"]
+    assert store.drift_series(LOCAL, claim_id) == []
+    store.create_run(_record("run_3", created=T0 + timedelta(days=1)))
+    assert {c.text: c.run_count for c in store.list_claims(LOCAL)}["Sea levels are rising"] == 1
 
 
 # ================================================================ API keys

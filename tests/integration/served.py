@@ -14,7 +14,7 @@ import uvicorn
 
 from claimcourt.access import issue_key
 from claimcourt.local.server import LocalServer
-from claimcourt.pipeline import Deps
+from claimcourt.wiring import Deps
 
 
 @dataclasses.dataclass

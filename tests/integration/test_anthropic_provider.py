@@ -8,8 +8,9 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 from claimcourt.errors import MalformedReplyError, ProviderError, TransientError, TruncatedReplyError
+from claimcourt.models import CallRecord
 from claimcourt.reasoning.anthropic_provider import TOOL_NAME, AnthropicProvider
-from claimcourt.reasoning.base import CallContext, CallRecord, Task
+from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
 from tests.fakes.provider_servers import (
     FakeAnthropicServer,

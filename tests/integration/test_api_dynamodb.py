@@ -11,22 +11,22 @@ from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
+import boto3
 import pytest
 from moto import mock_aws
 
 from claimcourt.access import issue_key
 from claimcourt.api.http import handler as http_handler
+from claimcourt.api.notify import handler as notifier
 from claimcourt.api.socket import handler as socket_handler
-from claimcourt.api.socket import notifier
 from claimcourt.evidence.golden import GoldenSource
 from claimcourt.local.runtime import LocalRuntime
 from claimcourt.models import Lease, RunStatus, utcnow
-from claimcourt.pipeline import Deps, announce_end
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.reasoner import Reasoner
-from claimcourt.runs import SWEEP_GRACE_S, create_run, parse_request, sweep
+from claimcourt.runs import SWEEP_GRACE_S, announce_end, create_run, parse_request, sweep
 from claimcourt.store.dynamodb import DynamoStore
-from claimcourt.wiring import build_idempotency, use_deps
+from claimcourt.wiring import Deps, build_idempotency, use_deps
 from tests.conftest import DEFAULT_HITS
 from tests.contract.aws_resources import (
     Calls,
@@ -161,12 +161,47 @@ def test_the_sweeper_works_on_dynamodb_within_its_iam_policy(cloud: Deps) -> Non
     assert ungranted(calls, ["SweeperFunction"]) == []
 
 
+def test_the_deployed_sweeper_ends_a_run_whose_step_functions_execution_does_not_exist(cloud: Deps) -> None:
+    # Given a deployed state machine (moto's Step Functions), one run whose execution is running and
+    # one whose execution vanished (never started, or deleted with its history), both past the grace
+    from claimcourt.execution import StepFunctionsExecutor
+    from functions.sweeper.app import handler as sweeper_handler
+
+    sfn = boto3.client("stepfunctions", region_name="us-east-1")
+    machine = sfn.create_state_machine(
+        name="claimcourt-debate",
+        definition=json.dumps(
+            {"StartAt": "Wait", "States": {"Wait": {"Type": "Wait", "Seconds": 600, "End": True}}}
+        ),
+        roleArn="arn:aws:iam::123456789012:role/claimcourt-states",
+    )["stateMachineArn"]
+    executor = StepFunctionsExecutor(machine, region="us-east-1")
+    old = utcnow() - timedelta(seconds=SWEEP_GRACE_S + 5)
+    alive, lost = (
+        create_run(cloud.store, parse_request({"claim": f"claim {i}"}), tenant_id="acme") for i in (1, 2)
+    )
+    for run in (alive, lost):
+        cloud.store.admit(
+            Lease(run_id=run.run_id, tenant_id="acme", since=old), max_active=5, hourly_limit=50
+        )
+    executor.start(alive.run_id)
+    # When the scheduled sweeper runs
+    with use_deps(dataclasses.replace(cloud, executor=executor)):
+        reply = sweeper_handler({}, LambdaContext())
+    # Then the lost run is failed with the reason and its slot given back; the running one is untouched
+    assert reply == {"released": [lost.run_id]}
+    ended = cloud.store.get_run(lost.run_id)
+    assert (ended.status, ended.error) == (RunStatus.FAILED, "its execution never started or was lost")
+    assert cloud.store.get_run(alive.run_id).status == RunStatus.RUNNING
+    assert [lease.run_id for lease in cloud.store.leases()] == [alive.run_id]
+
+
 def test_the_drift_tick_and_the_monitor_function_work_on_dynamodb_within_their_iam_policy(
     cloud: Deps,
 ) -> None:
     from claimcourt.models import MonitorRequest
-    from claimcourt.monitors import create_monitor, tick
-    from claimcourt.triggers import handler as monitor_handler
+    from claimcourt.watching.drift import create_monitor, tick
+    from claimcourt.watching.events import handler as monitor_handler
     from tests.integration.test_http_api import RecordingExecutor
     from tests.integration.test_triggers import RecordingDeadLetters, sample, sqs_batch
 

@@ -32,12 +32,12 @@ from schemathesis.specs.openapi.checks import (
 from claimcourt.api.problems import PROBLEM
 from claimcourt.evidence.golden import GoldenSource
 from claimcourt.local.server import LocalServer
-from claimcourt.pipeline import Deps
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.settings import Settings
 from claimcourt.store.idempotency import SqliteIdempotencyLayer
 from claimcourt.store.sqlite import SqliteStore
+from claimcourt.wiring import Deps
 from tests.conftest import _ENV, DEFAULT_HITS
 from tests.integration.served import serving
 

@@ -11,8 +11,8 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from claimcourt.triggers import handler
-from claimcourt.watch import SCORE_CHANGED
+from claimcourt.watching.changes import SCORE_CHANGED
+from claimcourt.watching.events import handler
 from claimcourt.wiring import use_deps
 from tests.conftest import MakeDeps
 from tests.contract.aws_resources import template

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +14,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from claimcourt.local.cli import main
-from claimcourt.models import LOCAL_TENANT
+from claimcourt.models import LOCAL_TENANT, RunStatus
+from claimcourt.runs import create_run, parse_request
 from claimcourt.store.sqlite import SqliteStore
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.usefixtures("clean_env")]
@@ -103,6 +106,35 @@ def test_show_an_unknown_run_is_bad_input(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "no run run_nope" in result.stderr
 
 
+def test_show_sees_the_clis_own_runs_unless_told_another_tenant_and_never_deleted_ones(
+    tmp_path: Path,
+) -> None:
+    store = SqliteStore(tmp_path / "claimcourt.sqlite3")
+    theirs = create_run(store, parse_request({"claim": "Sea levels are rising"}), tenant_id="acme")
+    mine = create_run(store, parse_request({"claim": "Glaciers are retreating"}))
+    hidden = invoke(tmp_path, "show", theirs.run_id)
+    assert hidden.exit_code == 2 and f"no run {theirs.run_id} for tenant local" in hidden.stderr
+    assert "Sea levels" not in hidden.stdout
+    shown = invoke(tmp_path, "show", theirs.run_id, "--tenant", "acme", "--json")
+    assert shown.exit_code == 0 and json.loads(shown.stdout)["run_id"] == theirs.run_id
+    assert invoke(tmp_path, "show", mine.run_id).exit_code == 0
+    store.set_status(mine.run_id, RunStatus.FAILED, error="e")
+    store.delete_run(mine.run_id)
+    assert invoke(tmp_path, "show", mine.run_id).exit_code == 2  # deleted: as the API, no longer served
+
+
+def test_serve_on_a_busy_port_says_so_before_any_banner_and_exits_4(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = invoke(tmp_path, "serve", "--port", str(port))
+    assert result.exit_code == 4, result.output
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith(f"error: port: cannot listen on 127.0.0.1:{port}") and "in use" in line
+    assert "claimcourt API on" not in result.output
+
+
 def test_a_bad_configuration_is_one_line_before_anything_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -153,6 +185,97 @@ def test_events_put_runs_what_the_rule_routes_and_reports_dead_letters(tmp_path:
     assert invoke(tmp_path, "events", "put", str(tmp_path / "one.json")).exit_code == 0
 
 
+CHECK = {
+    "detail-type": "claim.check_requested",
+    "source": "x",
+    "detail": {"tenant_id": "acme", "claim": "Ice"},
+}
+
+
+@pytest.mark.parametrize(
+    ("events", "problem"),
+    [
+        ([], "no events"),
+        ({}, "event 1: detail-type: required"),
+        ({**CHECK, "detail": []}, "event 1: detail: must be a JSON object, not a list"),
+        ([CHECK, {**CHECK, "detail": "Ice"}], "event 2: detail: must be a JSON object, not a string"),
+        ([CHECK, {**CHECK, "detail-type": 7}], "event 2: detail-type: must be a non-empty string"),
+        ([CHECK, {**CHECK, "source": ""}], "event 2: source: must be a non-empty string"),
+        ({"DetailType": "claim.check_requested", "Source": "x", "Detail": "[1]"}, "event 1: Detail: must be"),
+        (
+            {"DetailType": "claim.check_requested", "Source": "x", "Detail": "{no"},
+            "event 1: Detail: not JSON",
+        ),
+        (
+            {"DetailType": "claim.check_requested", "Source": "x", "Detail": {}},
+            "event 1: Detail: must be a string",
+        ),
+        ([[CHECK]], "expected an event object or a list of them"),
+    ],
+)
+def test_events_put_refuses_what_putevents_would_in_one_line_and_puts_nothing(
+    tmp_path: Path, events: object, problem: str
+) -> None:
+    (tmp_path / "events.json").write_text(json.dumps(events))
+    put = invoke(tmp_path, "events", "put", str(tmp_path / "events.json"))
+    assert put.exit_code == 2, put.output
+    [line] = put.stderr.strip().splitlines()
+    assert line.startswith("error: ") and problem in line, line
+    assert stored_runs(tmp_path) == 0  # the file's good events are not half put: nothing is
+
+
+def test_events_put_says_which_events_no_rule_routes_and_exits_2(tmp_path: Path) -> None:
+    unwatched = {"tenant_id": "acme", "claim_ids": ["c_0000000000000000"]}  # routed; starts no run
+    updated = {"detail-type": "evidence.updated", "source": "x", "detail": unwatched}
+    typo = {**CHECK, "detail-type": "claim.check_request"}
+    (tmp_path / "events.json").write_text(json.dumps([updated, typo]))
+    put = invoke(tmp_path, "events", "put", str(tmp_path / "events.json"))
+    assert put.exit_code == 2, put.output
+    [line] = [line for line in put.stderr.splitlines() if line.startswith("not routed:")]
+    assert (
+        line.startswith("not routed: event 2: detail-type 'claim.check_request'")
+        and "evidence.updated" in line
+    )
+    assert "dead letter" not in put.stderr
+
+
+def _readme_block(after: str, language: str) -> str:
+    """The first fenced block of `language` in README.md after the text `after`."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    rest = readme[readme.index(after) :]
+    start = rest.index(f"```{language}\n") + len(f"```{language}\n")
+    return rest[start : rest.index("```", start)]
+
+
+def test_the_readmes_event_example_saved_as_a_file_runs_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "events.json").write_text(_readme_block("**Events in.**", "json"))
+    commands = [
+        shlex.split(line, comments=True)
+        for line in _readme_block("Saved as `events.json`", "bash").splitlines()
+    ]
+    assert [c[:3] for c in commands] == [
+        [".venv/bin/claimcourt", "monitor", "add"],
+        [".venv/bin/claimcourt", "events", "put"],
+    ]
+    for command in commands:
+        done = invoke(tmp_path, *command[1:])
+        assert done.exit_code == 0, done.output
+    ran = done.stdout.splitlines()
+    assert len(ran) == 2 and all(" succeeded " in line and line.startswith("evt-") for line in ran), ran
+
+
+def test_events_put_takes_more_events_than_one_putevents_call(tmp_path: Path) -> None:
+    unwatched = {"tenant_id": "acme", "claim_ids": ["c_0000000000000000"]}  # starts no run
+    updated = {"detail-type": "evidence.updated", "source": "x", "detail": unwatched}
+    (tmp_path / "events.json").write_text(json.dumps([updated] * 11))
+    put = invoke(tmp_path, "events", "put", str(tmp_path / "events.json"))
+    assert put.exit_code == 0, put.output
+    assert "11 of 11 on the bus; 0 runs started" in put.stderr
+
+
 def test_backtest_prints_one_point_per_date_oldest_first_and_they_join_the_claims_series(
     tmp_path: Path,
 ) -> None:
@@ -167,6 +290,38 @@ def test_backtest_prints_one_point_per_date_oldest_first_and_they_join_the_claim
     assert sorted(str(p.as_of_date) for p in points) == ["2005-06-01", "2015-01-01", "None"]
     bad = invoke(tmp_path, "backtest", claim, "--dates", "2015-01-01,2999-01-01")
     assert bad.exit_code == 2 and "2999-01-01" in bad.stderr
+
+
+def test_run_waits_for_a_free_slot_when_the_cost_guard_is_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given the one slot taken by a run of another process (claimcourt serve), freed two seconds later
+    import threading
+
+    from claimcourt.models import Lease, utcnow
+
+    monkeypatch.setenv("CLAIMCOURT_MAX_ACTIVE_RUNS", "1")
+    store = SqliteStore(tmp_path / "claimcourt.sqlite3")
+    store.admit(Lease(run_id="run_elsewhere", tenant_id="acme", since=utcnow()), max_active=1, hourly_limit=9)
+    threading.Timer(2.0, store.release, args=("run_elsewhere",)).start()
+    # When the CLI runs a claim
+    result = invoke(tmp_path, "run", "Arctic sea ice is declining", "--json")
+    # Then it said it was waiting, then ran once the slot was free, and gave the slot back
+    assert result.exit_code == 0, result.output
+    assert "waiting for a free slot" in result.stderr
+    assert json.loads(result.stdout)["status"] == "succeeded"
+    assert store.leases() == []
+
+
+def test_run_over_the_hourly_cap_stops_before_anything_is_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAIMCOURT_HOURLY_RUNS_PER_TENANT", "1")
+    assert invoke(tmp_path, "run", "Arctic sea ice is declining").exit_code == 0
+    result = invoke(tmp_path, "run", "Glaciers are retreating")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: cost guard:") and "nothing was started" in result.stderr
+    assert stored_runs(tmp_path) == 1
 
 
 def _console_script(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:

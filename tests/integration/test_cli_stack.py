@@ -38,7 +38,6 @@ def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Settings, str]]:
         outputs = {key: getattr(settings, field) for key, field in cloud.OUTPUT_SETTINGS.items()}
         outputs["DebateStateMachineArn"] = arn
         monkeypatch.setattr(cloud, "stack_outputs", lambda name, region: outputs if name == "dev" else {})
-        monkeypatch.setattr(cloud, "FOLLOW_POLL_S", 0.01)
         yield settings, arn
 
 

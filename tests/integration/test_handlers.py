@@ -184,7 +184,7 @@ def test_finish_failed_on_an_already_finished_run_does_not_announce_a_failure(
 ) -> None:
     # Given a run already succeeded (its Score stage stored the result, then failed writing its event)
     store.set_status(run.run_id, RunStatus.SUCCEEDED)
-    # When the ASL's Catch sends it to MarkFailed
+    # When the ASL's Catch sends it to FinishFailed
     _invoke("FinishFunction", {"run_id": run.run_id, "outcome": "failed", "error": {"Error": "ClientError"}})
     # Then the record and the event log must agree
     assert store.get_run(run.run_id).status is RunStatus.SUCCEEDED

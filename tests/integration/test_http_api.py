@@ -16,11 +16,11 @@ import pytest
 from claimcourt.access import issue_key
 from claimcourt.api.http import handler, openapi_json
 from claimcourt.models import Lease, RunStatus, SourceTag, utcnow
-from claimcourt.pipeline import Deps, announce_end
-from claimcourt.runs import SWEEP_GRACE_S, create_run, parse_request, submit_run, sweep
+from claimcourt.runs import SWEEP_GRACE_S, announce_end, create_run, parse_request, submit_run, sweep
 from claimcourt.store.sqlite import SqliteStore
-from claimcourt.wiring import use_deps
+from claimcourt.wiring import Deps, use_deps
 from tests.conftest import MakeDeps
+from tests.contract.test_store_contract import _result
 from tests.fakes.apigw import LambdaContext, http_event
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -178,6 +178,38 @@ def test_the_same_idempotency_key_and_body_start_one_run(api: Api) -> None:
     assert (status, body["code"]) == (409, "idempotency_key_reused")
 
 
+def test_an_idempotent_replay_answers_with_the_runs_status_now(api: Api) -> None:
+    headers = {"Idempotency-Key": "order-43"}
+    first = api.call("POST", "/runs", body=CLAIM, headers=headers)[2]
+    assert first["status"] == "running"
+    api.store.finish_run(first["run_id"], _result(first["run_id"], 64))
+    status, replay_headers, again = api.call("POST", "/runs", body=CLAIM, headers=headers)
+    assert (status, again["run_id"], again["status"], again["score"]) == (
+        202,
+        first["run_id"],
+        "succeeded",
+        64,
+    )
+    assert replay_headers["location"] == first["links"]["self"]
+    assert api.executor.started == [first["run_id"]]
+
+
+def test_a_replay_of_a_deleted_runs_key_is_gone_and_starts_nothing(api: Api) -> None:
+    headers = {"Idempotency-Key": "order-44"}
+    run_id = api.call("POST", "/runs", body=CLAIM, headers=headers)[2]["run_id"]
+    api.store.set_status(run_id, RunStatus.FAILED, error="e")
+    assert api.call("DELETE", f"/runs/{run_id}")[0] == 204
+    status, headers_back, body = api.call("POST", "/runs", body=CLAIM, headers=headers)
+    assert (status, body["code"], headers_back["content-type"]) == (
+        410,
+        "run_deleted",
+        "application/problem+json",
+    )
+    assert run_id in body["detail"]
+    assert api.executor.started == [run_id] and api.store.list_runs("acme").runs == []
+    assert api.call("POST", "/runs", body=CLAIM, headers={"Idempotency-Key": "order-45"})[0] == 202
+
+
 # ---------------------------------------------------------------- the cost guard
 
 
@@ -287,6 +319,19 @@ def test_claims_and_their_history_are_per_tenant(api: Api) -> None:
     assert api.call("GET", "/claims", key=api.other_key)[2]["claims"] == []
     status, _, history = api.call("GET", f"/claims/{claim['claim_id']}/history")
     assert (status, history["points"]) == (200, [])
+
+
+def test_a_deleted_run_leaves_its_claims_count_and_history(api: Api) -> None:
+    kept, deleted = (api.call("POST", "/runs", body=CLAIM)[2]["run_id"] for _ in range(2))
+    for run_id, score in ((kept, 40), (deleted, 70)):
+        api.store.finish_run(run_id, _result(run_id, score))
+    assert api.call("DELETE", f"/runs/{deleted}")[0] == 204
+    [claim] = api.call("GET", "/claims")[2]["claims"]
+    assert claim["run_count"] == 1
+    history = api.call("GET", f"/claims/{claim['claim_id']}/history")[2]
+    assert [p["run_id"] for p in history["points"]] == [kept]
+    assert api.call("DELETE", f"/runs/{kept}")[0] == 204
+    assert api.call("GET", "/claims")[2]["claims"] == []  # no runs left: no longer one of your claims
 
 
 def test_an_unknown_route_is_a_problem_document(api: Api) -> None:

@@ -21,14 +21,13 @@ from claimcourt.evidence.base import Hit
 from claimcourt.evidence.golden import GoldenSource
 from claimcourt.local.runtime import LocalRuntime
 from claimcourt.models import LOCAL_TENANT, MonitorRequest, RunStatus
-from claimcourt.monitors import create_monitor
-from claimcourt.pipeline import Deps
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.runs import create_run, parse_request
 from claimcourt.settings import Settings
 from claimcourt.store.dynamodb import DynamoStore
-from claimcourt.wiring import build_idempotency, build_store
+from claimcourt.watching.drift import create_monitor
+from claimcourt.wiring import Deps, build_idempotency, build_store
 from tests.contract.aws_resources import (
     RESOURCE_SETTINGS,
     create_from_template,
@@ -231,6 +230,7 @@ def _always_continue(task: Any) -> Any:
         dispute_sub_claim_id="sc1",
         next_query=f"sea level glaciers arctic ocean coral heatwaves round {task.inputs.round}",
         recommendation="continue",
+        provisional_score=50,
     )
 
 
@@ -245,9 +245,9 @@ def test_the_largest_debate_keeps_payloads_and_items_inside_aws_limits(dynamodb_
     run = create_run(store, parse_request({"claim": LARGEST_CLAIM, "effort": "high"}))
     with LocalRuntime(deps) as runtime:
         arn = runtime.start(run.run_id)
-        described = runtime.wait(arn, run.run_id, timeout_s=WAIT_S)
+        execution = runtime.follow(run.run_id, timeout_s=WAIT_S)
         history = runtime.history(arn)
-    assert described["status"] == "SUCCEEDED"
+    assert execution.status == "SUCCEEDED"
     result = store.get_run(run.run_id).result
     assert result is not None and result.rounds == 4 and len(result.sub_claims) == 6
 

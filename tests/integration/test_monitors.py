@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from claimcourt.models import MonitorRequest, RunStatus, SourceTag
-from claimcourt.monitors import create_monitor, drift_run_id, next_due, tick
-from claimcourt.pipeline import Deps
+from claimcourt.watching.drift import create_monitor, drift_run_id, next_due, tick
+from claimcourt.wiring import Deps
 from tests.conftest import MakeDeps
 from tests.integration.test_http_api import RecordingExecutor
 

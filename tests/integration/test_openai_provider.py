@@ -9,7 +9,8 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 from claimcourt.errors import MalformedReplyError, ProviderError, TransientError, TruncatedReplyError
-from claimcourt.reasoning.base import CallContext, CallRecord, Task
+from claimcourt.models import CallRecord
+from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.openai_provider import PLACEHOLDER_KEY, OpenAIProvider
 from claimcourt.reasoning.reasoner import Reasoner
 from tests.fakes.provider_servers import (

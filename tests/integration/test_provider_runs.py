@@ -63,6 +63,7 @@ CANNED: dict[str, dict[str, Any]] = {
         "dispute_sub_claim_id": "sc1",
         "next_query": "sea level rise acceleration satellite altimetry",
         "recommendation": "continue",
+        "provisional_score": 60,
     },
     "Judgement": {
         "sub_claims": [

@@ -13,9 +13,10 @@ import pytest
 
 from claimcourt.bus import FilePublisher
 from claimcourt.models import MonitorRequest
-from claimcourt.monitors import create_monitor
-from claimcourt.pipeline import Deps, announce_score_change
-from claimcourt.watch import SCORE_CHANGED
+from claimcourt.stages.score import announce_score_change
+from claimcourt.watching.changes import SCORE_CHANGED
+from claimcourt.watching.drift import create_monitor
+from claimcourt.wiring import Deps
 from tests.conftest import MakeDeps
 from tests.contract.test_store_contract import T0, _record, _result
 
@@ -80,6 +81,17 @@ def test_small_moves_unmonitored_claims_and_backtests_publish_nothing(deps: Deps
     for run_id in ("run_3", "run_4"):
         announce_score_change(deps, run_id)
     assert _published(deps) == []
+
+
+def test_a_deleted_run_is_no_baseline_the_change_is_from_the_last_run_kept(deps: Deps) -> None:
+    _watch(deps, 10)
+    _scored(deps, "run_1", 40, 0)
+    _scored(deps, "run_2", 70, 1)
+    deps.store.delete_run("run_2")
+    _scored(deps, "run_3", 72, 2)  # 2 points from the deleted run, 32 from the last one kept
+    announce_score_change(deps, "run_3")
+    [(_, detail)] = _published(deps)
+    assert (detail["old"]["run_id"], detail["change"]) == ("run_1", 32)
 
 
 def test_on_the_laptop_the_bus_is_a_file_of_eventbridge_shaped_lines(tmp_path: Path) -> None:

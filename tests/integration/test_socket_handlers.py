@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 
 from claimcourt.access import issue_key
-from claimcourt.api.socket import handler, notifier
+from claimcourt.api.notify import handler as notifier
+from claimcourt.api.socket import handler
 from claimcourt.delivery import deliver, management_endpoint
 from claimcourt.errors import ConnectionGoneError, NotFoundError
 from claimcourt.models import RunEvent
-from claimcourt.pipeline import Deps
 from claimcourt.runs import create_run, parse_request
-from claimcourt.wiring import use_deps
+from claimcourt.wiring import Deps, use_deps
 from tests.conftest import MakeDeps
 from tests.fakes.apigw import LambdaContext
 

@@ -11,9 +11,9 @@ import pytest
 
 from claimcourt.errors import ProviderError, TransientError
 from claimcourt.models import ArgumentDraft, ModeratorView, Point, RunEvent, RunOutput, RunRecord, RunStatus
-from claimcourt.pipeline import Deps
 from claimcourt.runs import run_usage
 from claimcourt.store.sqlite import SqliteStore
+from claimcourt.wiring import Deps
 from tests.fakes.scripted import ScriptedProvider
 
 pytestmark = pytest.mark.timeout(120)
@@ -40,6 +40,7 @@ def _always_continue(task: Any) -> ModeratorView:
         dispute_sub_claim_id="sc1",
         next_query=f"sea level evidence round {task.inputs.round}",
         recommendation="continue",
+        provisional_score=50,
     )
 
 
@@ -288,7 +289,8 @@ def test_high_effort_debate_stops_at_four_rounds(
     # and no moderator was asked about a round after which nothing could follow
     assert len(provider.calls_of("moderate")) == 3
     decisions = [d["action"] for d in store.find_artifacts(run.run_id, "decision/").values()]
-    assert decisions == ["continue", "continue", "continue"]
+    # and the round controller decided after every round, the last one included
+    assert decisions == ["continue", "continue", "continue", "stop_max_rounds"]
     # each later round retrieved the moderator's directive
     queries = [
         doc["query"]
@@ -310,8 +312,8 @@ def test_state_payloads_stay_small(
     run = new_run(COMPOUND, effort="high")
     rt = runtime(make_deps(provider))
     arn = rt.start(run.run_id)
-    described = rt.wait(arn, run.run_id, timeout_s=WAIT_S)
-    assert described["status"] == "SUCCEEDED"
+    execution = rt.follow(run.run_id, timeout_s=WAIT_S)
+    assert execution.status == "SUCCEEDED"
     # Then no state input, output or task parameter in the history reaches 8 KB
     sizes: list[tuple[int, str]] = []
     for event in rt.history(arn):

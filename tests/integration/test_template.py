@@ -24,7 +24,7 @@ LAMBDA_RETRY = {
     "Lambda.SdkClientException",
     "Lambda.TooManyRequestsException",
 }
-FAILURE_HANDLER = "MarkFailed"
+FAILURE_HANDLER = "FinishFailed"
 
 
 TEMPLATE: dict[str, Any] = yaml.load((ROOT / "template.yaml").read_text(), Loader=CfnLoader)

@@ -12,10 +12,9 @@ from typing import Any
 import pytest
 
 from claimcourt.models import MonitorRequest, SourceTag
-from claimcourt.monitors import create_monitor
-from claimcourt.pipeline import Deps
-from claimcourt.triggers import handler
-from claimcourt.wiring import use_deps
+from claimcourt.watching.drift import create_monitor
+from claimcourt.watching.events import handler
+from claimcourt.wiring import Deps, use_deps
 from tests.conftest import MakeDeps
 from tests.fakes.apigw import LambdaContext
 from tests.integration.test_http_api import RecordingExecutor

@@ -6,8 +6,8 @@ import pytest
 
 from claimcourt.debate.suitability import suitability_task
 from claimcourt.errors import BudgetExceededError, MalformedReplyError, ProviderError
-from claimcourt.models import Suitability, SuitabilityInput
-from claimcourt.reasoning.base import CallContext, CallRecord
+from claimcourt.models import CallRecord, Suitability, SuitabilityInput
+from claimcourt.reasoning.base import CallContext
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.prices import cost_usd, price_for
 from claimcourt.reasoning.reasoner import Reasoner

@@ -8,10 +8,10 @@ import pytest
 
 from claimcourt.adjudication.adjudicate import SAMPLE_TEMPERATURE, adjudicate
 from claimcourt.adjudication.anonymize import anonymize
-from claimcourt.adjudication.score import compose_result, usage_from
+from claimcourt.adjudication.score import compose_result
 from claimcourt.debate.argue import argue, enforce_rules
 from claimcourt.debate.decompose import decompose
-from claimcourt.debate.moderate import decide, moderate
+from claimcourt.debate.moderate import moderate
 from claimcourt.debate.suitability import assess
 from claimcourt.errors import MalformedReplyError, RefusedJudgementError
 from claimcourt.models import (
@@ -20,14 +20,13 @@ from claimcourt.models import (
     ArgueInput,
     Argument,
     ArgumentDraft,
+    CallRecord,
     Decomposition,
     DecompositionCheck,
     Evidence,
     Interval,
     Judgement,
     ModerateInput,
-    ModeratorAction,
-    ModeratorView,
     Point,
     Refusal,
     RunRequest,
@@ -38,8 +37,9 @@ from claimcourt.models import (
     SuitabilityInput,
     Usage,
     Verdict,
+    usage_from,
 )
-from claimcourt.reasoning.base import CallContext, CallRecord
+from claimcourt.reasoning.base import CallContext
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.store.sqlite import SqliteStore
@@ -339,87 +339,10 @@ def test_points_and_a_refusal_together_are_malformed() -> None:
         ArgumentDraft()
 
 
-# ================================================================ moderate / decide
+# ================================================================ moderate
 
 
-def _view(recommendation: str, dispute: str = "sc2", query: str = "glacier mass balance") -> ModeratorView:
-    return ModeratorView(
-        decisive_dispute="whether glaciers retreat",
-        dispute_sub_claim_id=dispute,
-        next_query=query,
-        recommendation=recommendation,  # type: ignore[arg-type]
-    )
-
-
-def test_converged_in_round_one_continues_because_of_min_rounds() -> None:
-    decision = decide(
-        _view("converged"), round=1, min_rounds=2, max_rounds=4, persona=0, known_sub_claims={"sc1", "sc2"}
-    )
-    assert decision.action is ModeratorAction.CONTINUE
-    assert [(d.sub_claim_id, d.query) for d in decision.directives] == [("sc2", "glacier mass balance")]
-
-
-def test_converged_from_min_rounds_stops() -> None:
-    decision = decide(
-        _view("converged"), round=2, min_rounds=2, max_rounds=4, persona=0, known_sub_claims={"sc1"}
-    )
-    assert decision.action is ModeratorAction.STOP_CONVERGED
-    assert decision.directives == []
-
-
-@pytest.mark.parametrize("recommendation", ["continue", "escalate", "converged"])
-def test_max_rounds_stops_whatever_the_moderator_recommends(recommendation: str) -> None:
-    decision = decide(
-        _view(recommendation), round=4, min_rounds=2, max_rounds=4, persona=1, known_sub_claims={"sc2"}
-    )
-    assert decision.action is ModeratorAction.STOP_MAX_ROUNDS
-    assert not decision.action.another_round
-
-
-def test_safety_stops_even_in_round_one() -> None:
-    decision = decide(
-        _view("safety"), round=1, min_rounds=2, max_rounds=4, persona=0, known_sub_claims={"sc2"}
-    )
-    assert decision.action is ModeratorAction.STOP_SAFETY
-
-
-def test_escalate_bumps_the_persona_and_carries_the_directive() -> None:
-    decision = decide(
-        _view("escalate"), round=2, min_rounds=2, max_rounds=4, persona=1, known_sub_claims={"sc1", "sc2"}
-    )
-    assert decision.action is ModeratorAction.ESCALATE
-    assert decision.action.another_round
-    assert decision.persona == 2
-    assert [(d.sub_claim_id, d.query) for d in decision.directives] == [("sc2", "glacier mass balance")]
-
-
-def test_continue_keeps_the_persona() -> None:
-    decision = decide(
-        _view("continue"), round=2, min_rounds=2, max_rounds=4, persona=3, known_sub_claims={"sc2"}
-    )
-    assert decision.action is ModeratorAction.CONTINUE
-    assert decision.persona == 3
-
-
-def test_directive_for_an_unknown_sub_claim_goes_to_sc1() -> None:
-    decision = decide(
-        _view("continue", dispute="sc9"),
-        round=1,
-        min_rounds=2,
-        max_rounds=4,
-        persona=0,
-        known_sub_claims={"sc1", "sc2"},
-    )
-    assert decision.directives[0].sub_claim_id == "sc1"
-
-
-def test_no_view_is_a_safety_stop() -> None:
-    decision = decide(None, round=1, min_rounds=2, max_rounds=4, persona=2, known_sub_claims={"sc1"})
-    assert decision.action is ModeratorAction.STOP_SAFETY
-    assert decision.persona == 2
-
-
-def test_moderator_refusal_stops_for_safety(store: SqliteStore) -> None:
+def test_a_moderator_refusal_is_no_view(store: SqliteStore) -> None:
     provider = ScriptedProvider().refuse("moderate", "no")
     inputs = ModerateInput(
         claim=CLAIM,
@@ -429,15 +352,7 @@ def test_moderator_refusal_stops_for_safety(store: SqliteStore) -> None:
         case_against=Argument(side="against", round=1, points=[_point("sc1", 30)]),
         evidence=[_evidence("E1")],
     )
-    decision = moderate(
-        inputs,
-        _reasoner(provider, store),
-        CallContext(RUN, "moderate", 1),
-        min_rounds=2,
-        max_rounds=4,
-        persona=0,
-    )
-    assert decision.action is ModeratorAction.STOP_SAFETY
+    assert moderate(inputs, _reasoner(provider, store), CallContext(RUN, "moderate", 1)) is None
 
 
 # ================================================================ adjudicate

@@ -16,14 +16,12 @@ from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any, Protocol
 
-from aws_lambda_powertools import Logger
-
 from claimcourt.aws import LazyClient
 from claimcourt.errors import ConnectionGoneError, TransientError
 from claimcourt.models import RunEvent, RunStatus, utcnow
+from claimcourt.observability import logger
 from claimcourt.store.base import Store
 
-logger = Logger(service="claimcourt-delivery")
 CLAIM_FOR = timedelta(seconds=30)  # a deliverer that dies frees its subscriptions after this
 ENDS_A_RUN = frozenset(f"run.{status.value}" for status in RunStatus if status.terminal)
 

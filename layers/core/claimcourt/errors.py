@@ -65,6 +65,15 @@ class ConflictError(ClaimcourtError):
         self.code = code  # the API's stable problem code
 
 
+class GoneError(ClaimcourtError):
+    """What the request refers to was there and has been deleted (the run an Idempotency-Key
+    started): asking again will not bring it back."""
+
+    def __init__(self, message: str, code: str = "gone") -> None:
+        super().__init__(message)
+        self.code = code  # the API's stable problem code
+
+
 class RateLimitedError(ClaimcourtError):
     """The cost guard refused a new run: too many debates at once, or the caller's hourly cap."""
 

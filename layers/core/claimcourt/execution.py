@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from claimcourt.aws import LazyClient
 
@@ -17,6 +17,22 @@ class Executor(Protocol):
     def execution_status(self, run_id: str) -> str | None:
         """RUNNING, SUCCEEDED, FAILED, TIMED_OUT or ABORTED; None if there is no such execution."""
         ...
+
+
+class Ended(NamedTuple):
+    """How an execution ended."""
+
+    status: str  # SUCCEEDED, FAILED, TIMED_OUT or ABORTED
+    cause: str | None  # the error's cause, for an execution that did not succeed
+    output: str | None  # the execution's output (JSON), for one that did
+
+
+def ended_from(described: dict[str, Any]) -> Ended | None:
+    """An execution's end from its DescribeExecution reply; None while it runs."""
+    if described["status"] == "RUNNING":
+        return None
+    cause = described.get("cause") or described.get("error")
+    return Ended(str(described["status"]), cause, described.get("output"))
 
 
 def execution_input(run_id: str) -> str:
@@ -39,9 +55,15 @@ class StepFunctionsExecutor:
         )
         return str(reply["executionArn"])
 
+    def _arn(self, run_id: str) -> str:
+        return self.state_machine_arn.replace(":stateMachine:", ":execution:") + f":{run_id}"
+
     def execution_status(self, run_id: str) -> str | None:
-        arn = self.state_machine_arn.replace(":stateMachine:", ":execution:") + f":{run_id}"
         try:
-            return str(self.client.describe_execution(executionArn=arn)["status"])
+            return str(self.client.describe_execution(executionArn=self._arn(run_id))["status"])
         except self.client.exceptions.ExecutionDoesNotExist:
             return None
+
+    def ended(self, run_id: str) -> Ended | None:
+        """How the run's execution ended; None while it runs."""
+        return ended_from(self.client.describe_execution(executionArn=self._arn(run_id)))

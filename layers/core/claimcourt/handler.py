@@ -1,7 +1,8 @@
 """What every stage handler shares: parse the event, log with the run id as correlation id,
 record started/completed progress events, call the stage service.
 
-A handler module is then one line: `handler = stage_handler("argue", ArguePayload, pipeline.argument)`.
+A stage's handler module is then one line:
+`handler = stage_handler(argue.STAGE, argue.ArguePayload, argue.run)`.
 """
 
 from __future__ import annotations
@@ -10,16 +11,16 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import ValidationError
 
 from claimcourt.errors import StageInProgressError, StageInputError
-from claimcourt.models import RunEvent
-from claimcourt.pipeline import END_STAGES, Deps, Payload, announce_end
-from claimcourt.wiring import current_deps
+from claimcourt.models import RunEvent, Stage
+from claimcourt.observability import logger, observed
+from claimcourt.runs import announce_end
+from claimcourt.stages.payloads import Payload
+from claimcourt.wiring import Deps, current_deps
 
-logger = Logger(service="claimcourt")
 IDEMPOTENCY_TTL_S = 24 * 3600  # longer than any run, including its retries
 
 P = TypeVar("P", bound=Payload)
@@ -37,7 +38,7 @@ def _scope(payload: Payload) -> dict[str, Any]:
 
 
 def _once(
-    deps: Deps, stage: str, payload: P, service: Callable[[Deps, P], dict[str, Any]], context: LambdaContext
+    deps: Deps, stage: Stage, payload: P, service: Callable[[Deps, P], dict[str, Any]], context: LambdaContext
 ) -> dict[str, Any]:
     """The service at most once per (stage, payload) — that is, per run, stage, round and side or
     sub-claim: a Step Functions retry of a task that already completed gets the stored summary back,
@@ -66,9 +67,9 @@ def _once(
 
 
 def stage_handler(
-    stage: str, payload_model: type[P], service: Callable[[Deps, P], dict[str, Any]]
+    stage: Stage, payload_model: type[P], service: Callable[[Deps, P], dict[str, Any]]
 ) -> Handler:
-    @logger.inject_lambda_context(clear_state=True)
+    @observed
     def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         try:
             payload = payload_model.model_validate(event)
@@ -112,9 +113,10 @@ def stage_handler(
             ),
             key=key + ":completed",
         )
-        if stage in END_STAGES:
+        if stage.ends_run:
             announce_end(deps.store, payload.run_id)
         logger.info("stage completed", extra={"elapsed_ms": elapsed_ms})
         return summary
 
+    handler.stage = stage  # type: ignore[attr-defined]  # which stage it serves, for tests/integration/test_layout.py
     return handler

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
@@ -49,6 +51,25 @@ class SourceTag(StrEnum):
     BENCH = "bench"
     DRIFT = "drift"
     MONITOR = "monitor"
+
+
+class Stage(StrEnum):
+    """A stage of the debate: one name for its function folder, its ASL state, its module under
+    claimcourt/stages, its handler, its events and its calls (tests/integration/test_layout.py)."""
+
+    SUITABILITY = "suitability"
+    DECOMPOSE = "decompose"
+    RETRIEVE = "retrieve"
+    ARGUE = "argue"
+    MODERATE = "moderate"
+    CONTROL = "control"  # the round controller: what follows a round
+    ADJUDICATE = "adjudicate"
+    SCORE = "score"
+    FINISH = "finish"  # the ends that are not a score: stopped by suitability, or failed
+
+    @property
+    def ends_run(self) -> bool:
+        return self in (Stage.SCORE, Stage.FINISH)
 
 
 class Strict(BaseModel):
@@ -276,34 +297,76 @@ class Argument(Strict):
         return round(sum(p.implied_score for p in self.points) / len(self.points))
 
 
-class ModeratorAction(StrEnum):
+class RoundAction(StrEnum):
+    """What the round controller decides after a round: the only five outcomes."""
+
     CONTINUE = "continue"
     STOP_CONVERGED = "stop_converged"
-    ESCALATE = "escalate"
+    ESCALATE_NEW_PERSONA = "escalate_new_persona"
     STOP_MAX_ROUNDS = "stop_max_rounds"
     STOP_SAFETY = "stop_safety"
 
+    @classmethod
+    def _missing_(cls, value: object) -> RoundAction | None:
+        return cls.ESCALATE_NEW_PERSONA if value == "escalate" else None  # its name before the controller
+
     @property
     def another_round(self) -> bool:
-        return self in (ModeratorAction.CONTINUE, ModeratorAction.ESCALATE)
+        return self in (RoundAction.CONTINUE, RoundAction.ESCALATE_NEW_PERSONA)
+
+
+RoundsMode = Literal["off", "shadow", "on"]
 
 
 class ModeratorView(Strict):
-    """The moderator's reading of one round (the LLM's part of the decision)."""
+    """The moderator's reading of one round (the LLM's part of the round controller's signals)."""
 
     decisive_dispute: str
     dispute_sub_claim_id: str
     next_query: str = Field(min_length=2, max_length=300)
     recommendation: Literal["continue", "converged", "escalate", "safety"]
+    provisional_score: Score = Field(
+        description="The moderator's current probability, 0–100, that the claim is true given the pool."
+    )
     rationale: str = ""
 
 
-class ModeratorDecision(Strict):
+class RoundSignals(Strict):
+    """What the round controller measured after a round (None where there is nothing to compare)."""
+
+    similarity_for: float | None = Field(
+        default=None, description="The case-for's argument vs its previous round: cosine, 0–1."
+    )
+    similarity_against: float | None = None
+    score_shift: float | None = Field(
+        default=None, description="Mean change of the sides' implied sub-claim scores since the last round."
+    )
+    score_gap: float = Field(default=0.0, description="Mean distance between the sides' implied scores.")
+    provisional_score: int | None = None
+    provisional_shift: int | None = Field(
+        default=None, description="Change of the moderator's provisional score since the last round."
+    )
+    new_evidence: int = Field(default=0, description="Evidence ids cited this round that no round cited.")
+    new_points: int = Field(default=0, description="Points unlike any made before (both sides).")
+    moderator: Literal["continue", "converged", "escalate", "safety", "refused", "not asked"] = "not asked"
+
+
+class RoundDecision(Strict):
+    """The round controller's decision after one round, as persisted (decision/rNN) and served."""
+
     round: int
-    action: ModeratorAction
-    decisive_dispute: str
+    action: RoundAction = Field(description="What the run did.")
+    rule: str = Field(default="", description="The rule that decided it.")
+    mode: RoundsMode = "on"
+    controller_action: RoundAction | None = Field(
+        default=None, description="What the controller decided; in shadow mode it may differ from action."
+    )
+    controller_rule: str = ""
+    signals: RoundSignals | None = None
+    decisive_dispute: str = ""
     directives: list[Directive] = Field(default_factory=list)
-    persona: int = 0
+    persona: int = Field(default=0, description="The debaters' persona next round (an index of PERSONAS).")
+    persona_name: str = ""
     rationale: str = ""
 
 
@@ -397,6 +460,26 @@ class ModelUsage(Strict):
     price_known: bool = True
 
 
+@dataclass(frozen=True)
+class CallRecord:
+    """One billed call, as the ledger keeps it."""
+
+    run_id: str
+    call_key: str
+    provider: str
+    model: str
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    price_known: bool
+    output_json: str | None
+    refusal: str | None
+    attempts: int = 1  # a malformed reply and its retry are two billed calls
+    # Prompt-cache tokens, billed at their own rates; input_tokens excludes them.
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+
 class Usage(Strict):
     models: dict[str, ModelUsage] = Field(default_factory=dict)
     llm_calls: int = 0
@@ -405,6 +488,44 @@ class Usage(Strict):
     total_cost_usd: float = 0.0
     input_tokens: int = 0
     output_tokens: int = 0
+
+
+def usage_from(calls: Iterable[CallRecord], cache_hits: int, cache_misses: int) -> Usage:
+    """A run's account from its ledger: per model, and in total."""
+    models: dict[str, ModelUsage] = {}
+    for c in calls:
+        m = models.setdefault(c.model, ModelUsage(provider=c.provider))
+        m.input_tokens += c.input_tokens
+        m.output_tokens += c.output_tokens
+        m.cache_read_tokens += c.cache_read_tokens
+        m.cache_write_tokens += c.cache_write_tokens
+        m.calls += c.attempts
+        m.cost_usd += c.cost_usd
+        m.price_known = m.price_known and c.price_known
+    return Usage(
+        models=models,
+        llm_calls=sum(m.calls for name, m in models.items() if name != "offline"),
+        cache_hits=cache_hits,
+        cache_misses=cache_misses,
+        total_cost_usd=round(sum(m.cost_usd for m in models.values()), 6),
+        input_tokens=sum(m.input_tokens for m in models.values()),
+        output_tokens=sum(m.output_tokens for m in models.values()),
+    )
+
+
+class RoundControl(Strict):
+    """A run's rounds against the round controller's decisions: in shadow mode, what steering would
+    have saved (it wanted to stop earlier) or added (it wanted to go on after the last fixed round)."""
+
+    mode: RoundsMode
+    rounds: int
+    controller_stop_round: int | None = Field(
+        default=None, description="The round after which the controller decided to stop (None: it never did)."
+    )
+    would_save_rounds: int = 0
+    would_save_usd: float = Field(default=0.0, description="What the rounds after that stop cost.")
+    would_save_calls: int = 0
+    would_continue: bool = Field(default=False, description="The controller wanted more rounds than ran.")
 
 
 class Adjustment(Strict):
@@ -443,6 +564,9 @@ class Result(Strict):
         default_factory=list, description="Roles whose calls ran at the model's natural temperature."
     )
     rounds: int
+    round_control: RoundControl | None = Field(
+        default=None, description="What the round controller did, or in shadow mode would have done."
+    )
     sub_claims: list[SubClaimResult]
     decisive_source: SourceRef | None = None
     what_would_change: list[str]
@@ -465,7 +589,7 @@ class RunEvent(Strict):
     run_id: str
     seq: int = 0
     type: str  # stage.started, stage.completed, run.succeeded, run.failed, run.stopped, …
-    stage: str | None = None
+    stage: Stage | None = None
     round: int | None = None
     side: Side | None = None
     at: datetime = Field(default_factory=utcnow)

@@ -1,8 +1,11 @@
-"""Starting and reading runs on a caller's behalf: validate, admit under the cost guard, record,
-start the execution. Nothing is stored or spent for a request that is refused."""
+"""A run's life, in one place: validate and start it (admitted under the cost guard, recorded, its
+execution started), read it on a tenant's behalf, end it (its one end event, its slot given back),
+and sweep the runs whose process died before they could end. Nothing is stored or spent for a
+request that is refused."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable
 from datetime import timedelta
@@ -10,9 +13,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from claimcourt.adjudication.score import usage_from
-from claimcourt.errors import ConflictError, InvalidRequestError, NotFoundError
-from claimcourt.execution import Executor
+from claimcourt.errors import ConflictError, InvalidRequestError, NotFoundError, RateLimitedError
+from claimcourt.execution import Ended, Executor
 from claimcourt.models import (
     LOCAL_TENANT,
     Lease,
@@ -23,9 +25,10 @@ from claimcourt.models import (
     SourceTag,
     Usage,
     first_problem,
+    usage_from,
     utcnow,
 )
-from claimcourt.pipeline import announce_end
+from claimcourt.observability import count
 from claimcourt.settings import Settings
 from claimcourt.store.base import Store, claim_id_for, run_exists
 
@@ -61,6 +64,7 @@ def create_run(
     store.append_event(
         RunEvent(run_id=record.run_id, type="run.created", data={"claim": request.claim}), key="run.created"
     )
+    count("RunsStarted")
     return record
 
 
@@ -94,21 +98,84 @@ def submit_run(
         raise
     except BaseException:
         if _exists(store, run_id):  # recorded, but not its first event: end it, or it runs for ever
-            store.set_status(run_id, RunStatus.FAILED, error="could not record the run's start")
-            # Its end event and release; if the store fails these too, the lease stays for the sweeper.
-            announce_end(store, run_id)
+            # If the store fails its end event and release too, the lease stays for the sweeper.
+            end_failed(store, run_id, "could not record the run's start")
         else:
             store.release(run_id)
         raise
     try:
         executor.start(run_id)
     except Exception as err:
-        store.set_status(
-            run_id, RunStatus.FAILED, error=f"could not start the execution: {type(err).__name__}"
-        )
-        announce_end(store, run_id)
+        end_failed(store, run_id, f"could not start the execution: {type(err).__name__}")
         raise
     return record
+
+
+def submit_when_free(
+    store: Store,
+    executor: Executor,
+    settings: Settings,
+    tenant_id: str,
+    request: RunRequest,
+    source_tag: SourceTag = SourceTag.APP,
+    *,
+    timeout_s: float,
+    on_wait: Callable[[RateLimitedError], None] = lambda refused: None,
+    wait_s: float = 1.0,
+) -> RunRecord:
+    """`submit_run` for a caller that would rather wait for a free slot than be refused (the CLI):
+    while the concurrency cap is full it waits, up to `timeout_s`; an hourly cap, or the timeout,
+    is the RateLimitedError itself."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return submit_run(store, executor, settings, tenant_id, request, source_tag)
+        except RateLimitedError as refused:
+            if refused.limit != "concurrency" or time.monotonic() + wait_s > deadline:
+                raise
+            on_wait(refused)
+            time.sleep(wait_s)
+
+
+def follow(
+    store: Store,
+    run_id: str,
+    ended: Callable[[], Ended | None],
+    timeout_s: float,
+    on_tick: Callable[[], None] | None = None,
+    *,
+    poll_s: float = 0.5,
+    check_every_s: float = 5.0,
+    until_execution_ends: bool = False,
+    wait: Callable[[float], object] = time.sleep,
+) -> RunRecord:
+    """Wait for a started run to end (and its execution too, if asked), or the timeout; the run as
+    it is then. The record is read first (cheap); the execution is asked every `check_every_s`, in
+    case it died without saying, and once the record has ended if `until_execution_ends`. A run
+    whose execution ended while the run did not (it could not even record its failure) is ended
+    failed here, with the reason. `wait(poll_s)` sleeps between looks; one that returns early when
+    the execution ends (the local runtime's) ends the wait at once."""
+    deadline = time.monotonic() + timeout_s
+    next_check = time.monotonic() + check_every_s
+    while time.monotonic() < deadline:
+        if on_tick is not None:
+            on_tick()
+        record, now = store.get_run(run_id), time.monotonic()
+        if record.status.terminal and not until_execution_ends:
+            return record
+        if record.status.terminal or now >= next_check:
+            end = ended()
+            if end is not None:
+                if not record.status.terminal:
+                    end_failed(store, run_id, execution_end_reason(end))
+                return store.get_run(run_id)
+            next_check = now + check_every_s
+        wait(poll_s)
+    return store.get_run(run_id)
+
+
+def execution_end_reason(end: Ended) -> str:
+    return f"execution {end.status.lower()}: {end.cause or end.status}"
 
 
 def _exists(store: Store, run_id: str) -> bool:
@@ -166,8 +233,9 @@ def sweep(store: Store, execution_status: Callable[[str], str | None]) -> list[s
                 reason = (
                     f"execution {status.lower()}" if status else "its execution never started or was lost"
                 )
-            store.set_status(lease.run_id, RunStatus.FAILED, error=reason)
-        announce_end(store, lease.run_id)
+            end_failed(store, lease.run_id, reason)
+        else:  # ended, but its end was never announced nor its slot given back
+            announce_end(store, lease.run_id)
         released.append(lease.run_id)
     return released
 
@@ -178,3 +246,33 @@ def run_usage(store: Store, record: RunRecord) -> Usage:
     if record.result is not None:
         return record.result.usage
     return usage_from(store.run_calls(record.run_id), 0, 0)
+
+
+def end_failed(store: Store, run_id: str, reason: str) -> bool:
+    """End a run that cannot finish as failed, with the reason, then announce its end. False when the
+    run had already ended (it keeps its status; its end is announced all the same, idempotently)."""
+    failed = store.set_status(run_id, RunStatus.FAILED, error=reason)
+    announce_end(store, run_id)
+    return failed
+
+
+def announce_end(store: Store, run_id: str) -> None:
+    """Append the run's one terminal event (run.succeeded, run.failed or run.stopped) from its
+    record, after the last stage's own events: a subscriber may stop reading at it. Then release the
+    run's lease. Both steps are idempotent: a retry repeats neither."""
+    record = store.get_run(run_id)
+    if not record.status.terminal:
+        return
+    data: dict[str, Any] = {"status": record.status.value}
+    if record.status is RunStatus.SUCCEEDED and record.interval is not None:
+        data |= {"score": record.score, "interval": record.interval.model_dump(), "verdict": record.verdict}
+    elif record.status is RunStatus.FAILED:
+        data["error"] = record.error
+    else:
+        data["warnings"] = record.warnings
+    end = RunEvent(run_id=run_id, type=f"run.{record.status.value}", data=data)
+    if store.append_event(end, key="run.end") is not None:  # counted once, however often announced
+        count(f"Runs{record.status.value.capitalize()}")
+    # Every way a run ends comes here, so here its place under the concurrency cap is given back (the
+    # sweeper catches a run whose process died before this line).
+    store.release(run_id)

@@ -9,6 +9,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from claimcourt.models import RoundsMode
+
 ProviderName = Literal["anthropic", "openai", "offline"]
 ROLES = ("suitability", "decomposer", "case_for", "case_against", "moderator", "adjudicator")
 # The roles asked to sample at the model's natural temperature (Task.temperature None): the debaters.
@@ -18,7 +20,8 @@ SAMPLED_ROLES = frozenset({"case_for", "case_against"})
 class EffortProfile(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    max_rounds: int
+    rounds: int  # fixed rounds: what a run does with the round controller off or in shadow
+    max_rounds: int  # the round controller's cap when it steers (dynamic rounds on)
     max_sub_claims: int
     evidence_per_query: int
     self_consistency_samples: int
@@ -26,11 +29,15 @@ class EffortProfile(BaseModel):
 
 EFFORT_PROFILES: dict[str, EffortProfile] = {
     # low is cheaper than standard in every call: half the sub-claims, fewer passages per query.
-    "low": EffortProfile(max_rounds=2, max_sub_claims=2, evidence_per_query=3, self_consistency_samples=0),
-    "standard": EffortProfile(
-        max_rounds=2, max_sub_claims=4, evidence_per_query=5, self_consistency_samples=0
+    "low": EffortProfile(
+        rounds=2, max_rounds=3, max_sub_claims=2, evidence_per_query=3, self_consistency_samples=0
     ),
-    "high": EffortProfile(max_rounds=4, max_sub_claims=6, evidence_per_query=6, self_consistency_samples=3),
+    "standard": EffortProfile(
+        rounds=2, max_rounds=5, max_sub_claims=4, evidence_per_query=5, self_consistency_samples=0
+    ),
+    "high": EffortProfile(
+        rounds=4, max_rounds=8, max_sub_claims=6, evidence_per_query=6, self_consistency_samples=3
+    ),
 }
 MIN_ROUNDS = 2
 
@@ -61,6 +68,17 @@ class Settings(BaseSettings):
     provider_max_retries: int = Field(default=3, description="SDK-level retries with backoff.")
     provider_timeout_s: float = Field(
         default=60.0, description="Per request; × (retries + 1) × 2 stays inside the 900 s function timeout."
+    )
+
+    # Observability (claimcourt.observability): on in the deployed template, off on the laptop.
+    tracing: bool = Field(default=False, description="Trace each invocation with X-Ray.")
+    metrics: bool = Field(default=False, description="Write business metrics (CloudWatch EMF) to stdout.")
+
+    # The round controller (debate/control.py): off = the effort's fixed rounds; shadow = fixed rounds,
+    # with what the controller would have decided recorded beside; on = the controller decides.
+    dynamic_rounds: RoundsMode = Field(default="shadow", description="off, shadow or on.")
+    max_rounds: int | None = Field(
+        default=None, ge=MIN_ROUNDS, le=20, description="Caps the controller's rounds (None: the effort's)."
     )
 
     # Spend and size limits.
@@ -112,6 +130,18 @@ class Settings(BaseSettings):
 
     def effort(self, name: str) -> EffortProfile:
         return EFFORT_PROFILES[name]
+
+    def controller_max_rounds(self, effort: str) -> int:
+        """The most rounds the round controller may run (it may want more than a fixed run does)."""
+        profile = self.effort(effort)
+        return max(profile.rounds, min(self.max_rounds or profile.max_rounds, profile.max_rounds))
+
+    def round_limit(self, effort: str) -> int:
+        """The most rounds a run of this effort may have: what the state machine and the prompts
+        are told. Fixed rounds, unless the controller steers."""
+        if self.dynamic_rounds == "on":
+            return self.controller_max_rounds(effort)
+        return self.effort(effort).rounds
 
     def default_provider(self) -> ProviderName:
         if self.provider is not None:

@@ -10,13 +10,13 @@ import importlib.util
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from claimcourt.errors import ConfigurationError
 from claimcourt.evidence.base import EvidenceSource, Hit
 from claimcourt.execution import Executor, StepFunctionsExecutor
-from claimcourt.pipeline import Deps
 from claimcourt.reasoning.base import Provider
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.reasoner import Reasoner
@@ -28,6 +28,26 @@ if TYPE_CHECKING:
 
     from claimcourt.bus import DeadLetters, Publisher
     from claimcourt.delivery import Poster
+
+
+@dataclass(frozen=True)
+class Deps:
+    """A stage's collaborators, built once per cold start (or once per local runtime)."""
+
+    settings: Settings
+    store: Store
+    reasoner: Reasoner
+    evidence: EvidenceSource
+    # Powertools idempotency records: DynamoDB in the cloud, the SQLite file on the laptop.
+    idempotency: BasePersistenceLayer | None = None
+    # Where the API starts runs: Step Functions, or the local runtime (None: this process cannot).
+    executor: Executor | None = None
+    # Where progress is posted to WebSocket connections (None: this deployment has no WebSocket API).
+    poster: Poster | None = None
+    # Where claim.score_changed goes: the project's EventBridge bus, or a file (None: nowhere).
+    publisher: Publisher | None = None
+    # Where the monitor function keeps bus events it cannot act on (None: not this function).
+    dead_letters: DeadLetters | None = None
 
 
 def build_store(settings: Settings) -> Store:

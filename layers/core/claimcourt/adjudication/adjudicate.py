@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from aws_lambda_powertools import Logger
-
 from claimcourt.contract import COMPOSITION_RULES, SHAPES
 from claimcourt.errors import MalformedReplyError, ProviderError, RefusedJudgementError, TruncatedReplyError
 from claimcourt.models import AdjudicateInput, Judgement, SubClaimJudgement, Verdict
+from claimcourt.observability import logger
 from claimcourt.prompts import escape, evidence_block, points_block, render, sub_claims_block
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
 
-logger = Logger(service="claimcourt", child=True)
 SAMPLE_TEMPERATURE = 0.7
 MODE_NOTES = {
     "spectral": " The person asked for the score: make it, and its interval, as well calibrated as you can.",

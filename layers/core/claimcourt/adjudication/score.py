@@ -6,7 +6,7 @@ Pure: everything it needs is passed in, so every rule here is tested without I/O
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from claimcourt.contract import (
@@ -27,7 +27,6 @@ from claimcourt.models import (
     Interval,
     IntervalMethod,
     Judgement,
-    ModelUsage,
     Result,
     RunRequest,
     Side,
@@ -37,7 +36,6 @@ from claimcourt.models import (
     Usage,
     Verdict,
 )
-from claimcourt.reasoning.base import CallRecord
 
 
 # Evidence quality, measured from the pool, moves the judge's numbers only this way: each finding pulls
@@ -290,28 +288,6 @@ def score_judgements(judgements: list[Judgement], shape: Shape, quality: list[Qu
     }
     verdict = _overall_verdict(final, interval, shape, list(sub_verdicts.values()))
     return Scored(final, interval, method, verdict, sub_scores, sub_verdicts, adjustments)
-
-
-def usage_from(calls: Iterable[CallRecord], cache_hits: int, cache_misses: int) -> Usage:
-    models: dict[str, ModelUsage] = {}
-    for c in calls:
-        m = models.setdefault(c.model, ModelUsage(provider=c.provider))
-        m.input_tokens += c.input_tokens
-        m.output_tokens += c.output_tokens
-        m.cache_read_tokens += c.cache_read_tokens
-        m.cache_write_tokens += c.cache_write_tokens
-        m.calls += c.attempts
-        m.cost_usd += c.cost_usd
-        m.price_known = m.price_known and c.price_known
-    return Usage(
-        models=models,
-        llm_calls=sum(m.calls for name, m in models.items() if name != "offline"),
-        cache_hits=cache_hits,
-        cache_misses=cache_misses,
-        total_cost_usd=round(sum(m.cost_usd for m in models.values()), 6),
-        input_tokens=sum(m.input_tokens for m in models.values()),
-        output_tokens=sum(m.output_tokens for m in models.values()),
-    )
 
 
 def _side_text(argument: Argument | None, sub_claim_id: str) -> str:

@@ -9,20 +9,20 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
-from aws_lambda_powertools import Logger
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.event_handler.openapi.params import Header, Query
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import BaseModel, Field
 
-from claimcourt import __version__
+from claimcourt import __version__, artifacts
 from claimcourt.access import authenticate, presented_key
 from claimcourt.api.problems import from_error, problem, problem_reply
 from claimcourt.errors import (
     ClaimcourtError,
     ConfigurationError,
     ConflictError,
+    GoneError,
     NotFoundError,
     UnauthorizedError,
 )
@@ -31,22 +31,22 @@ from claimcourt.models import (
     DriftPoint,
     Monitor,
     MonitorRequest,
+    RoundDecision,
     RunEvent,
     RunOutput,
     RunRecord,
     RunRequest,
     SourceTag,
 )
-from claimcourt.monitors import create_monitor
-from claimcourt.pipeline import Deps
+from claimcourt.observability import logger, observed
 from claimcourt.runs import delete_tenant_run, run_usage, submit_run, tenant_run
-from claimcourt.wiring import build_idempotency, current_deps
+from claimcourt.watching.drift import create_monitor
+from claimcourt.wiring import Deps, build_idempotency, current_deps
 
 # Powertools idempotency imports boto3 (80 ms): only a POST with an Idempotency-Key needs it.
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 
-logger = Logger(service="claimcourt-api")
 PUBLIC = frozenset({"/health"})
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})  # the methods whose body a route reads
 IDEMPOTENCY_TTL_S = 24 * 3600
@@ -76,6 +76,11 @@ class RunList(BaseModel):
 class EventList(BaseModel):
     run_id: str
     events: list[RunEvent]
+
+
+class RoundDecisionList(BaseModel):
+    run_id: str
+    decisions: list[RoundDecision]
 
 
 class ClaimList(BaseModel):
@@ -149,7 +154,11 @@ def build_app() -> APIGatewayHttpResolver:
         request: RunRequest,
         idempotency_key: Annotated[
             str | None,
-            Header(alias="idempotency-key", max_length=200, description="Same key + body: same run."),
+            Header(
+                alias="idempotency-key",
+                max_length=200,
+                description="Same key + body: same run, as it is now (410 run_deleted once it is deleted).",
+            ),
         ] = None,
     ) -> Response[RunView]:
         deps = _deps()
@@ -157,9 +166,11 @@ def build_app() -> APIGatewayHttpResolver:
         if executor is None:
             raise ConfigurationError("no executor: CLAIMCOURT_STATE_MACHINE_ARN is not set")
         owner = tenant()
+        started: list[RunRecord] = []
 
         def start() -> dict[str, Any]:
             record = submit_run(deps.store, executor, deps.settings, owner, request)
+            started.append(record)
             return _view(record).model_dump(mode="json")
 
         if idempotency_key is None:
@@ -167,6 +178,8 @@ def build_app() -> APIGatewayHttpResolver:
         else:
             body = _once(deps, app.lambda_context, owner, idempotency_key, request, start)
         view = RunView.model_validate(body)
+        if not started:  # a replay: the run as it is now, not as it was when first answered
+            view = _view(_replayed(deps, owner, view.run_id))
         headers = {"Location": view.links.self}
         return Response(status_code=202, content_type="application/json", body=view, headers=headers)
 
@@ -193,6 +206,14 @@ def build_app() -> APIGatewayHttpResolver:
         store = _deps().store
         tenant_run(store, tenant(), run_id)
         return EventList(run_id=run_id, events=store.list_events(run_id, after_seq=min(after, LAST_SEQ)))
+
+    @app.get("/runs/<run_id>/round_decisions")
+    def get_round_decisions(run_id: str) -> RoundDecisionList:
+        """The round controller's decision after each round: the action, the rule that fired, the
+        signals it measured, the persona; in shadow mode, what it would have done beside."""
+        store = _deps().store
+        tenant_run(store, tenant(), run_id)
+        return RoundDecisionList(run_id=run_id, decisions=artifacts.decisions_of(store, run_id))
 
     @app.get("/claims")
     def list_claims(limit: Annotated[int, Query(ge=1, le=200)] = 50) -> ClaimList:
@@ -242,6 +263,19 @@ def _idempotency_layer(deps: Deps) -> BasePersistenceLayer:
         if id(deps.store) not in _layers:
             _layers[id(deps.store)] = build_idempotency(deps.settings, deps.store)
         return _layers[id(deps.store)]
+
+
+def _replayed(deps: Deps, tenant: str, run_id: str) -> RunRecord:
+    """The run an Idempotency-Key started; GoneError once it is deleted (the key stays taken, so a
+    replay never starts a second run: a new key starts a new one)."""
+    try:
+        return tenant_run(deps.store, tenant, run_id)
+    except NotFoundError:
+        raise GoneError(
+            f"the run this Idempotency-Key started, {run_id}, has been deleted;"
+            " use a new key to start another",
+            "run_deleted",
+        ) from None
 
 
 def _once(
@@ -342,7 +376,7 @@ def _unreadable_body(event: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-@logger.inject_lambda_context(clear_state=True)  # logs the context, never the event (it holds the key)
+@observed  # logs the context, never the event (it holds the key)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     caller, refused = _admit(event)
     if refused is None:

@@ -10,6 +10,7 @@ from aws_lambda_powertools.event_handler import Response
 
 from claimcourt.errors import (
     ConflictError,
+    GoneError,
     InvalidRequestError,
     NotFoundError,
     RateLimitedError,
@@ -23,6 +24,7 @@ TITLES = {
     404: "Not found",
     405: "Method not allowed",
     409: "Conflict",
+    410: "Gone",
     413: "Payload too large",
     415: "Unsupported media type",
     422: "Unprocessable request",
@@ -64,6 +66,8 @@ def from_error(err: Exception) -> Response[str]:
         return problem(404, "not_found", str(err))
     if isinstance(err, ConflictError):
         return problem(409, err.code, str(err))
+    if isinstance(err, GoneError):
+        return problem(410, err.code, str(err))
     if isinstance(err, RateLimitedError):
         code = "too_many_runs" if err.limit == "concurrency" else "hourly_cap_reached"
         headers = {"Retry-After": str(err.retry_after_s)}

@@ -18,20 +18,18 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, Literal
 
-from aws_lambda_powertools import Logger
-from aws_lambda_powertools.utilities.data_classes import APIGatewayWebSocketEvent, DynamoDBStreamEvent
+from aws_lambda_powertools.utilities.data_classes import APIGatewayWebSocketEvent
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claimcourt.access import authenticate, presented_key
-from claimcourt.delivery import Poster, deliver, notify
+from claimcourt.delivery import Poster, deliver
 from claimcourt.errors import ConfigurationError, ConnectionGoneError, NotFoundError, UnauthorizedError
 from claimcourt.models import ConnectionRecord, first_problem, utcnow
-from claimcourt.pipeline import Deps
+from claimcourt.observability import logger, observed
 from claimcourt.runs import tenant_run
-from claimcourt.wiring import current_deps
+from claimcourt.wiring import Deps, current_deps
 
-logger = Logger(service="claimcourt-socket")
 # API Gateway closes a connection after 2 hours; its records live a little longer, then expire.
 KEEP_CONNECTION = timedelta(hours=2, minutes=5)
 
@@ -45,7 +43,7 @@ class Subscribe(BaseModel):
     run_id: str = Field(pattern=r"^[\w-]{1,64}$")
 
 
-def _poster(deps: Deps) -> Poster:
+def poster_of(deps: Deps) -> Poster:
     if deps.poster is None:
         raise ConfigurationError("no WebSocket endpoint: CLAIMCOURT_WEBSOCKET_URL is not set")
     return deps.poster
@@ -53,7 +51,7 @@ def _poster(deps: Deps) -> Poster:
 
 def _error(deps: Deps, connection_id: str, code: str, detail: str) -> None:
     try:
-        _poster(deps).post(connection_id, {"type": "error", "code": code, "detail": detail})
+        poster_of(deps).post(connection_id, {"type": "error", "code": code, "detail": detail})
     except ConnectionGoneError:
         deps.store.drop_connection(connection_id)
 
@@ -98,7 +96,7 @@ def on_subscribe(deps: Deps, event: APIGatewayWebSocketEvent) -> Reply:
     except NotFoundError:
         _error(deps, connection_id, "not_found", f"no run {message.run_id}")
         return {"statusCode": 200}
-    poster = _poster(deps)
+    poster = poster_of(deps)
     try:
         # Acknowledged before the subscription exists, so nothing a notifier posts can come before it.
         poster.post(connection_id, {"type": "subscribed", "run_id": message.run_id})
@@ -123,26 +121,9 @@ ROUTES: dict[str, Callable[[Deps, APIGatewayWebSocketEvent], Reply]] = {
 }
 
 
-@logger.inject_lambda_context(clear_state=True)  # never the event: a $connect event holds the key
+@observed  # never the event: a $connect event holds the key
 def handler(event: dict[str, Any], context: LambdaContext) -> Reply:
     request = APIGatewayWebSocketEvent(event)
     route = request.request_context.route_key
     logger.append_keys(route=route, connection_id=request.request_context.connection_id)
     return ROUTES.get(route, on_unknown)(current_deps(), request)
-
-
-@logger.inject_lambda_context(clear_state=True)
-def notifier(event: dict[str, Any], context: LambdaContext) -> None:
-    """The main table's stream, filtered to new progress events (template.yaml): post them to the
-    connections that follow their runs. A failure raises, and the stream retries the batch."""
-    stream = DynamoDBStreamEvent(event)
-    run_ids = [
-        str(image["run_id"])
-        for record in stream.records
-        if record.dynamodb is not None
-        and (image := record.dynamodb.new_image or {}).get("kind") == "event"
-        and "run_id" in image
-    ]
-    deps = current_deps()
-    notify(deps.store, _poster(deps), run_ids)
-    logger.info("notified", extra={"runs": len(set(run_ids)), "records": len(run_ids)})

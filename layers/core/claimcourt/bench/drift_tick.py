@@ -2,7 +2,7 @@
 
 `--monitors` monitors (default 200), all due, over a SQLite store in a temporary directory; the
 local runtime executes the runs with bench/latency.py's LatencyProvider (the offline reasoner's
-answers after a fixed sleep per LLM call) and the bundled corpus. One tick (claimcourt.monitors.tick,
+answers after a fixed sleep per LLM call) and the bundled corpus. One tick (claimcourt.watching.drift.tick,
 what the DriftFunction runs every minute) starts a re-score run per monitor with the concurrency cap
 at `--cap` (default 3): when the cap is full it waits for a slot. A sampler thread reads the cost
 guard's leases every few milliseconds. Prints the tick's wall time, the time until every run had
@@ -27,12 +27,11 @@ from claimcourt.bench.latency import CLAIMS, LatencyProvider
 from claimcourt.evidence.corpus import CorpusSource
 from claimcourt.local.runtime import LocalRuntime
 from claimcourt.models import MonitorRequest, RunStatus, SourceTag
-from claimcourt.monitors import create_monitor, tick
-from claimcourt.pipeline import Deps
 from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.settings import Settings
 from claimcourt.store.sqlite import SqliteStore
-from claimcourt.wiring import build_idempotency
+from claimcourt.watching.drift import create_monitor, tick
+from claimcourt.wiring import Deps, build_idempotency
 
 
 def main(argv: list[str] | None = None) -> None:

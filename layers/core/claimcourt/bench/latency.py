@@ -30,13 +30,13 @@ from claimcourt.evidence.corpus import CorpusSource
 from claimcourt.local.console import pause_collector
 from claimcourt.local.runtime import LocalRuntime
 from claimcourt.models import ArgueInput, SourceTag
-from claimcourt.pipeline import Deps
 from claimcourt.reasoning.base import ProviderReply, Task
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.runs import create_run, parse_request
 from claimcourt.settings import Settings
 from claimcourt.store.sqlite import SqliteStore
+from claimcourt.wiring import Deps
 
 CLAIMS = (
     "Global warming is causing sea levels to rise and glaciers to retreat",

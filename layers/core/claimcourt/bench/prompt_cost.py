@@ -26,7 +26,6 @@ from typing import Any
 from claimcourt.evidence.corpus import CorpusSource
 from claimcourt.local.runtime import LocalRuntime
 from claimcourt.models import DecomposeInput, Decomposition, DecompositionCheck, SourceTag, SubClaim
-from claimcourt.pipeline import Deps
 from claimcourt.reasoning.base import ProviderReply, Task
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.prices import price_for
@@ -35,6 +34,7 @@ from claimcourt.reasoning.stance import key_terms
 from claimcourt.runs import create_run, parse_request
 from claimcourt.settings import EFFORT_PROFILES, Settings
 from claimcourt.store.sqlite import SqliteStore
+from claimcourt.wiring import Deps
 
 CLAIM = "Global warming is causing sea levels to rise and glaciers to retreat"
 CHARS_PER_TOKEN = 4
@@ -102,7 +102,7 @@ def measure(claim: str, model: str) -> None:
         total_in = sum(sum(v) for v in provider.input_tokens.values())
         print(
             f"effort {effort}: {profile.max_sub_claims} sub-claims, {profile.evidence_per_query} passages a "
-            f"query, max {profile.max_rounds} rounds, {profile.self_consistency_samples} samples"
+            f"query, {profile.rounds} rounds, {profile.self_consistency_samples} samples"
         )
         print(f"  {'task kind':16} {'calls':>5} {'mean in':>8} {'total in':>9}")
         for kind, sizes in provider.input_tokens.items():

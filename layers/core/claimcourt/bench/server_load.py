@@ -68,11 +68,10 @@ def serve_child(port: int, data_dir: Path, latency: float, max_active: int) -> N
     from claimcourt.bench.latency import LatencyProvider
     from claimcourt.evidence.corpus import CorpusSource
     from claimcourt.local.server import serve
-    from claimcourt.pipeline import Deps
     from claimcourt.reasoning.reasoner import Reasoner
     from claimcourt.settings import Settings
     from claimcourt.store.sqlite import SqliteStore
-    from claimcourt.wiring import build_idempotency
+    from claimcourt.wiring import Deps, build_idempotency
 
     settings = Settings(
         data_dir=data_dir,

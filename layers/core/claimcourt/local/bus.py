@@ -14,24 +14,59 @@ from claimcourt.local.template import REGION, Template
 
 VISIBILITY_S = 1  # the cloud waits 180 s to redeliver; a laptop run should not
 BUS = "claimcourt-local"
+PUT_EVENTS_MAX = 10  # entries in one PutEvents call
 
 
 @dataclass
 class Drained:
     batches: int = 0
     dead: list[tuple[str, str]] = field(default_factory=list)  # (body, reason)
+    delivered: set[str] = field(default_factory=set)  # the ids of the events the queue delivered
 
 
-def _entry(event: dict[str, Any]) -> dict[str, Any]:
-    """A PutEvents entry from an event as EventBridge delivers it, or from a PutEvents entry."""
-    if "DetailType" in event:
-        detail = event.get("Detail", "{}")
-        return {"Source": event.get("Source", "local"), "DetailType": event["DetailType"], "Detail": detail}
+def entry(event: dict[str, Any]) -> dict[str, Any]:
+    """A PutEvents entry from an event as EventBridge delivers it, or from a PutEvents entry; a
+    ValueError naming the field if PutEvents would refuse it, or drop it (a detail that is not a
+    JSON object). No source is `local`, no detail `{}`."""
+    aws = "DetailType" in event
+    source, detail_type, detail_name = (
+        ("Source", "DetailType", "Detail") if aws else ("source", "detail-type", "detail")
+    )
+    for name, value in ((source, event.get(source, "local")), (detail_type, event.get(detail_type))):
+        if value is None:
+            raise ValueError(f"{name}: required")
+        if not isinstance(value, str) or not value:
+            raise ValueError(f"{name}: must be a non-empty string")
+    if aws:
+        text = event.get("Detail", "{}")
+        if not isinstance(text, str):
+            raise ValueError("Detail: must be a string holding a JSON object")
+        try:
+            detail = json.loads(text)
+        except ValueError:
+            raise ValueError("Detail: not JSON") from None
+    else:
+        detail = event.get("detail", {})
+    if not isinstance(detail, dict):
+        raise ValueError(f"{detail_name}: must be a JSON object, not {_kind(detail)}")
     return {
-        "Source": event.get("source", "local"),
-        "DetailType": event.get("detail-type", ""),
-        "Detail": json.dumps(event.get("detail", {})),
+        "Source": event.get(source, "local"),
+        "DetailType": event[detail_type],
+        "Detail": json.dumps(detail),
     }
+
+
+def _kind(value: Any) -> str:
+    return {list: "a list", str: "a string", bool: "true or false", type(None): "null"}.get(
+        type(value), "a number"
+    )
+
+
+def _event_id(body: str) -> str:
+    try:
+        return str(json.loads(body).get("id", ""))
+    except (ValueError, AttributeError):
+        return ""
 
 
 class LocalBus:
@@ -57,6 +92,7 @@ class LocalBus:
             },
         )["QueueUrl"]
         rule = resources["MonitorEventsRule"]["Properties"]
+        self.routed_types: list[str] = rule["EventPattern"]["detail-type"]  # what the rule sends on
         self.events.put_rule(Name="monitor", EventBusName=BUS, EventPattern=json.dumps(rule["EventPattern"]))
         self.events.put_targets(
             Rule="monitor",
@@ -68,11 +104,15 @@ class LocalBus:
         attributes = self.sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])
         return str(attributes["Attributes"]["QueueArn"])
 
-    def put(self, events: list[dict[str, Any]]) -> int:
-        """Put events on the bus; how many the bus took (the rule decides which reach the queue)."""
-        entries = [_entry(e) | {"EventBusName": BUS} for e in events]
-        reply = self.events.put_events(Entries=entries)
-        return len(entries) - int(reply.get("FailedEntryCount", 0))
+    def put(self, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Put PutEvents entries (see `entry`) on the bus, ten a call as PutEvents takes them: the
+        bus's answer for each, in order, {"EventId": …} or {"ErrorCode": …, "ErrorMessage": …}. The
+        rule decides which reach the queue."""
+        answers: list[dict[str, Any]] = []
+        for start in range(0, len(entries), PUT_EVENTS_MAX):
+            chunk = [e | {"EventBusName": BUS} for e in entries[start : start + PUT_EVENTS_MAX]]
+            answers += self.events.put_events(Entries=chunk)["Entries"]
+        return answers
 
     def _pending(self) -> int:
         names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
@@ -93,6 +133,7 @@ class LocalBus:
                 time.sleep(0.2)  # in flight: visible again after the visibility timeout
                 continue
             drained.batches += 1
+            drained.delivered.update(_event_id(m["Body"]) for m in messages)
             reply = handler({"Records": [self._record(m) for m in messages]}, context)
             failed = {f["itemIdentifier"] for f in reply.get("batchItemFailures", [])}
             for message in messages:

@@ -1,7 +1,8 @@
 """`claimcourt`: run a debate on the laptop, list runs, show one.
 
 Progress goes to stderr and the verdict (or --json) to stdout, so `claimcourt run … --json | jq` works.
-Exit status: 0 succeeded, 1 failed, 2 bad input (nothing stored), 3 stopped by the suitability check.
+Exit status: 0 succeeded, 1 failed, 2 bad input (nothing stored), 3 stopped by the suitability check,
+4 `serve` cannot listen on its address.
 The console script (console.main) runs `entry`, which leaves without the interpreter's teardown;
 tests call `main`.
 """
@@ -21,26 +22,27 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from claimcourt.errors import ConfigurationError, InvalidRequestError, NotFoundError
-from claimcourt.local.cloud import Stack, execution_ended, follow, load_stack, start
-from claimcourt.local.render import ProgressView, render_record, render_runs
+from claimcourt import artifacts
+from claimcourt.errors import ConfigurationError, InvalidRequestError, NotFoundError, RateLimitedError
+from claimcourt.execution import Executor
+from claimcourt.local.cloud import EXECUTION_CHECK_S, FOLLOW_POLL_S, Stack, load_stack
+from claimcourt.local.render import ProgressView, render_decisions, render_record, render_runs
 from claimcourt.models import (
     LOCAL_TENANT,
     RunOutput,
     RunRecord,
     RunRequest,
     RunStatus,
-    SourceTag,
     first_problem,
 )
-from claimcourt.pipeline import Deps, announce_end
-from claimcourt.runs import run_usage
+from claimcourt.runs import follow, run_usage, submit_when_free, tenant_run
 from claimcourt.settings import ROLES, Settings
 from claimcourt.store.base import Store
+from claimcourt.wiring import Deps
 from claimcourt.wiring import build_deps as _build_deps
 from claimcourt.wiring import build_store as _build_store
 
-EXIT_FAILED, EXIT_BAD_INPUT, EXIT_STOPPED = 1, 2, 3
+EXIT_FAILED, EXIT_BAD_INPUT, EXIT_STOPPED, EXIT_CANNOT_LISTEN = 1, 2, 3, 4
 EXIT_UNFLUSHED = 120  # what Python itself exits with when stdout cannot be flushed at the end
 
 # The stores a command opened, for `entry` to close before it leaves (None: called as `main`, by tests).
@@ -184,7 +186,7 @@ def run(
     stack: str | None,
 ) -> None:
     """Run a debate on CLAIM and print the verdict."""
-    from claimcourt.runs import create_run, parse_request
+    from claimcourt.runs import parse_request
 
     try:
         request = parse_request(
@@ -200,34 +202,56 @@ def run(
     deps = build_deps(_settings(data_dir))
     with LocalRuntime(deps) as runtime:
         _quiet_logs(verbose)  # after the handlers are loaded: their logger is configured on import
-        record = create_run(deps.store, request, SourceTag.APP)
+        record = _submit(deps.store, runtime, deps.settings, request)
         view = ProgressView(err, deps.store, record, deps.reasoner.label(ROLES), deps.evidence.name)
         with view:
-            runtime.execute(record.run_id, on_tick=view.refresh)
+            runtime.follow(record.run_id, on_tick=view.refresh)
     _print_record(deps.store, deps.store.get_run(record.run_id), as_json)
 
 
+def _submit(store: Store, executor: Executor, settings: Settings, request: RunRequest) -> RunRecord:
+    """Start a run of the CLI's own under the cost guard, as the API's: while the concurrency cap is
+    full (runs of `claimcourt serve`, or of the stack), wait for a slot; over the hourly cap, stop."""
+
+    def waiting(refused: RateLimitedError) -> None:
+        err.print(f"[dim]waiting for a free slot: {escape(refused.message)}[/]")
+
+    try:
+        return submit_when_free(
+            store,
+            executor,
+            settings,
+            LOCAL_TENANT,
+            request,
+            timeout_s=settings.run_timeout_s,
+            on_wait=waiting,
+        )
+    except RateLimitedError as refused:
+        _fail(f"cost guard: {refused.message} (nothing was started)", EXIT_FAILED)
+    except Exception as exc:  # the run is recorded failed with the reason, its slot given back
+        _fail(f"could not start the run: {exc}", EXIT_FAILED)
+
+
 def _run_on_stack(deployed: Stack, request: RunRequest, as_json: bool) -> None:
-    """Record the run in the stack's table, start its state machine, follow the events."""
-    from claimcourt.runs import create_run
+    """Record the run in the stack's table under its cost guard, start its state machine, follow
+    the events."""
+    from claimcourt.execution import StepFunctionsExecutor
 
     store = build_store(deployed.settings)
-    record = create_run(store, request, SourceTag.APP)
-    try:
-        execution_arn = start(deployed, record.run_id)
-    except Exception as exc:  # the run must not stay "running" for an execution that never began
-        store.set_status(record.run_id, RunStatus.FAILED, error=f"could not start the execution: {exc}")
-        announce_end(store, record.run_id)
-        _fail(f"stack: could not start the state machine: {exc}", EXIT_FAILED)
+    executor = StepFunctionsExecutor(deployed.state_machine_arn, deployed.settings.aws_region)
+    record = _submit(store, executor, deployed.settings, request)
     view = ProgressView(err, store, record, f"as configured on stack {deployed.name}", "the stack's")
     with view:
-        record = follow(
+        follow(
             store,
             record.run_id,
+            lambda: executor.ended(record.run_id),
             deployed.settings.run_timeout_s,
             view.refresh,
-            ended=lambda: execution_ended(deployed, execution_arn),
+            poll_s=FOLLOW_POLL_S,
+            check_every_s=EXECUTION_CHECK_S,
         )
+    record = store.get_run(record.run_id)
     if not record.status.terminal:
         _fail(
             f"run {record.run_id} is still running after {deployed.settings.run_timeout_s:.0f} s", EXIT_FAILED
@@ -271,16 +295,28 @@ def runs(limit: int, as_json: bool, tenant: str, data_dir: Path | None, stack: s
 @main.command()
 @click.argument("run_id")
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON, as `run --json` does.")
+@click.option("--rounds", is_flag=True, help="Show the round controller's decision after each round instead.")
+@click.option(
+    "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose run: the CLI's own are 'local'."
+)
 @data_dir_option
 @stack_option
-def show(run_id: str, as_json: bool, data_dir: Path | None, stack: str | None) -> None:
-    """Show one run: its verdict, or why it failed."""
+def show(
+    run_id: str, as_json: bool, rounds: bool, tenant: str, data_dir: Path | None, stack: str | None
+) -> None:
+    """Show one run of a tenant (not a deleted one): its verdict, or why it failed."""
     store = _store(data_dir, stack)
     try:
-        record = store.get_run(run_id)
+        record = tenant_run(store, tenant, run_id)
     except NotFoundError:
-        _fail(f"run_id: no run {run_id}", EXIT_BAD_INPUT)
-    if as_json:
+        _fail(f"run_id: no run {run_id} for tenant {tenant}", EXIT_BAD_INPUT)
+    if rounds:
+        decisions = artifacts.decisions_of(store, run_id)
+        if as_json:
+            click.echo(json.dumps([d.model_dump(mode="json") for d in decisions], indent=2))
+        else:
+            render_decisions(out, decisions)
+    elif as_json:
         click.echo(_as_json(store, record))
     else:
         render_record(out, record)
@@ -294,9 +330,15 @@ def show(run_id: str, as_json: bool, data_dir: Path | None, stack: str | None) -
 @click.option("--verbose", is_flag=True, help="Show each handler's structured log on stderr.")
 @data_dir_option
 def serve(host: str, port: int, verbose: bool, data_dir: Path | None) -> None:
-    """Serve the HTTP and WebSocket APIs locally: the cloud's handlers, runs in the local runtime."""
+    """Serve the HTTP and WebSocket APIs locally: the cloud's handlers, runs in the local runtime.
+    Exit 4 if it cannot listen on the address (the port is taken, or the host is not this machine)."""
+    from claimcourt.local.server import listen
     from claimcourt.local.server import serve as serve_api
 
+    try:
+        sock = listen(host, port)
+    except OSError as exc:
+        _fail(f"port: cannot listen on {host}:{port}: {exc.strerror or exc}", EXIT_CANNOT_LISTEN)
     deps = build_deps(_settings(data_dir))
 
     def started() -> None:
@@ -305,7 +347,7 @@ def serve(host: str, port: int, verbose: bool, data_dir: Path | None) -> None:
         err.print(f"({deps.settings.store} store); Ctrl-C stops it")
         err.print("API keys: claimcourt keys create --tenant <name>")
 
-    serve_api(deps, host, port, on_start=started)
+    serve_api(deps, host, port, on_start=started, sock=sock)
 
 
 @main.group()
@@ -379,7 +421,7 @@ def monitor_add(
 ) -> None:
     """Watch CLAIM: it is first scored at the next tick, then on its cadence."""
     from claimcourt.models import MonitorRequest
-    from claimcourt.monitors import create_monitor
+    from claimcourt.watching.drift import create_monitor
 
     try:
         request = MonitorRequest(claim=claim, cadence=cadence, threshold=threshold, mode=mode, effort=effort)
@@ -431,7 +473,7 @@ def drift_tick(verbose: bool, data_dir: Path | None) -> None:
     """One scheduler tick: a re-score run for every due monitor (under the cost guard), each
     followed to its end, then the score each moved to."""
     from claimcourt.local.runtime import LocalRuntime
-    from claimcourt.monitors import tick
+    from claimcourt.watching.drift import tick
 
     deps = build_deps(_settings(data_dir))
     with LocalRuntime(deps) as runtime:
@@ -488,15 +530,16 @@ def events_put(file: Path, verbose: bool, data_dir: Path | None) -> None:
     it ({"detail-type", "source", "detail"}) or as PutEvents takes it ({"DetailType", "Source",
     "Detail"}). The monitor rule sends claim.check_requested and evidence.updated to the monitor
     function in SQS batches; the runs they start are followed to their end. Exit 2 if any event
-    could not be acted on (each is printed with the reason)."""
+    could not be acted on (each is printed with the reason); a file holding an event PutEvents would
+    refuse (no detail-type, a detail that is not an object) is refused whole, before anything is put."""
     import dataclasses
 
     from claimcourt.bus import SqsDeadLetters
-    from claimcourt.local.bus import LocalBus
+    from claimcourt.local.bus import LocalBus, entry
     from claimcourt.local.dispatch import LocalContext
     from claimcourt.local.runtime import LocalRuntime
     from claimcourt.local.template import REGION
-    from claimcourt.triggers import handler
+    from claimcourt.watching.events import handler
     from claimcourt.wiring import use_deps
 
     try:
@@ -506,6 +549,14 @@ def events_put(file: Path, verbose: bool, data_dir: Path | None) -> None:
     sent = loaded if isinstance(loaded, list) else [loaded]
     if not all(isinstance(e, dict) for e in sent):
         _fail(f"{file}: expected an event object or a list of them", EXIT_BAD_INPUT)
+    if not sent:
+        _fail(f"{file}: no events (give one event object or a list of them)", EXIT_BAD_INPUT)
+    entries = []
+    for number, event in enumerate(sent, 1):  # all or nothing: a bad event is named, and none is put
+        try:
+            entries.append(entry(event))
+        except ValueError as exc:
+            _fail(f"{file}: event {number}: {exc}", EXIT_BAD_INPUT)
     deps = build_deps(_settings(data_dir))
     with LocalRuntime(deps) as runtime:
         _quiet_logs(verbose)
@@ -514,14 +565,29 @@ def events_put(file: Path, verbose: bool, data_dir: Path | None) -> None:
         local = dataclasses.replace(
             deps, executor=starts, dead_letters=SqsDeadLetters(bus.dead_letter_url, REGION)
         )
-        took = bus.put(sent)
+        answers = bus.put(entries)
         with use_deps(local):
             drained = bus.drain(handler, LocalContext(function_name="claimcourt-MonitorFunction"), 600)
-        err.print(f"{took} of {len(sent)} on the bus; {len(starts.started)} runs started")
+        refused = [(n, a) for n, a in enumerate(answers, 1) if "EventId" not in a]
+        # The rule sends on only the types the monitor function acts on; the rest reach nothing
+        taken = [(n, a["EventId"]) for n, a in enumerate(answers, 1) if "EventId" in a]
+        unrouted = [n for n, event_id in taken if event_id not in drained.delivered]
+        routed = ", ".join(bus.routed_types)
+        err.print(f"{len(taken)} of {len(sent)} on the bus; {len(starts.started)} runs started")
         _follow_and_print(runtime, deps.store, list(dict.fromkeys(starts.started)))
+    for number, answer in refused:
+        reason = f"{answer.get('ErrorCode')}: {answer.get('ErrorMessage')}"
+        err.print(f"[bold red]refused by the bus:[/] event {number}: {escape(reason)}", markup=True)
+    for number in unrouted:
+        kind = entries[number - 1]["DetailType"]
+        err.print(
+            f"[bold red]not routed:[/] event {number}: detail-type {escape(repr(kind))}: no rule takes it"
+            f" (the monitor rule takes {routed}); nothing acted on it",
+            markup=True,
+        )
     for body, reason in drained.dead:
         err.print(f"[bold red]dead letter:[/] {escape(reason)}: {escape(body[:200])}", markup=True)
-    if drained.dead:
+    if drained.dead or refused or unrouted:
         sys.exit(EXIT_BAD_INPUT)
 
 
@@ -547,7 +613,7 @@ def backtest(
     """Score CLAIM as of each date (evidence bounded to what existed then) and print the series:
     how the answer looked, and how it drifted as evidence accumulated."""
     from claimcourt.local.runtime import LocalRuntime
-    from claimcourt.runs import create_run, parse_request
+    from claimcourt.runs import parse_request
 
     wanted = [d.strip() for d in dates.split(",") if d.strip()]
     if not wanted:
@@ -567,10 +633,8 @@ def backtest(
     deps = build_deps(_settings(data_dir))
     with LocalRuntime(deps) as runtime:
         _quiet_logs(verbose)
-        records = [create_run(deps.store, request, SourceTag.APP) for request in requests]
-        err.print(f"{len(records)} runs, one per date; following them to their end")
-        for record in records:
-            runtime.start(record.run_id)
+        err.print(f"{len(requests)} runs, one per date; following them to their end")
+        records = [_submit(deps.store, runtime, deps.settings, request) for request in requests]
         for record in records:
             runtime.follow(record.run_id)
     ended = [deps.store.get_run(r.run_id) for r in records]

@@ -11,19 +11,21 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from claimcourt.models import Result, RunEvent, RunRecord, RunStatus, Verdict
+from claimcourt.models import Result, RoundDecision, RunEvent, RunRecord, RunStatus, Stage, Verdict
 from claimcourt.store.base import Store
 
 # Stages that share a line because the state machine runs them side by side.
-STEP_OF = {"suitability": "assess", "decompose": "assess"}
+ASSESS = "assess"
+STEP_OF = {Stage.SUITABILITY: ASSESS, Stage.DECOMPOSE: ASSESS}
 STEP_TITLE = {
-    "assess": "suitability ∥ decompose",
-    "retrieve": "retrieve",
-    "argue": "argue",
-    "moderate": "moderate",
-    "adjudicate": "adjudicate (anonymized)",
-    "score": "score",
-    "finish": "finish",
+    ASSESS: f"{Stage.SUITABILITY} ∥ {Stage.DECOMPOSE}",
+    Stage.RETRIEVE: "retrieve",
+    Stage.ARGUE: "argue",
+    Stage.MODERATE: "moderate",
+    Stage.CONTROL: "round controller",
+    Stage.ADJUDICATE: "adjudicate (anonymized)",
+    Stage.SCORE: "score",
+    Stage.FINISH: "finish",
 }
 VERDICT_STYLE = {
     Verdict.SUPPORTED: "bold green",
@@ -121,7 +123,7 @@ class ProgressView:
     def _line(self, step: _Step, now: float) -> tuple[Text, str, str, str]:
         parts = [p for p in [*step.done, *step.running] if p]
         joined = " ∥ ".join(parts) if len(parts) > 1 else (parts[0] if parts else "")
-        if step.title == STEP_TITLE["assess"]:
+        if step.title == STEP_TITLE[ASSESS]:
             joined = ""
         span = (step.last_end if step.finished else now) - step.first_start
         if not step.finished:
@@ -271,5 +273,50 @@ def render_runs(console: Console, records: list[RunRecord]) -> None:
             rec.verdict.value if rec.verdict else "",
             rec.source_tag.value,
             escape(claim),
+        )
+    console.print(table)
+
+
+def _signal(value: float | int | None, fmt: str = "{}") -> str:
+    return "–" if value is None else fmt.format(value)
+
+
+def render_decisions(console: Console, decisions: list[RoundDecision]) -> None:
+    """The round controller's decision after each round, with what it measured."""
+    if not decisions:
+        console.print("No round decisions (the run stopped before its first round ended).")
+        return
+    mode = decisions[-1].mode
+    beside = ": the controller's own decision beside the run's" if mode == "shadow" else ""
+    console.print(f"[bold]Rounds[/] (round controller {mode}{beside})")
+    table = Table(show_edge=False, header_style="bold")
+    columns = ["round", "action", "rule"]
+    if mode == "shadow":
+        columns += ["controller", "its rule"]
+    columns += ["similar for/against", "shift", "gap", "new ev.", "new pts", "moderator", "persona next"]
+    for col in columns:
+        table.add_column(col, no_wrap=col not in ("rule", "its rule"))
+    for d in decisions:
+        s = d.signals
+        measured = (
+            [
+                f"{_signal(s.similarity_for, '{:.2f}')}/{_signal(s.similarity_against, '{:.2f}')}",
+                _signal(s.score_shift),
+                _signal(s.score_gap),
+                str(s.new_evidence),
+                str(s.new_points),
+                s.moderator,
+            ]
+            if s is not None
+            else ["–"] * 6
+        )
+        shadow = [d.controller_action.value if d.controller_action else "–", escape(d.controller_rule)]
+        table.add_row(
+            str(d.round),
+            d.action.value,
+            escape(d.rule),
+            *(shadow if mode == "shadow" else []),
+            *measured,
+            escape(d.persona_name),
         )
     console.print(table)

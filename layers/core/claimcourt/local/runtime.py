@@ -14,16 +14,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from claimcourt import artifacts
+from claimcourt.execution import Ended, ended_from
 from claimcourt.local.console import resume_collector
 from claimcourt.local.dispatch import ENDS, LambdaDispatcher, load_handlers
 from claimcourt.local.template import ACCOUNT, REGION, load_template, project_root
-from claimcourt.models import RunStatus
-from claimcourt.pipeline import Deps, announce_end
-from claimcourt.wiring import use_deps
+from claimcourt.runs import end_failed, execution_end_reason, follow
+from claimcourt.wiring import Deps, use_deps
 
 STATE_MACHINE = "DebateStateMachine"
-TICK_S = 0.01  # how often on_tick is called (the progress view reads the run's new events)
-REMOTE_TICK_S = 0.1  # a remote store is asked ten times a second, not a hundred
+POLL_S = 0.01
+REMOTE_POLL_S = 0.1  # a remote store is asked ten times a second, not a hundred
 DESCRIBE_EVERY_S = 0.5
 
 
@@ -34,9 +35,6 @@ class Execution:
     output: dict[str, Any] | None
     error: str | None
     wall_s: float
-
-
-OWNER_ARTIFACT = "owner"
 
 
 def this_process() -> dict[str, Any]:
@@ -104,7 +102,7 @@ class LocalRuntime:
 
     def start(self, run_id: str) -> str:
         # Who runs it: a later process that finds the run unfinished and this one gone ends it at once.
-        self.deps.store.put_artifact(run_id, OWNER_ARTIFACT, this_process())
+        self.deps.store.put_artifact(run_id, artifacts.OWNER, this_process())
         # The run id is the execution name: starting the same run twice is refused, not repeated.
         return str(
             self._sfn.start_execution(
@@ -122,38 +120,9 @@ class LocalRuntime:
         except self._sfn.exceptions.ExecutionDoesNotExist:
             return None
 
-    def wait(
-        self,
-        execution_arn: str,
-        run_id: str,
-        timeout_s: float | None = None,
-        on_tick: Callable[[], None] | None = None,
-    ) -> dict[str, Any]:
-        """Until the execution ends: moto announces it (dispatch.ENDS), so this returns the moment it
-        does. It is also described every half second, in case its thread died without announcing."""
-        deadline = time.monotonic() + (timeout_s or self.deps.settings.run_timeout_s)
-        ended = ENDS.follow(execution_arn)
-        tick = TICK_S if self.deps.settings.store == "sqlite" else REMOTE_TICK_S
-        # It may have ended before it was followed: its record says (a SELECT, where a describe costs
-        # a millisecond and a half of moto's CPU).
-        next_describe = time.monotonic() + (
-            0 if self.deps.store.get_run(run_id).status.terminal else DESCRIBE_EVERY_S
-        )
-        try:
-            while time.monotonic() < deadline:
-                if on_tick is not None:
-                    on_tick()
-                now = time.monotonic()
-                if ended.is_set() or now >= next_describe:
-                    described: dict[str, Any] = self._sfn.describe_execution(executionArn=execution_arn)
-                    if described["status"] != "RUNNING":
-                        return described
-                    next_describe = now + DESCRIBE_EVERY_S
-                ended.wait(tick if on_tick is not None else max(0.0, next_describe - time.monotonic()))
-        finally:
-            ENDS.unfollow(execution_arn)
-        self._sfn.stop_execution(executionArn=execution_arn, error="Timeout", cause="local wait timed out")
-        return dict(self._sfn.describe_execution(executionArn=execution_arn))
+    def ended(self, run_id: str) -> Ended | None:
+        """How the run's execution ended; None while it runs."""
+        return ended_from(self._sfn.describe_execution(executionArn=self._execution_arn(run_id)))
 
     def execute(
         self, run_id: str, timeout_s: float | None = None, on_tick: Callable[[], None] | None = None
@@ -164,25 +133,44 @@ class LocalRuntime:
     def follow(
         self, run_id: str, timeout_s: float | None = None, on_tick: Callable[[], None] | None = None
     ) -> Execution:
-        """Wait for a started run's execution to end (its wall time counts from now)."""
-        started = time.perf_counter()
-        try:
-            described = self.wait(self._execution_arn(run_id), run_id, timeout_s, on_tick)
-        except BaseException:  # Ctrl-C or a crash: the run still ends in a terminal state
-            self._end_unfinished(run_id, "interrupted before it finished")
-            raise
-        wall = time.perf_counter() - started
-        status = described["status"]
-        if status != "SUCCEEDED":
-            # The Catch path records the reason; an execution that died without it is recorded here.
-            self._end_unfinished(run_id, f"execution {status.lower()}: {described.get('cause') or status}")
-        output = json.loads(described["output"]) if described.get("output") else None
-        record = self.deps.store.get_run(run_id)
-        return Execution(run_id, status, output, record.error, wall)
+        """Wait for a started run's execution to end (its wall time counts from now). The record is
+        polled often (a SELECT, microseconds); moto's describe_execution costs milliseconds of CPU
+        that the handler threads would feel, so it is asked every half second at most. moto
+        announces the execution's end (dispatch.ENDS), which wakes the wait at once."""
+        store, started = self.deps.store, time.perf_counter()
+        execution_ended = ENDS.follow(self._execution_arn(run_id))
 
-    def _end_unfinished(self, run_id: str, reason: str) -> None:
-        if self.deps.store.set_status(run_id, RunStatus.FAILED, error=reason):
-            announce_end(self.deps.store, run_id)
+        def wait(seconds: float) -> None:
+            if execution_ended.wait(seconds):
+                execution_ended.clear()  # once: then plain sleeps (a run that could not record its end)
+
+        try:
+            follow(
+                store,
+                run_id,
+                lambda: self.ended(run_id),
+                timeout_s or self.deps.settings.run_timeout_s,
+                on_tick,
+                poll_s=POLL_S if self.deps.settings.store == "sqlite" else REMOTE_POLL_S,
+                check_every_s=DESCRIBE_EVERY_S,
+                until_execution_ends=True,
+                wait=wait,
+            )
+            end = self.ended(run_id)
+            if end is None:  # timed out: stop it, and the run ends failed with why
+                self._sfn.stop_execution(
+                    executionArn=self._execution_arn(run_id), error="Timeout", cause="local wait timed out"
+                )
+                end = self.ended(run_id) or Ended("ABORTED", "local wait timed out", None)
+                end_failed(store, run_id, execution_end_reason(end))
+        except BaseException:  # Ctrl-C or a crash: the run still ends in a terminal state
+            end_failed(store, run_id, "interrupted before it finished")
+            raise
+        finally:
+            ENDS.unfollow(self._execution_arn(run_id))
+        wall = time.perf_counter() - started
+        output = json.loads(end.output) if end.output else None
+        return Execution(run_id, end.status, output, store.get_run(run_id).error, wall)
 
     def history(self, execution_arn: str) -> list[dict[str, Any]]:
         events: list[dict[str, Any]] = self._sfn.get_execution_history(executionArn=execution_arn)["events"]

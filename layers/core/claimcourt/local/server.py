@@ -19,6 +19,7 @@ import base64
 import dataclasses
 import gc
 import json
+import socket
 import threading
 import time
 import uuid
@@ -28,24 +29,23 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 from urllib.parse import unquote_plus
 
-from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from claimcourt import artifacts
 from claimcourt.delivery import ENDS_A_RUN, notify
 from claimcourt.errors import ConnectionGoneError, NotFoundError
-from claimcourt.local.runtime import OWNER_ARTIFACT, LocalRuntime, owner_gone
+from claimcourt.local.runtime import LocalRuntime, owner_gone
 from claimcourt.models import utcnow
-from claimcourt.pipeline import Deps
+from claimcourt.observability import logger
 from claimcourt.runs import OWNER_GONE, SWEEP_GRACE_S, sweep
 from claimcourt.store.base import Store
-from claimcourt.wiring import use_deps
+from claimcourt.wiring import Deps, use_deps
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 SWEEP_EVERY_S = 5.0
 FEED_EVERY_S = 0.05  # a stream delivers within a fraction of a second too
-logger = Logger(service="claimcourt-local")
 
 
 class _LocalContext:
@@ -259,7 +259,7 @@ class LocalServer:
         if run_id in self._started:
             return self.execution_status(run_id)
         try:
-            if owner_gone(self.deps.store.get_artifact(run_id, OWNER_ARTIFACT)):
+            if owner_gone(self.deps.store.get_artifact(run_id, artifacts.OWNER)):
                 return OWNER_GONE  # e.g. this server before a crash: its runs end now, not in 17 minutes
         except NotFoundError:
             pass  # started before runs named their owner, or not started at all
@@ -362,11 +362,30 @@ class LocalServer:
         return b"".join(chunks)
 
 
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to (host, port) as uvicorn binds one, for `serve`; OSError if it cannot be (the
+    port is taken, the address is not this machine's): said before anything else is loaded."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
 def serve(
-    deps: Deps, host: str = "127.0.0.1", port: int = 8080, on_start: Callable[[], None] | None = None
+    deps: Deps,
+    host: str = "127.0.0.1",
+    port: int = 8080,
+    on_start: Callable[[], None] | None = None,
+    sock: socket.socket | None = None,
 ) -> None:
+    """Serve until stopped, on `sock` (bound by `listen`) or on a socket bound here to (host, port)."""
     import uvicorn
 
+    sock = sock or listen(host, port)
     server = LocalServer(deps, websocket_url=f"ws://{host}:{port}/")
     with server.running():
         if on_start is not None:
@@ -375,4 +394,4 @@ def serve(
         # of every full collection, whose pauses stop all the runs' threads at once.
         gc.collect()
         gc.freeze()
-        uvicorn.Server(uvicorn.Config(server, host=host, port=port, log_level="warning")).run()
+        uvicorn.Server(uvicorn.Config(server, host=host, port=port, log_level="warning")).run(sockets=[sock])

@@ -9,6 +9,8 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from claimcourt.models import CallRecord
+
 OutT = TypeVar("OutT", bound=BaseModel)
 
 
@@ -85,26 +87,6 @@ class CallContext:
 
     def key(self, task: Task[Any], suffix: str = "") -> str:
         return ":".join(str(p) for p in (self.stage, self.round, self.side, task.kind, suffix))
-
-
-@dataclass(frozen=True)
-class CallRecord:
-    """One billed call, as the ledger keeps it."""
-
-    run_id: str
-    call_key: str
-    provider: str
-    model: str
-    input_tokens: int
-    output_tokens: int
-    cost_usd: float
-    price_known: bool
-    output_json: str | None
-    refusal: str | None
-    attempts: int = 1  # a malformed reply and its retry are two billed calls
-    # Prompt-cache tokens, billed at their own rates; input_tokens excludes them.
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
 
 
 class Ledger(Protocol):

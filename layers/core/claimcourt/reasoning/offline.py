@@ -400,11 +400,14 @@ class OfflineReasoner:
         query = next((q for q in candidates if q.strip() and q.strip().lower() not in done), candidates[-1])
         refused = inputs.case_for.refusal is not None or inputs.case_against.refusal is not None
         recommendation = "converged" if widest <= CONVERGED_GAP and not refused else "continue"
+        implied = [p.implied_score for side in (pro, con) for p in side.values()]
         return ModeratorView(
             decisive_dispute=f"{disputed.id}: the sides' implied scores are {widest} points apart",
             dispute_sub_claim_id=disputed.id,
             next_query=query[:300],
             recommendation=recommendation,
+            # Both sides' honest scores, averaged: the moderator's reading of where the debate stands.
+            provisional_score=round(sum(implied) / len(implied)) if implied else 50,
             rationale="Converged within tolerance."
             if recommendation == "converged"
             else "The widest gap is still open.",

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
-from aws_lambda_powertools import Logger
 from pydantic import ValidationError
 
 from claimcourt.errors import BudgetExceededError, MalformedReplyError, ProviderError, TruncatedReplyError
+from claimcourt.models import CallRecord
+from claimcourt.observability import count, logger
 from claimcourt.reasoning.base import (
     CallContext,
-    CallRecord,
     Ledger,
     OutT,
     Provider,
@@ -22,8 +22,6 @@ from claimcourt.reasoning.base import (
     validate_reply,
 )
 from claimcourt.reasoning.prices import cost_usd
-
-logger = Logger(service="claimcourt", child=True)
 
 Router = Callable[[str], tuple[str, str]]
 # A cut-off reply is asked again with twice its limit, up to this.
@@ -232,6 +230,12 @@ class Reasoner:
                 attempts=len(spend.replies),
             )
         )
+        if provider != "offline":  # the offline reasoner is no model: no calls, tokens or dollars
+            count("LlmCalls", len(spend.replies))
+            count("InputTokens", spend.input_tokens)
+            count("OutputTokens", spend.output_tokens)
+            count("PromptCacheReadTokens", spend.cache_read_tokens)
+            count("CostUsd", cost)
 
 
 def _read(task: Task[OutT], reply: ProviderReply) -> tuple[OutT | None, str | None]:

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from claimcourt.errors import ConflictError, InvalidRequestError, RateLimitedError
 from claimcourt.models import (
     ApiKeyRecord,
+    CallRecord,
     ClaimRecord,
     ConnectionRecord,
     DriftPoint,
@@ -25,7 +26,6 @@ from claimcourt.models import (
     SourceTag,
     utcnow,
 )
-from claimcourt.reasoning.base import CallRecord
 
 
 def claim_id_for(text: str) -> str:
@@ -136,8 +136,9 @@ def with_status(
     return record.model_copy(update=update)
 
 
-def finished(record: RunRecord, result: Result) -> tuple[RunRecord, DriftPoint]:
-    """The succeeded record, and the point it adds to its claim's drift series."""
+def finished(record: RunRecord, result: Result) -> tuple[RunRecord, DriftPoint | None]:
+    """The succeeded record, and the point it adds to its claim's drift series (none for a run
+    deleted while it ran: a deleted run no longer counts in its claim)."""
     done = record.model_copy(
         update={
             "status": RunStatus.SUCCEEDED,
@@ -161,7 +162,7 @@ def finished(record: RunRecord, result: Result) -> tuple[RunRecord, DriftPoint]:
         interval=result.interval,
         verdict=result.overall_verdict,
     )
-    return done, point
+    return done, (point if record.deleted_at is None else None)
 
 
 class Store(Protocol):
@@ -181,7 +182,8 @@ class Store(Protocol):
         ...
 
     def delete_run(self, run_id: str) -> bool:
-        """Soft delete: the run is kept but no longer listed; False if it already was deleted."""
+        """Soft delete: the run is kept but no longer listed, nor counted in its claim (a claim left
+        with no runs is not listed), nor a point of its drift series; False if it already was deleted."""
         ...
 
     def set_status(

@@ -19,7 +19,8 @@ Main table (pk, sk; GSI `gsi1` on gsi1pk, gsi1sk; stream NEW_IMAGE):
     LEASES              COUNT                   how many leases are held (the concurrency cap's counter)
     LEASES              LEASE#<run_id>          a running debate's lease
 
-A soft-deleted run's item loses its gsi1/gsi2 keys, so the sparse indexes stop listing it. Listings
+A soft-deleted run's item loses its gsi1/gsi2 keys, so the sparse indexes stop listing it; its claim
+counts it out and its drift point goes (a claim with no runs left loses its gsi1 keys too). Listings
 are per tenant, which also spreads the index's write load over one partition per tenant. The
 per-caller hourly counters are in the limits table (TTL): HOURLY#<tenant>#<yyyymmddhh>.
 
@@ -61,6 +62,7 @@ from botocore.exceptions import ClientError
 from claimcourt.errors import NotFoundError, TransientError
 from claimcourt.models import (
     ApiKeyRecord,
+    CallRecord,
     ClaimRecord,
     ConnectionRecord,
     DriftPoint,
@@ -74,7 +76,6 @@ from claimcourt.models import (
     SourceTag,
     utcnow,
 )
-from claimcourt.reasoning.base import CallRecord
 from claimcourt.store.base import (
     decode_cursor,
     finished,
@@ -121,6 +122,10 @@ def _run_pk(run_id: str) -> str:
 
 def _claim_pk(tenant_id: str, claim_id: str) -> str:
     return f"CLAIM#{tenant_id}#{claim_id}"
+
+
+def _drift_sk(at: datetime, run_id: str) -> str:
+    return f"DRIFT#{sortable(at)}#{run_id}"
 
 
 def _event_sk(seq: int) -> str:
@@ -350,9 +355,33 @@ class DynamoStore:
         def change(record: RunRecord) -> tuple[RunRecord, list[Item]] | None:
             if record.deleted_at is not None:
                 return None
-            return record.model_copy(update={"deleted_at": utcnow()}), []
+            return record.model_copy(update={"deleted_at": utcnow()}), self._uncounted(record)
 
         return self._update_run(run_id, change, only_running=False)
+
+    def _uncounted(self, record: RunRecord) -> list[Item]:
+        """What takes a deleted run out of its claim, in its delete's transaction: the claim counts one
+        run fewer (conditional on the count read; a claim left with none loses its index keys, so it
+        is not listed until a new run of it), and its drift point goes (a succeeded run's point is at
+        its finish time)."""
+        key = {"pk": _s(_claim_pk(record.tenant_id, record.claim_id)), "sk": _s("CLAIM")}
+        ops: list[Item] = []
+        claim = self._get(self.table, key)
+        if claim is not None:
+            count = int(claim["run_count"]["N"])
+            unlist = " REMOVE gsi1pk, gsi1sk" if count <= 1 else ""
+            update = {
+                "TableName": self.table,
+                "Key": key,
+                "UpdateExpression": "SET run_count = :left" + unlist,
+                "ConditionExpression": "run_count = :count",
+                "ExpressionAttributeValues": {":left": _n(max(count - 1, 0)), ":count": _n(count)},
+            }
+            ops.append({"Update": update})
+        if record.status is RunStatus.SUCCEEDED and record.finished_at is not None:
+            drift = {"pk": key["pk"], "sk": _s(_drift_sk(record.finished_at, record.run_id))}
+            ops.append({"Delete": {"TableName": self.table, "Key": drift}})
+        return ops
 
     def _batch_get(self, keys: list[Item]) -> dict[str, Item]:
         """Items of the main table by key, by pk (each key here has its own pk)."""
@@ -380,8 +409,8 @@ class DynamoStore:
     ) -> bool:
         """Optimistic read-modify-write of a run (by default only of a running one: terminal is final).
         The write is conditional on the version read, so of two racing finishers one wins and the
-        other sees a terminal run and gets False. `change` returns the new record and any items to
-        put in the same transaction, or None for "no change" (False)."""
+        other sees a terminal run and gets False. `change` returns the new record and any other
+        operations (Put, Update, Delete) for the same transaction, or None for "no change" (False)."""
         with self._lock:
             for attempt in range(MAX_ATTEMPTS):
                 record, version = self._load_run(run_id)
@@ -399,9 +428,8 @@ class DynamoStore:
                         "ExpressionAttributeValues": {":ver": _n(version)},
                     }
                 }
-                extra = [{"Put": {"TableName": self.table, "Item": item}} for item in also]
                 try:
-                    self._transact([put, *extra])
+                    self._transact([put, *also])
                     return True
                 except ClientError as err:
                     if _code(err) != "TransactionCanceledException":
@@ -431,14 +459,16 @@ class DynamoStore:
     def finish_run(self, run_id: str, result: Result) -> bool:
         def change(record: RunRecord) -> tuple[RunRecord, list[Item]]:
             done, point = finished(record, result)
+            if point is None:  # deleted while it ran: not a point of its claim's series
+                return done, []
             drift = {
                 "pk": _s(_claim_pk(record.tenant_id, record.claim_id)),
-                "sk": _s(f"DRIFT#{sortable(point.at)}#{run_id}"),
+                "sk": _s(_drift_sk(point.at, run_id)),
                 "kind": _s("drift"),
                 "run_id": _s(run_id),
                 "doc": _s(point.model_dump_json()),
             }
-            return done, [drift]
+            return done, [{"Put": {"TableName": self.table, "Item": drift}}]
 
         return self._update_run(run_id, change)
 

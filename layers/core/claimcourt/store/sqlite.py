@@ -23,6 +23,7 @@ from typing import Any
 from claimcourt.errors import ConfigurationError, NotFoundError
 from claimcourt.models import (
     ApiKeyRecord,
+    CallRecord,
     ClaimRecord,
     ConnectionRecord,
     DriftPoint,
@@ -36,7 +37,6 @@ from claimcourt.models import (
     SourceTag,
     utcnow,
 )
-from claimcourt.reasoning.base import CallRecord
 from claimcourt.store.base import (
     decode_cursor,
     finished,
@@ -265,6 +265,14 @@ class SqliteStore:
             if record.deleted_at is not None:
                 return False
             self._save(db, record.model_copy(update={"deleted_at": utcnow()}))
+            claim = (record.tenant_id, record.claim_id)
+            db.execute(
+                "UPDATE claims SET run_count = run_count - 1 WHERE tenant_id = ? AND claim_id = ?", claim
+            )
+            db.execute(
+                "DELETE FROM drift_points WHERE tenant_id = ? AND claim_id = ? AND run_id = ?",
+                (*claim, run_id),
+            )
             return True
 
     def _save(self, db: sqlite3.Connection, record: RunRecord) -> None:
@@ -310,6 +318,8 @@ class SqliteStore:
                 return False  # terminal is final: a late result never overwrites a failed run
             done, point = finished(record, result)
             self._save(db, done)
+            if point is None:  # deleted while it ran: not a point of its claim's series
+                return True
             db.execute(
                 "INSERT OR REPLACE INTO drift_points (tenant_id, claim_id, run_id, at, body)"
                 " VALUES (?,?,?,?,?)",
@@ -429,7 +439,7 @@ class SqliteStore:
     def list_claims(self, tenant_id: str, limit: int = 50) -> list[ClaimRecord]:
         rows = self._query(
             "SELECT claim_id, text, run_count, first_seen, last_seen FROM claims WHERE tenant_id = ?"
-            " ORDER BY last_seen DESC LIMIT ?",
+            " AND run_count > 0 ORDER BY last_seen DESC LIMIT ?",
             (tenant_id, limit),
         )
         return [

@@ -14,7 +14,6 @@ import hashlib
 from contextlib import suppress
 from typing import Any
 
-from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -30,12 +29,12 @@ from claimcourt.models import (
     SourceTag,
     first_problem,
 )
+from claimcourt.observability import logger, observed
 from claimcourt.runs import submit_run
 from claimcourt.settings import Settings
 from claimcourt.store.base import Store, claim_id_for
 from claimcourt.wiring import current_deps
 
-logger = Logger(service="claimcourt-monitor")
 DETAILS: dict[str, type[CheckRequested] | type[EvidenceUpdated]] = {
     "claim.check_requested": CheckRequested,
     "evidence.updated": EvidenceUpdated,
@@ -112,7 +111,7 @@ def _one(record: SQSRecord) -> list[str]:
     return run_ids
 
 
-@logger.inject_lambda_context(clear_state=True)
+@observed
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """An SQS batch; failures are reported per message (ReportBatchItemFailures)."""
     reply = process_partial_response(event=event, record_handler=_one, processor=processor, context=context)

@@ -15,16 +15,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from aws_lambda_powertools import Logger
-
 from claimcourt.errors import ConflictError, RateLimitedError
 from claimcourt.execution import Executor
 from claimcourt.models import CADENCES, Monitor, MonitorRequest, SourceTag, utcnow
+from claimcourt.observability import logger
 from claimcourt.runs import submit_run
 from claimcourt.settings import Settings
 from claimcourt.store.base import Store, claim_id_for, sortable
 
-logger = Logger(service="claimcourt-drift")
 DUE_PER_TICK = 1000  # one tick's reading; more than that waits for the next tick
 
 

@@ -1,0 +1,123 @@
+"""A run's artifacts: the keys its stages write them under, and the readers the later stages (and
+the score) use. One module, so a key is spelled once.
+
+Each stage writes the one artifact it makes (an upsert, so a retry is harmless) and returns only
+a small summary to the state machine: the payloads stay far under Step Functions' 256 KB.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from claimcourt.errors import NotFoundError
+from claimcourt.evidence.retrieve import context_evidence
+from claimcourt.models import (
+    Argument,
+    Decomposition,
+    Evidence,
+    Judgement,
+    ModeratorView,
+    RoundDecision,
+    Side,
+    Suitability,
+)
+from claimcourt.store.base import Store
+
+SUITABILITY = "suitability"
+DECOMPOSITION = "decomposition"
+OWNER = "owner"  # the local process executing the run: {host, pid}
+EVIDENCE_PREFIX, ARGUMENT_PREFIX, JUDGEMENT_PREFIX = "evidence/", "argument/", "judgement/"
+DECISION_PREFIX = "decision/"
+
+
+def evidence_key(round: int, sub_claim_id: str) -> str:
+    return f"{EVIDENCE_PREFIX}r{round:02d}/{sub_claim_id}"
+
+
+def argument_key(round: int, side: Side) -> str:
+    return f"{ARGUMENT_PREFIX}r{round:02d}/{side}"
+
+
+def moderation_key(round: int) -> str:
+    return f"moderation/r{round:02d}"
+
+
+def decision_key(round: int) -> str:
+    return f"{DECISION_PREFIX}r{round:02d}"
+
+
+def judgement_key(sample: int) -> str:
+    return f"{JUDGEMENT_PREFIX}s{sample:02d}"
+
+
+def suitability_of(store: Store, run_id: str) -> Suitability:
+    return Suitability.model_validate(store.get_artifact(run_id, SUITABILITY))
+
+
+def decomposition_of(store: Store, run_id: str) -> Decomposition:
+    return Decomposition.model_validate(store.get_artifact(run_id, DECOMPOSITION))
+
+
+def retrievals_of(store: Store, run_id: str) -> dict[str, dict[str, Any]]:
+    """Every retrieval of the run so far (query, cache hit, evidence items), by artifact key."""
+    return store.find_artifacts(run_id, EVIDENCE_PREFIX)
+
+
+def evidence_pool(
+    retrievals: dict[str, dict[str, Any]], context: str | None, up_to_round: int | None = None
+) -> list[Evidence]:
+    """The run's pool: the passages of its --context first, then every item retrieved so far, oldest
+    first, each id once."""
+    pool: dict[str, Evidence] = {e.id: e for e in context_evidence(context)}
+    for key, doc in retrievals.items():
+        if up_to_round is not None and int(key.split("/")[1][1:]) > up_to_round:
+            continue
+        for item in doc["items"]:
+            e = Evidence.model_validate(item)
+            pool.setdefault(e.id, e)
+    return list(pool.values())
+
+
+def arguments_of(store: Store, run_id: str) -> list[Argument]:
+    """Every argument of the run, by round, then side."""
+    found = [Argument.model_validate(v) for v in store.find_artifacts(run_id, ARGUMENT_PREFIX).values()]
+    return sorted(found, key=lambda a: (a.round, a.side))
+
+
+def argument_of(store: Store, run_id: str, round: int, side: Side) -> Argument | None:
+    try:
+        return Argument.model_validate(store.get_artifact(run_id, argument_key(round, side)))
+    except NotFoundError:
+        return None
+
+
+def moderation_of(store: Store, run_id: str, round: int) -> tuple[bool, ModeratorView | None]:
+    """(whether the moderator was asked after this round, its view: None if it refused)."""
+    try:
+        doc = store.get_artifact(run_id, moderation_key(round))
+    except NotFoundError:
+        return False, None
+    return True, ModeratorView.model_validate(doc["view"]) if doc["view"] is not None else None
+
+
+def decisions_of(store: Store, run_id: str) -> list[RoundDecision]:
+    """The round controller's decisions, round by round."""
+    docs = sorted(store.find_artifacts(run_id, DECISION_PREFIX).items())
+    return [RoundDecision.model_validate(doc) for _, doc in docs]
+
+
+def persona_for(store: Store, run_id: str, round: int) -> int:
+    """The debaters' persona this round: what the previous round's decision said (0 at first)."""
+    if round <= 1:
+        return 0
+    try:
+        return RoundDecision.model_validate(store.get_artifact(run_id, decision_key(round - 1))).persona
+    except NotFoundError:
+        return 0
+
+
+def judgements_of(store: Store, run_id: str) -> tuple[list[Judgement], dict[str, Side]]:
+    """The run's judgements, sample 0 first, refused samples left out; and the label → side mapping."""
+    docs = [doc for _, doc in sorted(store.find_artifacts(run_id, JUDGEMENT_PREFIX).items())]
+    judged = [Judgement.model_validate(d["judgement"]) for d in docs if d["judgement"] is not None]
+    return judged, docs[0]["mapping"] if docs else {}

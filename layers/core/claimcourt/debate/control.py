@@ -1,0 +1,228 @@
+"""The round controller: after each round, measure what the debate did and decide what happens next.
+
+It reads measured signals, not only the moderator's opinion:
+- how much each side's argument changed since its previous round (lexical TF-IDF cosine by default;
+  any `Similarity` function can stand in, such as an embedding's cosine);
+- how far the sides' implied sub-claim scores and the moderator's provisional score moved;
+- novelty: evidence ids cited for the first time, and points unlike any made before;
+- the moderator's recommendation, and its safety flag.
+
+`decide` turns them into exactly one of five outcomes (RoundAction), naming the rule that fired.
+Safety always stops; at least `min_rounds`, never more than `max_rounds`. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from claimcourt.debate.argue import PERSONAS
+from claimcourt.models import (
+    Argument,
+    CallRecord,
+    ModeratorView,
+    RoundAction,
+    RoundControl,
+    RoundDecision,
+    RoundSignals,
+)
+
+Similarity = Callable[[str, str, Sequence[str]], float]  # (a, b, every text of the debate) → 0–1
+
+# A side whose argument is at least this similar to its previous round has stopped moving.
+SIMILAR = 0.85
+# Implied scores that moved less than this (points, on average) are stable.
+STABLE_SHIFT = 5.0
+# Sides still this far apart (points, on average) when nothing moves are stuck, not converged.
+FAR_APART = 30.0
+# The moderator's "converged" is taken when the scores moved less than this.
+SETTLED_SHIFT = 10.0
+# A point less similar than this to every earlier point is a new point.
+NEW_POINT = 0.5
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _terms(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.lower()) if len(w) > 2]
+
+
+def tfidf_cosine(a: str, b: str, corpus: Sequence[str]) -> float:
+    """Cosine of a's and b's TF-IDF vectors, the IDF taken over `corpus` (plus a and b)."""
+    docs = [set(_terms(d)) for d in (*corpus, a, b)]
+    n = len(docs)
+
+    def vector(text: str) -> dict[str, float]:
+        tf = Counter(_terms(text))
+        return {t: c * (math.log((1 + n) / (1 + sum(t in d for d in docs))) + 1) for t, c in tf.items()}
+
+    va, vb = vector(a), vector(b)
+    dot = sum(w * vb.get(t, 0.0) for t, w in va.items())
+    norm = math.sqrt(sum(w * w for w in va.values())) * math.sqrt(sum(w * w for w in vb.values()))
+    return dot / norm if norm else 0.0
+
+
+def argument_text(argument: Argument | None) -> str:
+    if argument is None:
+        return ""
+    if argument.refusal is not None:
+        return argument.refusal.reason
+    return "\n".join(p.argument for p in argument.points)
+
+
+@dataclass(frozen=True)
+class RoundState:
+    """What the controller sees after round `round`."""
+
+    round: int
+    min_rounds: int
+    max_rounds: int
+    persona: int  # this round's persona (an index of PERSONAS)
+    case_for: Argument
+    case_against: Argument
+    previous_for: Argument | None  # the same sides' arguments the round before (None at round 1)
+    previous_against: Argument | None
+    earlier: Sequence[Argument]  # every argument before this round, both sides
+    moderator: ModeratorView | None  # None: not asked (the last round) or refused; see `moderated`
+    moderated: bool  # the moderator was asked this round
+    previous_provisional: int | None = None
+
+
+def _implied(argument: Argument | None) -> dict[str, int]:
+    if argument is None or argument.refusal is not None:
+        return {}
+    return {p.sub_claim_id: p.implied_score for p in argument.points}
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def signals(state: RoundState, similarity: Similarity = tfidf_cosine) -> RoundSignals:
+    texts = [argument_text(a) for a in (*state.earlier, state.case_for, state.case_against)]
+    now_for, now_against = argument_text(state.case_for), argument_text(state.case_against)
+
+    def moved(now: str, before: Argument | None) -> float | None:
+        return None if before is None else round(similarity(now, argument_text(before), texts), 3)
+
+    shifts = [
+        abs(now[k] - before[k])
+        for now, before in (
+            (_implied(state.case_for), _implied(state.previous_for)),
+            (_implied(state.case_against), _implied(state.previous_against)),
+        )
+        if state.previous_for is not None
+        for k in now.keys() & before.keys()
+    ]
+    pro, con = _implied(state.case_for), _implied(state.case_against)
+    gaps = [abs(pro[k] - con[k]) for k in pro.keys() & con.keys()]
+    cited_before = {c for a in state.earlier for p in a.points for c in p.citations}
+    cited_now = {c for a in (state.case_for, state.case_against) for p in a.points for c in p.citations}
+    earlier_points = [p.argument for a in state.earlier for p in a.points]
+    new_points = sum(
+        1
+        for a in (state.case_for, state.case_against)
+        for p in a.points
+        if all(similarity(p.argument, old, texts) < NEW_POINT for old in earlier_points)
+    )
+    view = state.moderator
+    provisional = view.provisional_score if view is not None else None
+    shift = _mean([float(s) for s in shifts]) if state.previous_for is not None else None
+    moderator = view.recommendation if view is not None else "refused" if state.moderated else "not asked"
+    return RoundSignals(
+        similarity_for=moved(now_for, state.previous_for),
+        similarity_against=moved(now_against, state.previous_against),
+        score_shift=None if shift is None else round(shift, 1),
+        score_gap=round(_mean([float(g) for g in gaps]) or 0.0, 1),
+        provisional_score=provisional,
+        provisional_shift=(
+            None
+            if provisional is None or state.previous_provisional is None
+            else abs(provisional - state.previous_provisional)
+        ),
+        new_evidence=len(cited_now - cited_before),
+        new_points=new_points,
+        moderator=moderator,
+    )
+
+
+def decide(state: RoundState, measured: RoundSignals) -> tuple[RoundAction, str]:
+    """(the outcome, the rule that fired), in this order: safety, the round limits, a stuck debate,
+    measured convergence, the moderator's convergence or escalation, else another round."""
+    if measured.moderator in ("safety", "refused"):
+        return RoundAction.STOP_SAFETY, f"safety: the moderator said {measured.moderator}"
+    if state.round >= state.max_rounds:
+        return RoundAction.STOP_MAX_ROUNDS, f"max_rounds: round {state.round} of {state.max_rounds}"
+    if state.round < state.min_rounds:
+        return RoundAction.CONTINUE, f"min_rounds: at least {state.min_rounds}"
+    persona_left = state.persona + 1 < len(PERSONAS)
+    still = (
+        measured.similarity_for is not None
+        and measured.similarity_against is not None
+        and min(measured.similarity_for, measured.similarity_against) >= SIMILAR
+        and (measured.score_shift or 0.0) <= STABLE_SHIFT
+        and measured.new_evidence == 0
+        and measured.new_points == 0
+    )
+    if still and measured.score_gap >= FAR_APART:
+        if persona_left:
+            return RoundAction.ESCALATE_NEW_PERSONA, "stuck: the sides repeat themselves, far apart"
+        return RoundAction.STOP_CONVERGED, "stalemate: stuck, and every persona has been tried"
+    if still:
+        return RoundAction.STOP_CONVERGED, "measured: the arguments and scores stopped moving"
+    settled = (measured.score_shift is None or measured.score_shift <= SETTLED_SHIFT) and (
+        measured.provisional_shift is None or measured.provisional_shift <= SETTLED_SHIFT
+    )
+    if measured.moderator == "converged" and settled:
+        return RoundAction.STOP_CONVERGED, "moderator: converged, and the scores agree"
+    if measured.moderator == "escalate" and persona_left:
+        return RoundAction.ESCALATE_NEW_PERSONA, "moderator: escalate"
+    return RoundAction.CONTINUE, "open: the debate is still moving"
+
+
+def fixed_rounds(state: RoundState, measured: RoundSignals) -> tuple[RoundAction, str]:
+    """The rule without the controller (dynamic rounds off or in shadow): the effort's fixed rounds;
+    safety still stops."""
+    if measured.moderator in ("safety", "refused"):
+        return RoundAction.STOP_SAFETY, f"safety: the moderator said {measured.moderator}"
+    if state.round >= state.max_rounds:
+        return RoundAction.STOP_MAX_ROUNDS, f"fixed rounds: {state.max_rounds}"
+    return RoundAction.CONTINUE, f"fixed rounds: {state.round} of {state.max_rounds}"
+
+
+ROUND_STAGES = ("retrieve", "argue", "moderate")  # the stages a round pays for; a call key's first two parts
+
+
+def summarize(decisions: Sequence[RoundDecision], calls: Sequence[CallRecord]) -> RoundControl | None:
+    """The run's rounds against the controller's own decisions (`controller_action`), and what the
+    rounds after its stop cost: in shadow mode, the saving steering would have made."""
+    if not decisions:
+        return None
+    stop = next(
+        (d.round for d in decisions if d.controller_action and not d.controller_action.another_round), None
+    )
+    rounds = decisions[-1].round
+    later = [
+        c
+        for c in calls
+        if stop is not None and _round_of(c.call_key) > stop and c.call_key.startswith(ROUND_STAGES)
+    ]
+    last = decisions[-1]
+    return RoundControl(
+        mode=last.mode,
+        rounds=rounds,
+        controller_stop_round=stop,
+        would_save_rounds=max(0, rounds - stop) if stop is not None else 0,
+        would_save_usd=round(sum(c.cost_usd for c in later), 6),
+        would_save_calls=sum(c.attempts for c in later if c.provider != "offline"),
+        would_continue=bool(last.controller_action and last.controller_action.another_round),
+    )
+
+
+def _round_of(call_key: str) -> int:
+    """A call key is stage:round:side:kind:suffix (reasoning.base.CallContext.key)."""
+    parts = call_key.split(":")
+    return int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0

@@ -1,0 +1,44 @@
+"""Stage 8: the final moderator judges the anonymized debate: one judgement (sample 0, or a
+self-consistency sample; the Judge Map runs them in parallel)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from claimcourt import artifacts
+from claimcourt.adjudication.adjudicate import adjudicate
+from claimcourt.adjudication.anonymize import anonymize
+from claimcourt.models import AdjudicateInput, Stage
+from claimcourt.reasoning.base import CallContext
+from claimcourt.stages.payloads import Payload
+from claimcourt.wiring import Deps
+
+STAGE = Stage.ADJUDICATE
+
+
+class AdjudicatePayload(Payload):
+    sample: int = Field(default=0, ge=0, le=10)
+
+
+def run(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
+    request = deps.store.get_run(p.run_id).request
+    positions, mapping = anonymize(artifacts.arguments_of(deps.store, p.run_id), seed=p.run_id)
+    decomposition = artifacts.decomposition_of(deps.store, p.run_id)
+    judgement = adjudicate(
+        AdjudicateInput(
+            claim=request.claim,
+            mode=request.mode,
+            sub_claims=decomposition.sub_claims,
+            shape=decomposition.shape,
+            positions=positions,
+            evidence=artifacts.evidence_pool(artifacts.retrievals_of(deps.store, p.run_id), request.context),
+            sample=p.sample,
+        ),
+        deps.reasoner,
+        CallContext(p.run_id, STAGE),
+    )
+    doc = {"mapping": mapping, "judgement": judgement.model_dump(mode="json") if judgement else None}
+    deps.store.put_artifact(p.run_id, artifacts.judgement_key(p.sample), doc)
+    return {"sample": p.sample, "overall_score": judgement.overall_score if judgement else None}

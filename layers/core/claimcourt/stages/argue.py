@@ -1,0 +1,42 @@
+"""Stages 4 and 7: one side's argument for a round (one branch of the Argue Parallel)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from claimcourt import artifacts
+from claimcourt.debate.argue import argue
+from claimcourt.models import ArgueInput, Side, Stage
+from claimcourt.reasoning.base import CallContext
+from claimcourt.stages.payloads import RoundPayload
+from claimcourt.wiring import Deps
+
+STAGE = Stage.ARGUE
+
+
+class ArguePayload(RoundPayload):
+    side: Side
+
+
+def run(deps: Deps, p: ArguePayload) -> dict[str, Any]:
+    request = deps.store.get_run(p.run_id).request
+    pool = artifacts.evidence_pool(
+        artifacts.retrievals_of(deps.store, p.run_id), request.context, up_to_round=p.round
+    )
+    other: Side = "against" if p.side == "for" else "for"
+    inputs = ArgueInput(
+        claim=request.claim,
+        context=request.context,
+        side=p.side,
+        round=p.round,
+        max_rounds=deps.settings.round_limit(request.effort),
+        persona=artifacts.persona_for(deps.store, p.run_id, p.round),
+        sub_claims=artifacts.decomposition_of(deps.store, p.run_id).sub_claims,
+        evidence=pool,
+        new_evidence_ids=[e.id for e in pool if e.round == p.round] if p.round > 1 else [],
+        own_previous=artifacts.argument_of(deps.store, p.run_id, p.round - 1, p.side),
+        opponent_previous=artifacts.argument_of(deps.store, p.run_id, p.round - 1, other),
+    )
+    result = argue(inputs, deps.reasoner, CallContext(p.run_id, STAGE, p.round, p.side))
+    deps.store.put_artifact(p.run_id, artifacts.argument_key(p.round, p.side), result.model_dump(mode="json"))
+    return {"side": p.side, "implied_score": result.implied_score(), "refused": result.refusal is not None}

@@ -1,0 +1,36 @@
+"""Stage 2: split the claim into sub-claims, each with one retrieval directive, and say its shape."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from claimcourt import artifacts
+from claimcourt.debate.decompose import decompose
+from claimcourt.models import Directive, Stage
+from claimcourt.reasoning.base import CallContext
+from claimcourt.stages.payloads import Payload
+from claimcourt.wiring import Deps
+
+STAGE = Stage.DECOMPOSE
+
+
+def run(deps: Deps, p: Payload) -> dict[str, Any]:
+    request = deps.store.get_run(p.run_id).request
+    profile = deps.settings.effort(request.effort)
+    result = decompose(
+        request.claim,
+        request.context,
+        profile.max_sub_claims,
+        deps.reasoner,
+        CallContext(p.run_id, STAGE),
+        evidence_source=deps.evidence.name,
+    )
+    deps.store.put_artifact(p.run_id, artifacts.DECOMPOSITION, result.model_dump(mode="json"))
+    directives = [Directive(sub_claim_id=s.id, query=s.directive).model_dump() for s in result.sub_claims]
+    return {
+        "directives": directives,
+        "sub_claims": len(directives),
+        # What the state machine needs to run the rest: when to stop, and which judgements to ask for.
+        "max_rounds": deps.settings.round_limit(request.effort),
+        "samples": list(range(profile.self_consistency_samples + 1)),
+    }

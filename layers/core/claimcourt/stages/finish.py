@@ -1,0 +1,54 @@
+"""The ends that are not a score: stopped by the suitability check (FinishStopped), or failed
+(FinishFailed, every state's Catch). Both record what the run spent."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from claimcourt import artifacts
+from claimcourt.models import RunStatus, Stage, usage_from
+from claimcourt.stages.payloads import Payload
+from claimcourt.wiring import Deps
+
+STAGE = Stage.FINISH
+
+
+class FinishPayload(Payload):
+    outcome: Literal["stopped", "failed"]
+    error: dict[str, Any] | None = None  # a Catch's {"Error", "Cause"}
+
+
+def run(deps: Deps, p: FinishPayload) -> dict[str, Any]:
+    spent = usage_from(deps.store.run_calls(p.run_id), 0, 0)
+    tokens = spent.input_tokens + spent.output_tokens
+    if p.outcome == "stopped":
+        warnings = artifacts.suitability_of(deps.store, p.run_id).warnings
+        deps.store.set_status(
+            p.run_id, RunStatus.STOPPED, warnings=warnings, cost_usd=spent.total_cost_usd, tokens=tokens
+        )
+    else:
+        deps.store.set_status(
+            p.run_id, RunStatus.FAILED, error=reason(p.error), cost_usd=spent.total_cost_usd, tokens=tokens
+        )
+    # A run that had already ended keeps its status: report what it is, not what was asked.
+    record = deps.store.get_run(p.run_id)
+    return {
+        "run_id": p.run_id,
+        "status": record.status.value,
+        "error": record.error,
+        "warnings": record.warnings,
+    }
+
+
+def reason(error: dict[str, Any] | None) -> str:
+    """'ErrorName: message' from a Catch's error object, never a stack trace."""
+    if not error:
+        return "unknown error"
+    name = str(error.get("Error", "Error"))
+    cause = error.get("Cause", "")
+    try:
+        message = json.loads(cause).get("errorMessage", "")
+    except (TypeError, ValueError, AttributeError):
+        message = str(cause)
+    return f"{name}: {message}".strip().rstrip(":")[:1000]

@@ -1,0 +1,44 @@
+"""Stage 5: the moderator names the decisive dispute, aims the next retrieval and recommends (not
+asked after the last round: nothing could follow). The round controller (stages/control.py) then
+decides, from this and what it measures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from claimcourt import artifacts
+from claimcourt.debate.moderate import moderate
+from claimcourt.errors import NotFoundError
+from claimcourt.models import ModerateInput, Stage
+from claimcourt.reasoning.base import CallContext
+from claimcourt.stages.payloads import RoundPayload
+from claimcourt.wiring import Deps
+
+STAGE = Stage.MODERATE
+
+
+def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
+    request = deps.store.get_run(p.run_id).request
+    case_for = artifacts.argument_of(deps.store, p.run_id, p.round, "for")
+    case_against = artifacts.argument_of(deps.store, p.run_id, p.round, "against")
+    if case_for is None or case_against is None:
+        raise NotFoundError(f"run {p.run_id} round {p.round} is missing an argument")
+    retrievals = artifacts.retrievals_of(deps.store, p.run_id)
+    view = moderate(
+        ModerateInput(
+            claim=request.claim,
+            round=p.round,
+            max_rounds=deps.settings.round_limit(request.effort),
+            evidence_source=deps.evidence.name,
+            sub_claims=artifacts.decomposition_of(deps.store, p.run_id).sub_claims,
+            case_for=case_for,
+            case_against=case_against,
+            evidence=artifacts.evidence_pool(retrievals, request.context),
+            previous_queries=[doc["query"] for doc in retrievals.values()],
+        ),
+        deps.reasoner,
+        CallContext(p.run_id, STAGE, p.round),
+    )
+    doc = {"view": view.model_dump(mode="json") if view is not None else None}
+    deps.store.put_artifact(p.run_id, artifacts.moderation_key(p.round), doc)
+    return {"recommendation": view.recommendation if view is not None else "refused"}

@@ -1,0 +1,115 @@
+"""A stage is one name: its ASL Task state, its function in template.yaml, its folder under
+functions/, its handler, its module under claimcourt/stages and its `Stage` are the same word. And
+the package's modules import only downwards, in a fixed layer order."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from claimcourt.local.dispatch import load_module
+from claimcourt.local.template import load_template, project_root
+from claimcourt.models import Stage
+
+ROOT = project_root()
+TEMPLATE = load_template(ROOT)
+PACKAGE = ROOT / "layers/core/claimcourt"
+
+
+def _tasks(states: dict[str, Any]) -> list[tuple[str, str]]:
+    """(state name, the ${…FunctionArn} placeholder it invokes) for every Task state, nested too."""
+    found = []
+    for name, state in states.items():
+        if state["Type"] == "Task":
+            found.append((name, state["Parameters"]["FunctionName"]))
+        for branch in state.get("Branches", []):
+            found += _tasks(branch["States"])
+        if "ItemProcessor" in state:
+            found += _tasks(state["ItemProcessor"]["States"])
+    return found
+
+
+MACHINE = TEMPLATE.state_machines["DebateStateMachine"]
+TASKS = _tasks(json.loads((ROOT / MACHINE.definition_uri).read_text())["States"])
+
+
+@pytest.mark.parametrize(("state", "placeholder"), TASKS)
+def test_every_task_state_reaches_the_stage_of_its_own_name(state: str, placeholder: str) -> None:
+    # The state's placeholder names a function of the template …
+    substitution = MACHINE.substitutions[placeholder.removeprefix("${").removesuffix("}")]
+    [logical_id] = [k for k, v in TEMPLATE.functions.items() if substitution == {"Fn::GetAtt": [k, "Arn"]}]
+    spec = TEMPLATE.functions[logical_id]
+    # … whose folder is a stage's name, and the state is named for that stage
+    folder = spec.code_uri.name
+    stage = Stage(folder)
+    assert logical_id == f"{folder.capitalize()}Function"
+    assert state.startswith(folder.capitalize()), f"{state} runs functions/{folder}"
+    # … whose handler serves that stage, through the stage's own module
+    handler = getattr(load_module(ROOT, spec), spec.handler.rsplit(".", 1)[1])
+    assert handler.stage is stage
+    module = importlib.import_module(f"claimcourt.stages.{folder}")
+    assert module.STAGE is stage
+
+
+def test_every_stage_has_a_task_state_a_folder_and_a_module() -> None:
+    invoked = {TEMPLATE.functions[k].code_uri.name for k in TEMPLATE.functions} & {s.value for s in Stage}
+    assert invoked == {s.value for s in Stage}
+    modules = {p.stem for p in (PACKAGE / "stages").glob("*.py")} - {"__init__", "payloads"}
+    assert modules == {s.value for s in Stage}
+    states = {name for name, _ in TASKS}
+    assert all(any(name.startswith(s.value.capitalize()) for name in states) for s in Stage)
+
+
+# The package's layers, lowest first: a module may import its own layer and those below, never above.
+LAYERS: list[set[str]] = [
+    {"contract", "errors"},
+    {"models", "settings", "prompts", "aws", "observability"},
+    {"reasoning", "evidence", "store", "access", "execution", "bus", "delivery"},
+    {"debate", "adjudication"},
+    {"artifacts", "wiring"},
+    {"runs", "stages", "watching"},
+    {"handler", "api"},
+    {"local", "bench"},
+]
+
+
+def _layer_of(module: str) -> int:
+    top = module.split(".")[1] if module.count(".") else ""
+    for rank, names in enumerate(LAYERS):
+        if top in names:
+            return rank
+    raise AssertionError(f"claimcourt.{top} is in no layer: add it to LAYERS")
+
+
+def _is_module(name: str) -> bool:
+    return (PACKAGE / f"{name}.py").exists() or (PACKAGE / name).is_dir()
+
+
+def _imports(path: Path) -> set[str]:
+    """The claimcourt modules a file imports, at any depth (lazy imports count too)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "claimcourt":  # `from claimcourt import artifacts`: the modules only
+                found |= {f"claimcourt.{a.name}" for a in node.names if _is_module(a.name)}
+            elif node.module.startswith("claimcourt."):
+                found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("claimcourt.")}
+    return found
+
+
+SOURCES = sorted(p for p in PACKAGE.rglob("*.py") if p.name != "__init__.py" or p.parent != PACKAGE)
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_a_module_imports_nothing_from_a_layer_above_its_own(path: Path) -> None:
+    module = "claimcourt." + ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
+    rank = _layer_of(module)
+    above = sorted(m for m in _imports(path) if _layer_of(m) > rank)
+    assert above == [], f"{module} (layer {rank}) imports from above: {above}"

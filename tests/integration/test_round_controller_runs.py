@@ -1,0 +1,179 @@
+"""The round controller steering real runs: scripted debates through the real state machine (the
+Control state after every round, the AnotherRound? Choice reading its decision)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from claimcourt import artifacts
+from claimcourt.models import ArgumentDraft, ModeratorView, Point, RoundDecision, RunRecord
+from claimcourt.settings import Settings
+from claimcourt.store.sqlite import SqliteStore
+from tests.fakes.scripted import ScriptedProvider
+
+pytestmark = pytest.mark.timeout(120)
+WAIT_S = 60
+# Each round's words are new: the debate keeps moving until something else stops it.
+FRESH = [
+    "Tide gauges along stable coasts record a steady rise through the century.",
+    "Satellite altimetry since 1993 measures the global mean directly.",
+    "Thermal expansion of warming oceans accounts for a third of the rise.",
+    "Greenland's ice sheet lost mass faster every decade since the nineties.",
+    "Mountain glaciers worldwide contribute meltwater that reaches the sea.",
+]
+
+
+@pytest.fixture
+def settings(clean_env: None, tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path, dynamic_rounds="on")
+
+
+def arguing(fresh: bool) -> Callable[[Any], ArgumentDraft]:
+    """Every sub-claim argued at 62 (for) and 58 (against), citing nothing: in new words each round
+    (`fresh`), or the same words every round."""
+
+    def reply(task: Any) -> ArgumentDraft:
+        i = task.inputs.round if fresh else 0
+        text = (
+            FRESH[i % len(FRESH)]
+            if task.inputs.side == "for"
+            else f"Yet, on the other hand: {FRESH[(i + 2) % 5]}"
+        )
+        score = 62 if task.inputs.side == "for" else 58
+        points = [
+            Point(sub_claim_id=s.id, argument=text, implied_score=score, confidence=0.6)
+            for s in task.inputs.sub_claims
+        ]
+        return ArgumentDraft(points=points)
+
+    return reply
+
+
+def moderator(*recommendations: str) -> Callable[[Any], ModeratorView]:
+    """The moderator recommends these, round by round (the last one after that), at provisional 60."""
+
+    def reply(task: Any) -> ModeratorView:
+        r = task.inputs.round
+        return ModeratorView(
+            decisive_dispute="the rate of rise",
+            dispute_sub_claim_id="sc1",
+            next_query=f"sea level rise evidence round {r}",
+            recommendation=recommendations[min(r, len(recommendations)) - 1],  # type: ignore[arg-type]
+            provisional_score=60,
+        )
+
+    return reply
+
+
+def scripted(fresh: bool, *recommendations: str) -> ScriptedProvider:
+    return (
+        ScriptedProvider().respond("argue", arguing(fresh)).respond("moderate", moderator(*recommendations))
+    )
+
+
+def run_debate(
+    provider: ScriptedProvider,
+    make_deps: Any,
+    runtime: Any,
+    new_run: Callable[..., RunRecord],
+    **request: Any,
+) -> tuple[RunRecord, list[RoundDecision]]:
+    deps = make_deps(provider)
+    run = new_run("Sea levels are rising", **request)
+    execution = runtime(deps).execute(run.run_id, timeout_s=WAIT_S)
+    assert execution.status == "SUCCEEDED", execution.error
+    return deps.store.get_run(run.run_id), artifacts.decisions_of(deps.store, run.run_id)
+
+
+def test_a_debate_that_stops_moving_stops_converged_at_round_two(
+    make_deps: Any, runtime: Any, new_run: Callable[..., RunRecord]
+) -> None:
+    # Given debaters who repeat themselves, close together, and a moderator who would go on
+    provider = (
+        ScriptedProvider().respond("argue", arguing(fresh=False)).respond("moderate", moderator("continue"))
+    )
+    record, decisions = run_debate(provider, make_deps, runtime, new_run)
+    # Then the measured signals stopped it after round 2, of at most 5
+    assert [(d.round, d.action.value) for d in decisions] == [(1, "continue"), (2, "stop_converged")]
+    assert decisions[1].rule.startswith("measured")
+    assert decisions[1].signals is not None and decisions[1].signals.similarity_for == 1.0
+    assert record.result is not None and record.result.rounds == 2
+    assert record.result.round_control is not None and record.result.round_control.controller_stop_round == 2
+
+
+def test_a_stuck_debate_escalates_to_a_fresh_persona_then_converges(
+    make_deps: Any, runtime: Any, new_run: Callable[..., RunRecord], store: SqliteStore
+) -> None:
+    # Given moving debaters, and a moderator who calls for escalation after round 2, then convergence
+    provider = scripted(True, "continue", "escalate", "converged")
+    record, decisions = run_debate(provider, make_deps, runtime, new_run)
+    assert [d.action.value for d in decisions] == ["continue", "escalate_new_persona", "stop_converged"]
+    # Then round 3 was argued by the next persona, named in the decision and carried by the arguments
+    assert decisions[1].persona == 1 and decisions[1].persona_name
+    personas = {(a.round, a.side): a.persona for a in artifacts.arguments_of(store, record.run_id)}
+    assert personas[(3, "for")] == personas[(3, "against")] == 1
+    assert personas[(2, "for")] == 0
+    round_three = [c for c in provider.calls_of("argue") if c.inputs.round == 3]  # type: ignore[attr-defined]
+    assert len(round_three) == 2
+    assert record.result is not None and record.result.rounds == 3
+
+
+def test_a_debate_that_keeps_moving_stops_at_max_rounds(
+    make_deps: Any, runtime: Any, new_run: Callable[..., RunRecord], settings: Settings
+) -> None:
+    # Given a run capped at 3 rounds, moving debaters and a moderator who always wants more
+    capped = settings.model_copy(update={"max_rounds": 3})
+    provider = (
+        ScriptedProvider().respond("argue", arguing(fresh=True)).respond("moderate", moderator("continue"))
+    )
+    deps = make_deps(provider)
+    deps = type(deps)(**{**deps.__dict__, "settings": capped})
+    run = new_run("Sea levels are rising")
+    execution = runtime(deps).execute(run.run_id, timeout_s=WAIT_S)
+    assert execution.status == "SUCCEEDED", execution.error
+    decisions = artifacts.decisions_of(deps.store, run.run_id)
+    assert [(d.action.value, d.rule) for d in decisions] == [
+        ("continue", "min_rounds: at least 2"),
+        ("continue", "open: the debate is still moving"),
+        ("stop_max_rounds", "max_rounds: round 3 of 3"),
+    ]
+    # and no moderator was asked after the last round
+    assert len(provider.calls_of("moderate")) == 2
+
+
+def test_in_shadow_mode_the_run_keeps_its_fixed_rounds_and_records_what_steering_would_save(
+    make_deps: Any, runtime: Any, new_run: Callable[..., RunRecord], settings: Settings
+) -> None:
+    # Given shadow mode at effort high (4 fixed rounds), and debaters who stop moving at once
+    shadow = settings.model_copy(update={"dynamic_rounds": "shadow"})
+    provider = (
+        ScriptedProvider().respond("argue", arguing(fresh=False)).respond("moderate", moderator("continue"))
+    )
+    deps = make_deps(provider)
+    deps = type(deps)(**{**deps.__dict__, "settings": shadow})
+    run = new_run("Sea levels are rising", effort="high")
+    execution = runtime(deps).execute(run.run_id, timeout_s=WAIT_S)
+    assert execution.status == "SUCCEEDED", execution.error
+    decisions = artifacts.decisions_of(deps.store, run.run_id)
+    # Then all 4 rounds ran, each decision recording the controller's own beside the run's
+    assert [d.action.value for d in decisions] == ["continue", "continue", "continue", "stop_max_rounds"]
+    assert [d.controller_action.value for d in decisions if d.controller_action][:2] == [
+        "continue",
+        "stop_converged",
+    ]
+    assert all(d.mode == "shadow" for d in decisions)
+    control = deps.store.get_run(run.run_id).result.round_control
+    assert control is not None
+    assert (control.mode, control.rounds, control.controller_stop_round, control.would_save_rounds) == (
+        "shadow",
+        4,
+        2,
+        2,
+    )
+    # rounds 3 and 4 each paid two debaters, a retrieval search (none here) and a moderator (round 3)
+    assert control.would_save_calls == 5
+    assert control.would_save_usd > 0

@@ -1,0 +1,159 @@
+"""The round controller (debate/control.py): each of its five outcomes from constructed states, the
+round bounds, safety always stopping, and the signals it measures."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from claimcourt.debate.argue import PERSONAS
+from claimcourt.debate.control import RoundState, decide, fixed_rounds, signals, tfidf_cosine
+from claimcourt.models import Argument, ModeratorView, Point, RoundAction
+
+SAME_FOR = "Tide gauges and satellites both show the sea rising about 3 mm a year since 1993."
+SAME_AGAINST = "Some gauges on rising land show falling relative sea level, so the rise is not universal."
+
+
+def arg(side: str, round: int, score: int, text: str, cites: Sequence[str] = ()) -> Argument:
+    point = Point(
+        sub_claim_id="sc1", argument=text, implied_score=score, confidence=0.7, citations=list(cites)
+    )
+    return Argument(side=side, round=round, points=[point])  # type: ignore[arg-type]
+
+
+def view(recommendation: str = "continue", provisional: int = 60) -> ModeratorView:
+    return ModeratorView(
+        decisive_dispute="the rate of rise",
+        dispute_sub_claim_id="sc1",
+        next_query="satellite altimetry sea level",
+        recommendation=recommendation,  # type: ignore[arg-type]
+        provisional_score=provisional,
+    )
+
+
+def state(
+    round: int = 3,
+    *,
+    moderator: ModeratorView | str | None = "continue",
+    moderated: bool = True,
+    repeated: bool = False,
+    far_apart: bool = False,
+    persona: int = 0,
+    max_rounds: int = 5,
+    previous_provisional: int | None = None,
+) -> RoundState:
+    """Round `round` after a round before it: the same words again (`repeated`), or new ones citing
+    new evidence; the sides far apart (80 vs 20) or close (62 vs 58). The moderator recommends
+    `moderator` (a view, a recommendation, or None: refused, or not asked when not `moderated`)."""
+    pro_score, con_score = (80, 20) if far_apart else (62, 58)
+    before_for = arg("for", max(1, round - 1), pro_score, SAME_FOR, ["E1"])
+    before_against = arg("against", max(1, round - 1), con_score, SAME_AGAINST, ["E2"])
+    if repeated:
+        now_for = arg("for", round, pro_score, SAME_FOR, ["E1"])
+        now_against = arg("against", round, con_score, SAME_AGAINST, ["E2"])
+    else:
+        now_for = arg(
+            "for", round, pro_score + 8, "Glacier mass loss in the Alps doubled after 2000.", ["E7"]
+        )
+        now_against = arg("against", round, con_score - 8, "Antarctic ice gained mass in one survey.", ["E8"])
+    first = round == 1  # nothing before it
+    return RoundState(
+        round=round,
+        min_rounds=2,
+        max_rounds=max_rounds,
+        persona=persona,
+        case_for=now_for,
+        case_against=now_against,
+        previous_for=None if first else before_for,
+        previous_against=None if first else before_against,
+        earlier=[] if first else [before_for, before_against],
+        moderator=view(moderator) if isinstance(moderator, str) else moderator,
+        moderated=moderated,
+        previous_provisional=previous_provisional,
+    )
+
+
+def decided(s: RoundState) -> tuple[RoundAction, str]:
+    return decide(s, signals(s))
+
+
+def test_a_debate_that_stopped_moving_with_the_sides_close_stops_converged() -> None:
+    action, rule = decided(state(repeated=True))
+    assert action is RoundAction.STOP_CONVERGED and rule.startswith("measured")
+
+
+def test_a_debate_stuck_far_apart_escalates_to_a_fresh_persona() -> None:
+    action, rule = decided(state(repeated=True, far_apart=True))
+    assert action is RoundAction.ESCALATE_NEW_PERSONA and rule.startswith("stuck")
+    assert action.another_round
+
+
+def test_a_stuck_debate_with_every_persona_tried_stops() -> None:
+    action, rule = decided(state(repeated=True, far_apart=True, persona=len(PERSONAS) - 1))
+    assert action is RoundAction.STOP_CONVERGED and rule.startswith("stalemate")
+
+
+def test_a_moving_debate_continues() -> None:
+    action, rule = decided(state())
+    assert action is RoundAction.CONTINUE and rule.startswith("open")
+
+
+def test_the_moderators_convergence_counts_only_when_the_scores_agree() -> None:
+    settled = state(moderator=view("converged", 60), previous_provisional=58)
+    moving = state(moderator=view("converged", 60), previous_provisional=20)
+    assert decided(settled)[0] is RoundAction.STOP_CONVERGED
+    assert decided(moving)[0] is RoundAction.CONTINUE
+
+
+def test_the_moderators_escalation_is_followed_while_a_persona_is_left() -> None:
+    assert decided(state(moderator="escalate"))[0] is RoundAction.ESCALATE_NEW_PERSONA
+    last = state(moderator="escalate", persona=len(PERSONAS) - 1)
+    assert decided(last)[0] is RoundAction.CONTINUE
+
+
+@pytest.mark.parametrize("repeated", [True, False])
+def test_max_rounds_stops_whatever_was_measured(repeated: bool) -> None:
+    action, rule = decided(state(round=5, max_rounds=5, repeated=repeated, moderator=None, moderated=False))
+    assert action is RoundAction.STOP_MAX_ROUNDS and not action.another_round
+    assert rule == "max_rounds: round 5 of 5"
+
+
+def test_before_min_rounds_the_debate_goes_on_even_when_converged() -> None:
+    action, rule = decided(state(round=1, repeated=True, moderator="converged"))
+    assert action is RoundAction.CONTINUE and rule.startswith("min_rounds")
+
+
+@pytest.mark.parametrize("round", [1, 2, 5])
+def test_safety_always_stops_even_in_round_one_and_at_max(round: int) -> None:
+    flagged = state(round=round, max_rounds=5, moderator="safety")
+    assert decided(flagged)[0] is RoundAction.STOP_SAFETY
+    refused = state(round=round, max_rounds=5, moderator=None, moderated=True)
+    assert decided(refused) == (RoundAction.STOP_SAFETY, "safety: the moderator said refused")
+    assert fixed_rounds(refused, signals(refused))[0] is RoundAction.STOP_SAFETY
+
+
+def test_fixed_rounds_ignore_the_measurements() -> None:
+    stuck = state(round=2, repeated=True, far_apart=True, max_rounds=4)
+    assert fixed_rounds(stuck, signals(stuck))[0] is RoundAction.CONTINUE
+    last = state(round=4, max_rounds=4, moderator=None, moderated=False)
+    assert fixed_rounds(last, signals(last))[0] is RoundAction.STOP_MAX_ROUNDS
+
+
+def test_the_signals_say_what_moved() -> None:
+    same = signals(
+        state(repeated=True, far_apart=True, moderator=view("continue", 61), previous_provisional=55)
+    )
+    assert same.similarity_for == same.similarity_against == 1.0
+    assert (same.score_shift, same.score_gap, same.new_evidence, same.new_points) == (0.0, 60.0, 0, 0)
+    assert (same.provisional_score, same.provisional_shift, same.moderator) == (61, 6, "continue")
+    moved = signals(state())
+    assert moved.similarity_for is not None and moved.similarity_for < 0.3
+    assert (moved.score_shift, moved.new_evidence, moved.new_points) == (8.0, 2, 2)
+    assert signals(state(moderator=None, moderated=False)).moderator == "not asked"
+
+
+def test_tfidf_cosine_is_one_for_the_same_text_and_low_for_unrelated_text() -> None:
+    corpus = [SAME_FOR, SAME_AGAINST]
+    assert tfidf_cosine(SAME_FOR, SAME_FOR, corpus) == pytest.approx(1.0)
+    assert tfidf_cosine(SAME_FOR, "Carbon taxes raise revenue.", corpus) == 0.0
