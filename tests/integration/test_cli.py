@@ -324,6 +324,18 @@ def test_run_over_the_hourly_cap_stops_before_anything_is_started(
     assert stored_runs(tmp_path) == 1
 
 
+def test_show_rounds_prints_the_round_controllers_decisions(tmp_path: Path) -> None:
+    run_id = json.loads(invoke(tmp_path, "run", "Arctic sea ice is declining", "--json").stdout)["run_id"]
+    shown = invoke(tmp_path, "show", run_id, "--rounds", "--json")
+    assert shown.exit_code == 0, shown.output
+    decisions = json.loads(shown.stdout)
+    assert [d["round"] for d in decisions] == [1, 2]
+    assert decisions[-1]["action"] == "stop_max_rounds" and decisions[-1]["mode"] == "shadow"
+    assert decisions[-1]["controller_action"] in {"continue", "stop_converged", "escalate_new_persona"}
+    table = invoke(tmp_path, "show", run_id, "--rounds")
+    assert "round controller shadow" in table.stdout and "stop_max_rounds" in table.stdout
+
+
 def _console_script(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """`claimcourt …` as installed (pyproject's console script), in a process of its own: it ends with
     os._exit."""

@@ -301,6 +301,23 @@ def test_a_finished_run_reads_back_with_its_result_and_events(api: Api) -> None:
     assert api.call("GET", f"/runs/{run.run_id}/events", query={"after": "1"})[2]["events"] == []
 
 
+def test_a_runs_round_decisions_are_served_to_its_tenant_only(api: Api) -> None:
+    from claimcourt import artifacts
+    from claimcourt.models import RoundAction, RoundDecision, RoundSignals
+
+    run = create_run(api.store, parse_request(CLAIM), tenant_id="acme")
+    for r, action in ((1, RoundAction.CONTINUE), (2, RoundAction.STOP_CONVERGED)):
+        decision = RoundDecision(round=r, action=action, rule="a rule", signals=RoundSignals(new_points=r))
+        api.store.put_artifact(run.run_id, artifacts.decision_key(r), decision.model_dump(mode="json"))
+    status, _, body = api.call("GET", f"/runs/{run.run_id}/round_decisions")
+    assert status == 200
+    assert [(d["round"], d["action"], d["signals"]["new_points"]) for d in body["decisions"]] == [
+        (1, "continue", 1),
+        (2, "stop_converged", 2),
+    ]
+    assert api.call("GET", f"/runs/{run.run_id}/round_decisions", key=api.other_key)[0] == 404
+
+
 def test_delete_is_soft_and_only_for_runs_that_ended(api: Api) -> None:
     run_id = api.call("POST", "/runs", body=CLAIM)[2]["run_id"]
     status, _, body = api.call("DELETE", f"/runs/{run_id}")

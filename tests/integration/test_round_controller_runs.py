@@ -103,6 +103,12 @@ def test_a_debate_that_stops_moving_stops_converged_at_round_two(
     assert decisions[1].signals is not None and decisions[1].signals.similarity_for == 1.0
     assert record.result is not None and record.result.rounds == 2
     assert record.result.round_control is not None and record.result.round_control.controller_stop_round == 2
+    # and each decision was announced in the run's events (what the WebSocket streams)
+    events = [e for e in make_deps().store.list_events(record.run_id) if e.type == "round.decided"]
+    assert [(e.stage, e.round, e.data["action"]) for e in events] == [
+        ("control", 1, "continue"),
+        ("control", 2, "stop_converged"),
+    ]
 
 
 def test_a_stuck_debate_escalates_to_a_fresh_persona_then_converges(
