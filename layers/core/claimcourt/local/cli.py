@@ -26,6 +26,7 @@ from claimcourt import artifacts
 from claimcourt.errors import ConfigurationError, InvalidRequestError, NotFoundError, RateLimitedError
 from claimcourt.execution import Executor
 from claimcourt.local.cloud import EXECUTION_CHECK_S, FOLLOW_POLL_S, Stack, load_stack
+from claimcourt.local.console import resume_collector
 from claimcourt.local.render import ProgressView, render_decisions, render_record, render_runs
 from claimcourt.models import (
     LOCAL_TENANT,
@@ -97,6 +98,9 @@ def _settings(data_dir: Path | None) -> Settings:
 
 
 def _stack(name: str, data_dir: Path | None) -> Stack:
+    # A deployed stack's run is followed for as long as it takes, without the local runtime (which
+    # resumes the collector the console script paused for its start-up): resume it here.
+    resume_collector()
     try:
         return load_stack(name, _settings(data_dir))
     except ConfigurationError as exc:
