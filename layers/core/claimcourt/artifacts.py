@@ -7,6 +7,7 @@ a small summary to the state machine: the payloads stay far under Step Functions
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from claimcourt.errors import NotFoundError
@@ -25,13 +26,14 @@ from claimcourt.store.base import Store
 
 SUITABILITY = "suitability"
 DECOMPOSITION = "decomposition"
+REVIEW = "review"
 OWNER = "owner"  # the local process executing the run: {host, pid}
 EVIDENCE_PREFIX, ARGUMENT_PREFIX, JUDGEMENT_PREFIX = "evidence/", "argument/", "judgement/"
 DECISION_PREFIX = "decision/"
 
 
-def evidence_key(round: int, sub_claim_id: str) -> str:
-    return f"{EVIDENCE_PREFIX}r{round:02d}/{sub_claim_id}"
+def evidence_key(round: int, sub_claim_id: str, contrarian: bool = False) -> str:
+    return f"{EVIDENCE_PREFIX}r{round:02d}/{sub_claim_id}{'~contrarian' * contrarian}"
 
 
 def argument_key(round: int, side: Side) -> str:
@@ -116,8 +118,34 @@ def persona_for(store: Store, run_id: str, round: int) -> int:
         return 0
 
 
-def judgements_of(store: Store, run_id: str) -> tuple[list[Judgement], dict[str, Side]]:
-    """The run's judgements, sample 0 first, refused samples left out; and the label → side mapping."""
-    docs = [doc for _, doc in sorted(store.find_artifacts(run_id, JUDGEMENT_PREFIX).items())]
-    judged = [Judgement.model_validate(d["judgement"]) for d in docs if d["judgement"] is not None]
-    return judged, docs[0]["mapping"] if docs else {}
+@dataclass(frozen=True)
+class JudgedSample:
+    sample: int
+    judgement: Judgement
+    reconsidered: bool  # the re-deliberation: asked once more, told why
+
+
+def judgements_of(store: Store, run_id: str) -> tuple[list[JudgedSample], dict[str, Side]]:
+    """The run's judgements in sample order, refused samples left out; and the label → side mapping."""
+    docs = sorted(store.find_artifacts(run_id, JUDGEMENT_PREFIX).items())
+    judged = [
+        JudgedSample(
+            int(key.rsplit("/s", 1)[1]), Judgement.model_validate(d["judgement"]), d.get("reconsider", False)
+        )
+        for key, d in docs
+        if d["judgement"] is not None
+    ]
+    return judged, docs[0][1]["mapping"] if docs else {}
+
+
+def review_of(store: Store, run_id: str) -> dict[str, Any] | None:
+    """What the review stage decided about the samples (None before it ran)."""
+    try:
+        return store.get_artifact(run_id, REVIEW)
+    except NotFoundError:
+        return None
+
+
+def contrarian_evidence_ids(retrievals: dict[str, dict[str, Any]]) -> list[str]:
+    """The ids of evidence that contrarian directives retrieved."""
+    return [item["id"] for doc in retrievals.values() if doc.get("contrarian") for item in doc["items"]]

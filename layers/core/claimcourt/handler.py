@@ -30,10 +30,12 @@ Handler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
 def _scope(payload: Payload) -> dict[str, Any]:
     """Which part of the run an invocation is: round, side, sub-claim (for event keys and logs)."""
     data = payload.model_dump()
-    scope = {k: data[k] for k in ("round", "side", "sample", "outcome") if data.get(k) is not None}
+    scope = {k: data[k] for k in ("round", "side", "sample", "outcome", "batch") if data.get(k) is not None}
     directive = data.get("directive")
     if isinstance(directive, dict):
         scope["sub_claim_id"] = directive["sub_claim_id"]
+        if directive.get("contrarian"):  # a second directive for the same sub-claim
+            scope["contrarian"] = True
     return scope
 
 

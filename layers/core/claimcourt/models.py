@@ -64,6 +64,7 @@ class Stage(StrEnum):
     MODERATE = "moderate"
     CONTROL = "control"  # the round controller: what follows a round
     ADJUDICATE = "adjudicate"
+    REVIEW = "review"  # the judge's samples: more of them, a re-deliberation, or neither
     SCORE = "score"
     FINISH = "finish"  # the ends that are not a score: stopped by suitability, or failed
 
@@ -228,6 +229,7 @@ class Directive(Strict):
 
     sub_claim_id: str
     query: str
+    contrarian: bool = Field(default=False, description="It seeks evidence against the emerging verdict.")
 
 
 # The source_url prefix of passages the user supplied with --context (not evidence anyone found).
@@ -327,6 +329,11 @@ class ModeratorView(Strict):
     recommendation: Literal["continue", "converged", "escalate", "safety"]
     provisional_score: Score = Field(
         description="The moderator's current probability, 0–100, that the claim is true given the pool."
+    )
+    contrarian_query: str | None = Field(
+        default=None,
+        max_length=300,
+        description="When the debate leans one way: a search for the strongest evidence the other way.",
     )
     rationale: str = ""
 
@@ -528,6 +535,18 @@ class RoundControl(Strict):
     would_continue: bool = Field(default=False, description="The controller wanted more rounds than ran.")
 
 
+class Redeliberation(Strict):
+    """Conditional re-deliberation: one more judgement when the independent ones disagreed widely
+    and the pool holds contrarian evidence (at most one extra call per run)."""
+
+    triggered: bool
+    spread_before: int | None = Field(default=None, description="Max − min of the samples' overall scores.")
+    spread_after: int | None = Field(
+        default=None, description="How far the re-deliberated score lies from the samples' median."
+    )
+    reason: str
+
+
 class Adjustment(Strict):
     """One thing the score stage did to the judge's numbers, and why (docs/scoring.md)."""
 
@@ -564,6 +583,9 @@ class Result(Strict):
         default_factory=list, description="Roles whose calls ran at the model's natural temperature."
     )
     rounds: int
+    re_deliberation: Redeliberation | None = Field(
+        default=None, description="Whether the judgement was asked once more, and why (None: one sample)."
+    )
     round_control: RoundControl | None = Field(
         default=None, description="What the round controller did, or in shadow mode would have done."
     )
@@ -845,6 +867,15 @@ class AnonymousPosition(Strict):
     refused: bool = False
 
 
+class Reconsider(Strict):
+    """Why a judgement is asked once more: the independent judgements disagreed, and the pool holds
+    evidence retrieved against the emerging verdict."""
+
+    scores: list[int] = Field(description="The overall scores the independent judgements gave.")
+    spread: int
+    contrarian_ids: list[str] = Field(description="Evidence retrieved by contrarian directives.")
+
+
 class AdjudicateInput(Strict):
     claim: str
     mode: Mode
@@ -853,3 +884,4 @@ class AdjudicateInput(Strict):
     positions: list[AnonymousPosition]
     evidence: list[Evidence]
     sample: int = Field(default=0, description="Self-consistency sample index.")
+    reconsider: Reconsider | None = None

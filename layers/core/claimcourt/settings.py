@@ -81,6 +81,19 @@ class Settings(BaseSettings):
         default=None, ge=MIN_ROUNDS, le=20, description="Caps the controller's rounds (None: the effort's)."
     )
 
+    # Judging: with self-consistency samples, one more judgement when they disagree by more than
+    # this many points and the pool holds contrarian evidence.
+    judge_samples: int | None = Field(
+        default=None,
+        ge=0,
+        le=6,
+        description="Self-consistency samples beside the first (None: the effort's).",
+    )
+    redeliberation: bool = Field(default=True, description="Allow one re-deliberation per run.")
+    redeliberate_spread: int = Field(
+        default=20, ge=1, le=100, description="Samples' spread that triggers it."
+    )
+
     # Spend and size limits.
     budget_usd: float = Field(default=2.0, gt=0, description="Per-run spend cap.")
     web_search: bool = Field(default=True, description="Use Anthropic web search when a key is set.")
@@ -130,6 +143,13 @@ class Settings(BaseSettings):
 
     def effort(self, name: str) -> EffortProfile:
         return EFFORT_PROFILES[name]
+
+    def judgements(self, effort: str) -> int:
+        """How many judgements the judge may give: the first and its self-consistency samples."""
+        samples = (
+            self.effort(effort).self_consistency_samples if self.judge_samples is None else self.judge_samples
+        )
+        return samples + 1
 
     def controller_max_rounds(self, effort: str) -> int:
         """The most rounds the round controller may run (it may want more than a fixed run does)."""

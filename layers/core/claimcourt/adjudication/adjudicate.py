@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from claimcourt.contract import COMPOSITION_RULES, SHAPES
 from claimcourt.errors import MalformedReplyError, ProviderError, RefusedJudgementError, TruncatedReplyError
-from claimcourt.models import AdjudicateInput, Judgement, SubClaimJudgement, Verdict
+from claimcourt.models import AdjudicateInput, Judgement, Reconsider, SubClaimJudgement, Verdict
 from claimcourt.observability import logger
 from claimcourt.prompts import escape, evidence_block, points_block, render, sub_claims_block
 from claimcourt.reasoning.base import CallContext, Task
@@ -26,6 +26,21 @@ def _positions(inputs: AdjudicateInput) -> str:
     return "\n\n".join(blocks)
 
 
+def _reconsider_note(reconsider: Reconsider | None) -> str:
+    """The re-deliberation's addendum (our own numbers and ids: no untrusted text)."""
+    if reconsider is None:
+        return ""
+    scores = ", ".join(str(s) for s in reconsider.scores)
+    ids = ", ".join(reconsider.contrarian_ids[:20])
+    return (
+        f"\n\nThis is a second look. Independent judgements of this debate gave overall scores of {scores}: "
+        f"{reconsider.spread} points apart. The pool holds evidence retrieved specifically against the way "
+        f"the debate leaned ({ids}). Address that evidence and that disagreement explicitly: say in each "
+        "referee_synthesis how the contrarian evidence bears on the sub-claim, and give the score and "
+        "interval the whole pool supports; if the disagreement is real, let the interval show it."
+    )
+
+
 def adjudicate_task(inputs: AdjudicateInput) -> Task[Judgement]:
     system, prompt = render(
         "adjudicate",
@@ -34,6 +49,7 @@ def adjudicate_task(inputs: AdjudicateInput) -> Task[Judgement]:
         shape_meaning=SHAPES[inputs.shape],
         composition_rule=COMPOSITION_RULES[inputs.shape],
         mode_note=MODE_NOTES[inputs.mode],
+        reconsider=_reconsider_note(inputs.reconsider),
         claim=escape(inputs.claim),
         sub_claims=sub_claims_block(inputs.sub_claims),
         positions=_positions(inputs),
@@ -55,7 +71,7 @@ def adjudicate_task(inputs: AdjudicateInput) -> Task[Judgement]:
         output=Judgement,
         system=system,
         prompt=prompt,
-        temperature=0.0 if inputs.sample == 0 else SAMPLE_TEMPERATURE,
+        temperature=0.0 if inputs.sample == 0 or inputs.reconsider else SAMPLE_TEMPERATURE,
         array_limits={"sub_claims": (n, n)},
         check=every_sub_claim_once,
     )

@@ -108,7 +108,7 @@ def run_mode(claims: list[str], mode: RoundsMode, effort: str, latency_s: float,
                     cost_usd=usage.total_cost_usd,
                     wall_s=execution.wall_s,
                     verdict=result.overall_verdict.value,
-                    redeliberated=False,  # conditional re-deliberation is not built yet
+                    redeliberated=bool(result.re_deliberation and result.re_deliberation.triggered),
                 )
             )
     return runs
@@ -127,7 +127,7 @@ def report(mode: str, runs: list[Run], fixed: list[Run] | None) -> None:
         same = {r.claim: r.verdict for r in fixed}
         changed = sum(1 for r in scored if same.get(r.claim) not in (None, r.verdict))
         print(f"  verdict differs from fixed rounds: {changed} of {len(scored)}")
-    print(f"  re-deliberated      {sum(r.redeliberated for r in scored)} of {len(scored)} (not built yet)")
+    print(f"  re-deliberated      {sum(r.redeliberated for r in scored)} of {len(scored)}")
 
 
 def main(argv: list[str] | None = None) -> None:

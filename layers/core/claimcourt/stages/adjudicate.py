@@ -1,5 +1,6 @@
 """Stage 8: the final moderator judges the anonymized debate: one judgement (sample 0, or a
-self-consistency sample; the Judge Map runs them in parallel)."""
+self-consistency sample; the Judge Map runs them in parallel), or, once, the re-deliberation the
+review asked for (`reconsider`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from pydantic import Field
 from claimcourt import artifacts
 from claimcourt.adjudication.adjudicate import adjudicate
 from claimcourt.adjudication.anonymize import anonymize
-from claimcourt.models import AdjudicateInput, Stage
+from claimcourt.errors import NotFoundError
+from claimcourt.models import AdjudicateInput, Reconsider, Stage
 from claimcourt.reasoning.base import CallContext
 from claimcourt.stages.payloads import Payload
 from claimcourt.wiring import Deps
@@ -20,12 +22,19 @@ STAGE = Stage.ADJUDICATE
 
 class AdjudicatePayload(Payload):
     sample: int = Field(default=0, ge=0, le=10)
+    reconsider: bool = Field(default=False, description="The re-deliberation the review asked for.")
 
 
 def run(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
     request = deps.store.get_run(p.run_id).request
     positions, mapping = anonymize(artifacts.arguments_of(deps.store, p.run_id), seed=p.run_id)
     decomposition = artifacts.decomposition_of(deps.store, p.run_id)
+    reconsider = None
+    if p.reconsider:
+        reviewed = artifacts.review_of(deps.store, p.run_id)
+        if reviewed is None or reviewed["reconsider"] is None:
+            raise NotFoundError(f"run {p.run_id}: no review asked to re-deliberate")
+        reconsider = Reconsider.model_validate(reviewed["reconsider"])
     judgement = adjudicate(
         AdjudicateInput(
             claim=request.claim,
@@ -35,10 +44,15 @@ def run(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
             positions=positions,
             evidence=artifacts.evidence_pool(artifacts.retrievals_of(deps.store, p.run_id), request.context),
             sample=p.sample,
+            reconsider=reconsider,
         ),
         deps.reasoner,
         CallContext(p.run_id, STAGE),
     )
-    doc = {"mapping": mapping, "judgement": judgement.model_dump(mode="json") if judgement else None}
+    doc = {
+        "mapping": mapping,
+        "judgement": judgement.model_dump(mode="json") if judgement else None,
+        "reconsider": p.reconsider,
+    }
     deps.store.put_artifact(p.run_id, artifacts.judgement_key(p.sample), doc)
     return {"sample": p.sample, "overall_score": judgement.overall_score if judgement else None}

@@ -59,11 +59,14 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
         fixed = dataclasses.replace(state, max_rounds=settings.effort(request.effort).rounds)
         action, rule = fixed_rounds(fixed, measured)
     next_persona = persona + 1 if action is RoundAction.ESCALATE_NEW_PERSONA else persona
-    directives = (
-        [Directive(sub_claim_id=_known(view.dispute_sub_claim_id, known), query=view.next_query)]
-        if view is not None and action.another_round
-        else []
-    )
+    directives = []
+    if view is not None and action.another_round:
+        sub_claim_id = _known(view.dispute_sub_claim_id, known)
+        directives.append(Directive(sub_claim_id=sub_claim_id, query=view.next_query))
+        if view.contrarian_query:  # evidence against the way the debate leans, for the judge's review
+            directives.append(
+                Directive(sub_claim_id=sub_claim_id, query=view.contrarian_query, contrarian=True)
+            )
     decision = RoundDecision(
         round=p.round,
         action=action,

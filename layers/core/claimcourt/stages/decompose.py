@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from claimcourt import artifacts
+from claimcourt.adjudication.review import first_batch
 from claimcourt.debate.decompose import decompose
 from claimcourt.models import Directive, Stage
 from claimcourt.reasoning.base import CallContext
@@ -32,5 +33,6 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         "sub_claims": len(directives),
         # What the state machine needs to run the rest: when to stop, and which judgements to ask for.
         "max_rounds": deps.settings.round_limit(request.effort),
-        "samples": list(range(profile.self_consistency_samples + 1)),
+        # The judge's first samples; the review stage asks for the rest when these disagree.
+        "samples": first_batch(deps.settings.judgements(request.effort)),
     }

@@ -34,12 +34,15 @@ def run(deps: Deps, p: RetrievePayload) -> dict[str, Any]:
         "query": p.directive.query,
         "source": deps.evidence.name,
         "cache_hit": cache_hit,
+        "contrarian": p.directive.contrarian,
         "items": [e.model_dump(mode="json") for e in found],
     }
     count("RetrievalCacheHits" if cache_hit else "RetrievalCacheMisses")
     if not cache_hit:  # a cached answer cost nothing this time
         _bill_search(deps, p)
-    deps.store.put_artifact(p.run_id, artifacts.evidence_key(p.round, p.directive.sub_claim_id), doc)
+    deps.store.put_artifact(
+        p.run_id, artifacts.evidence_key(p.round, p.directive.sub_claim_id, p.directive.contrarian), doc
+    )
     return {"sub_claim_id": p.directive.sub_claim_id, "found": len(found), "cache_hit": cache_hit}
 
 
@@ -51,7 +54,7 @@ def _bill_search(deps: Deps, p: RetrievePayload) -> None:
     model, input_tokens, output_tokens = usage
     cost, known = cost_usd(model, input_tokens, output_tokens)
     cost += WEB_SEARCH_USD_PER_REQUEST * int(getattr(deps.evidence, "last_search_requests", 0))
-    key = f"{STAGE}:{p.round}:{p.directive.sub_claim_id}:search"
+    key = f"{STAGE}:{p.round}:{p.directive.sub_claim_id}:search{':contrarian' * p.directive.contrarian}"
     record = CallRecord(
         p.run_id, key, deps.evidence.name, model, input_tokens, output_tokens, cost, known, None, None
     )

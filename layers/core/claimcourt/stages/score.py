@@ -8,7 +8,7 @@ from typing import Any
 from claimcourt import artifacts
 from claimcourt.adjudication.score import compose_result
 from claimcourt.debate.control import summarize
-from claimcourt.models import RunEvent, RunStatus, Stage, usage_from
+from claimcourt.models import Judgement, Redeliberation, RunEvent, RunStatus, Stage, usage_from
 from claimcourt.settings import ROLES, SAMPLED_ROLES
 from claimcourt.stages.payloads import Payload
 from claimcourt.watching.changes import SCORE_CHANGED, score_change
@@ -19,7 +19,8 @@ STAGE = Stage.SCORE
 
 def run(deps: Deps, p: Payload) -> dict[str, Any]:
     record = deps.store.get_run(p.run_id)
-    judgements, mapping = artifacts.judgements_of(deps.store, p.run_id)
+    judged, mapping = artifacts.judgements_of(deps.store, p.run_id)
+    judgements, re_deliberation = first_judgement_first(judged, artifacts.review_of(deps.store, p.run_id))
     retrievals = artifacts.retrievals_of(deps.store, p.run_id)
     hits = sum(1 for doc in retrievals.values() if doc["cache_hit"])
     calls = deps.store.run_calls(p.run_id)
@@ -38,7 +39,10 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         natural_temperature=deps.reasoner.natural_temperature(ROLES, SAMPLED_ROLES),
     )
     result = result.model_copy(
-        update={"round_control": summarize(artifacts.decisions_of(deps.store, p.run_id), calls)}
+        update={
+            "round_control": summarize(artifacts.decisions_of(deps.store, p.run_id), calls),
+            "re_deliberation": re_deliberation,
+        }
     )
     # A run that had already ended (failed meanwhile) keeps its status: report that one.
     finished = deps.store.finish_run(p.run_id, result)
@@ -52,6 +56,34 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         "interval": result.interval.model_dump(),
         "verdict": result.overall_verdict.value,
     }
+
+
+def first_judgement_first(
+    judged: list[artifacts.JudgedSample], reviewed: dict[str, Any] | None
+) -> tuple[list[Judgement], Redeliberation | None]:
+    """The judgements with the one that speaks for the run first: the re-deliberation if there was
+    one, else the sample with the median overall score (the lowest sample on a tie); the others
+    follow, for their spread. And the re-deliberation's record."""
+    samples = [j for j in judged if not j.reconsidered]
+    again = next((j for j in judged if j.reconsidered), None)
+    by_score = sorted(samples, key=lambda j: (j.judgement.overall_score, j.sample))
+    median = by_score[(len(by_score) - 1) // 2] if by_score else None
+    first = again or median
+    if first is None:
+        return [], None
+    ordered = [first.judgement] + [j.judgement for j in samples if j is not first]
+    if reviewed is None or reviewed.get("spread") is None:
+        return ordered, None
+    after = None
+    if again is not None and median is not None:
+        after = abs(again.judgement.overall_score - median.judgement.overall_score)
+    record = Redeliberation(
+        triggered=reviewed.get("reconsider") is not None,
+        spread_before=reviewed["spread"],
+        spread_after=after,
+        reason=reviewed["reason"],
+    )
+    return ordered, record
 
 
 def announce_score_change(deps: Deps, run_id: str) -> None:
