@@ -275,3 +275,17 @@ def test_alarms_watch_failed_executions_lambda_errors_and_throttles() -> None:
             if "MetricStat" in m and m["MetricStat"]["Metric"]["MetricName"] == metric
         }
         assert covered == functions, metric
+
+
+def test_the_template_is_read_with_libyaml_and_reads_as_the_pure_python_loader_reads_it() -> None:
+    from claimcourt.local import template
+
+    assert issubclass(CfnLoader, yaml.CSafeLoader)  # PyYAML's wheels are built with libyaml
+
+    class PurePython(yaml.SafeLoader):
+        pass
+
+    PurePython.add_multi_constructor("!", template._intrinsic)
+    text = (ROOT / "template.yaml").read_text()
+    assert yaml.load(text, Loader=PurePython) == TEMPLATE
+    assert TEMPLATE["Resources"]["DebateStateMachine"]["Properties"]["DefinitionSubstitutions"]

@@ -147,12 +147,14 @@ def follow(
     poll_s: float = 0.5,
     check_every_s: float = 5.0,
     until_execution_ends: bool = False,
+    wait: Callable[[float], object] = time.sleep,
 ) -> RunRecord:
     """Wait for a started run to end (and its execution too, if asked), or the timeout; the run as
     it is then. The record is read first (cheap); the execution is asked every `check_every_s`, in
     case it died without saying, and once the record has ended if `until_execution_ends`. A run
     whose execution ended while the run did not (it could not even record its failure) is ended
-    failed here, with the reason."""
+    failed here, with the reason. `wait(poll_s)` sleeps between looks; one that returns early when
+    the execution ends (the local runtime's) ends the wait at once."""
     deadline = time.monotonic() + timeout_s
     next_check = time.monotonic() + check_every_s
     while time.monotonic() < deadline:
@@ -168,7 +170,7 @@ def follow(
                     end_failed(store, run_id, execution_end_reason(end))
                 return store.get_run(run_id)
             next_check = now + check_every_s
-        time.sleep(poll_s)
+        wait(poll_s)
     return store.get_run(run_id)
 
 
