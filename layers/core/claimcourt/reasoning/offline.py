@@ -65,6 +65,7 @@ from claimcourt.models import (
     SuitabilityInput,
     Verdict,
 )
+from claimcourt.reasoning import offline_factcheck
 from claimcourt.reasoning.base import ProviderReply, Task
 from claimcourt.reasoning.stance import Stance, content_stems, key_terms, stance, subject_words, tokens
 
@@ -223,6 +224,7 @@ class OfflineReasoner:
             "argue": self.argue,
             "moderate": self.moderate,
             "adjudicate": self.adjudicate,
+            "factcheck": offline_factcheck.factcheck,
         }
         # The scorecard's baselines (claimcourt.bench): one call each, answered by this judge.
         from claimcourt.reasoning.offline_baselines import OfflineBaselines

@@ -36,6 +36,15 @@ def run(deps: Deps, p: ArguePayload) -> dict[str, Any]:
         new_evidence_ids=[e.id for e in pool if e.round == p.round] if p.round > 1 else [],
         own_previous=artifacts.argument_of(deps.store, p.run_id, p.round - 1, p.side),
         opponent_previous=artifacts.argument_of(deps.store, p.run_id, p.round - 1, other),
+        cited_before=sorted(
+            {
+                c
+                for a in artifacts.arguments_of(deps.store, p.run_id)
+                if a.side == p.side and a.round < p.round
+                for pt in a.points
+                for c in pt.citations
+            }
+        ),
     )
     result = argue(inputs, deps.reasoner, CallContext(p.run_id, STAGE, p.round, p.side))
     deps.store.put_artifact(p.run_id, artifacts.argument_key(p.round, p.side), result.model_dump(mode="json"))
