@@ -10,7 +10,8 @@ import pytest
 
 from claimcourt import artifacts
 from claimcourt.adjudication.adjudicate import adjudicate_task
-from claimcourt.models import CitationCheck, FactcheckReply, RunEvent, RunRecord
+from claimcourt.debate.argue import argue_task
+from claimcourt.models import CitationCheck, FactcheckReply, FrontierIssue, ModeratorView, RunEvent, RunRecord
 from tests.fakes.scripted import ScriptedProvider
 
 pytestmark = pytest.mark.timeout(120)
@@ -87,3 +88,35 @@ def test_a_citation_that_fails_correspondence_is_shown_to_the_judge_as_failed(
     holding = ScriptedProvider()
     debate(holding, make_deps, runtime, new_run)
     assert any(e.correspondence != 1 for e in holding.calls_of("adjudicate")[0].inputs.ledger)  # type: ignore[attr-defined]
+
+
+def test_the_moderators_frontier_is_what_the_next_round_argues(
+    make_deps: Any, runtime: Any, new_run: Callable[..., RunRecord]
+) -> None:
+    frontier = FrontierIssue(
+        core_issue="whether the rise is accelerating",
+        for_stance="it is",
+        against_stance="it is not",
+        sub_claim_id="sc1",
+    )
+
+    def mapped(task: Any) -> ModeratorView:
+        return ModeratorView(
+            decisive_dispute="acceleration",
+            dispute_sub_claim_id="sc1",
+            next_query="sea level rise acceleration",
+            recommendation="continue",
+            provisional_score=60,
+            consensus=["Sea level has risen since 1900."],
+            disagreement_frontier=[frontier],
+        )
+
+    provider = ScriptedProvider().respond("moderate", mapped)
+    store, run_id = debate(provider, make_deps, runtime, new_run)
+    # Then both sides of round 2 were given the frontier, in their prompt
+    round_two = [c for c in provider.calls_of("argue") if c.inputs.round == 2]  # type: ignore[attr-defined]
+    assert len(round_two) == 2 and all(c.inputs.frontier == [frontier] for c in round_two)  # type: ignore[attr-defined]
+    assert "<frontier>" in argue_task(round_two[0].inputs).prompt  # type: ignore[arg-type]
+    # and the round controller recorded the frontier's size
+    [first] = [d for d in artifacts.decisions_of(store, run_id) if d.round == 1]
+    assert first.signals is not None and first.signals.frontier == 1

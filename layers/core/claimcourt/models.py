@@ -321,6 +321,15 @@ class RoundAction(StrEnum):
 RoundsMode = Literal["off", "shadow", "on"]
 
 
+class FrontierIssue(Strict):
+    """One live disagreement: what the sides still dispute, and where each stands."""
+
+    core_issue: str
+    for_stance: str
+    against_stance: str
+    sub_claim_id: str
+
+
 class ModeratorView(Strict):
     """The moderator's reading of one round (the LLM's part of the round controller's signals)."""
 
@@ -335,6 +344,10 @@ class ModeratorView(Strict):
         default=None,
         max_length=300,
         description="When the debate leans one way: a search for the strongest evidence the other way.",
+    )
+    consensus: list[str] = Field(default_factory=list, description="Statements both sides accept.")
+    disagreement_frontier: list[FrontierIssue] = Field(
+        default_factory=list, description="What is still disputed: the next round argues these."
     )
     rationale: str = ""
 
@@ -356,6 +369,10 @@ class RoundSignals(Strict):
     )
     new_evidence: int = Field(default=0, description="Evidence ids cited this round that no round cited.")
     new_points: int = Field(default=0, description="Points unlike any made before (both sides).")
+    frontier: int | None = Field(default=None, description="Issues on the moderator's disagreement frontier.")
+    frontier_shift: int | None = Field(
+        default=None, description="Its change since the last round (− narrows)."
+    )
     moderator: Literal["continue", "converged", "escalate", "safety", "refused", "not asked"] = "not asked"
 
 
@@ -927,6 +944,9 @@ class ArgueInput(Strict):
     opponent_previous: Argument | None = None
     cited_before: list[str] = Field(
         default_factory=list, description="Ids this side cited in earlier rounds."
+    )
+    frontier: list[FrontierIssue] = Field(
+        default_factory=list, description="Last round's live disagreements."
     )
 
 

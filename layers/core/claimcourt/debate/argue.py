@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from claimcourt.models import ArgueInput, Argument, ArgumentDraft, Point, Refusal
-from claimcourt.prompts import escape, evidence_block, points_block, render, sub_claims_block
+from claimcourt.prompts import escape, evidence_block, frontier_block, points_block, render, sub_claims_block
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
 
@@ -25,6 +25,11 @@ def _round_note(inputs: ArgueInput) -> str:
     if inputs.round == 1:
         return "this is the opening round."
     note = "answer the other side's last argument, below, with the evidence — the new evidence first."
+    if inputs.frontier:
+        note += (
+            " The moderator's disagreement frontier, below, is what is still disputed: argue those issues,"
+            " and do not repeat points already made."
+        )
     if inputs.round >= inputs.max_rounds:
         note += (
             " This is the final round: no more evidence will be retrieved, and you may cite only passages"
@@ -74,6 +79,7 @@ def argue_task(inputs: ArgueInput) -> Task[ArgumentDraft]:
         opponent_previous=_previous(
             'of="the other side" round="' + str(inputs.round - 1) + '"', inputs.opponent_previous
         ),
+        frontier=frontier_block(inputs.frontier),
     )
     wanted = {s.id for s in inputs.sub_claims}
 

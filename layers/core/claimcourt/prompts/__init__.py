@@ -18,7 +18,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 from string import Template
 
-from claimcourt.models import Evidence, LedgerEntry, Point, SubClaim
+from claimcourt.models import Evidence, FrontierIssue, LedgerEntry, Point, SubClaim
 
 TEMPLATES = Path(__file__).parent
 _SECTION = re.compile(r"^==== (\w+)\s*$", re.M)
@@ -139,3 +139,13 @@ def ledger_block(
             "</citation>"
         )
     return "\n".join(lines) or "(none)"
+
+
+def frontier_block(issues: Iterable[FrontierIssue]) -> str:
+    """The moderator's disagreement frontier, as tagged data (empty: no block at all)."""
+    lines = [
+        f'<issue sub_claim="{_attr(i.sub_claim_id)}">{escape(i.core_issue)}\n'
+        f"<for>{escape(i.for_stance)}</for>\n<against>{escape(i.against_stance)}</against>\n</issue>"
+        for i in issues
+    ]
+    return "\n\n<frontier>\n" + "\n".join(lines) + "\n</frontier>" if lines else ""
