@@ -122,14 +122,15 @@ def submit_when_free(
     timeout_s: float,
     on_wait: Callable[[RateLimitedError], None] = lambda refused: None,
     wait_s: float = 1.0,
+    run_id: str | None = None,
 ) -> RunRecord:
-    """`submit_run` for a caller that would rather wait for a free slot than be refused (the CLI):
-    while the concurrency cap is full it waits, up to `timeout_s`; an hourly cap, or the timeout,
-    is the RateLimitedError itself."""
+    """`submit_run` for a caller that would rather wait for a free slot than be refused (the CLI, the
+    benchmarks): while the concurrency cap is full it waits, up to `timeout_s`; an hourly cap, or the
+    timeout, is the RateLimitedError itself."""
     deadline = time.monotonic() + timeout_s
     while True:
         try:
-            return submit_run(store, executor, settings, tenant_id, request, source_tag)
+            return submit_run(store, executor, settings, tenant_id, request, source_tag, run_id)
         except RateLimitedError as refused:
             if refused.limit != "concurrency" or time.monotonic() + wait_s > deadline:
                 raise

@@ -627,6 +627,16 @@ def events_put(file: Path, verbose: bool, data_dir: Path | None) -> None:
         sys.exit(EXIT_BAD_INPUT)
 
 
+@main.command(context_settings={"ignore_unknown_options": True, "help_option_names": []})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def bench(args: tuple[str, ...]) -> None:
+    """The scorecard: calibration, averitec, climate-fever, probes or all, with --baselines beside the
+    single-LLM judge and naive RAG + LLM on the same model. `claimcourt bench --help` for the options."""
+    from claimcourt.bench.scorecard import main as scorecard
+
+    scorecard(list(args))
+
+
 @main.command()
 @click.argument("claim")
 @click.option("--dates", required=True, help="Comma-separated YYYY-MM-DD dates; `today` is a live run.")
