@@ -53,6 +53,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from datetime import datetime
+from enum import Enum
 from typing import Any, TypeVar
 
 import boto3
@@ -101,6 +102,16 @@ LEASES = "LEASES"
 BATCH_KEYS = 100  # BatchGetItem's limit per request
 MAX_SEQ = 10**10 - 1  # event keys hold ten digits
 MAX_ATTEMPTS = 50  # optimistic writes under contention (parallel branches appending events)
+
+
+class _Again(Enum):
+    """What a cancelled transaction's reasons say when it should simply be tried again."""
+
+    AGAIN = "again"
+
+
+AGAIN = _Again.AGAIN
+T = TypeVar("T")
 
 
 def _backoff(attempt: int) -> None:
@@ -216,6 +227,28 @@ class DynamoStore:
     def _transact(self, items: list[Item]) -> None:
         with self._lock:
             self.client.transact_write_items(TransactItems=items)
+
+    def _retrying(
+        self,
+        attempt: Callable[[], T],
+        what: str,
+        cancelled: Callable[[list[str]], T | _Again] = lambda reasons: AGAIN,
+    ) -> T:
+        """The one retry loop of the conditional transactions: `attempt` reads what it needs, builds
+        its transaction and writes it. When DynamoDB cancels it, `cancelled` reads the reasons (one
+        per item): an outcome (or an error it raises) settles it; AGAIN (another writer moved first,
+        or a transaction conflict) tries again after a jittered pause, MAX_ATTEMPTS times at most."""
+        for n in range(MAX_ATTEMPTS):
+            try:
+                return attempt()
+            except ClientError as err:
+                if _code(err) != "TransactionCanceledException":
+                    raise
+                outcome = cancelled(_reasons(err))
+                if not isinstance(outcome, _Again):
+                    return outcome
+                _backoff(n)
+        raise TransientError(f"{what}: too much contention")
 
     def _get(self, table: str, key: Item, consistent: bool = True) -> Item | None:
         item: Item | None = self.client.get_item(TableName=table, Key=key, ConsistentRead=consistent).get(
@@ -411,32 +444,28 @@ class DynamoStore:
         The write is conditional on the version read, so of two racing finishers one wins and the
         other sees a terminal run and gets False. `change` returns the new record and any other
         operations (Put, Update, Delete) for the same transaction, or None for "no change" (False)."""
-        with self._lock:
-            for attempt in range(MAX_ATTEMPTS):
-                record, version = self._load_run(run_id)
-                if only_running and record.status.terminal:
-                    return False
-                changed = change(record)
-                if changed is None:
-                    return False
-                updated, also = changed
-                put: Item = {
-                    "Put": {
-                        "TableName": self.table,
-                        "Item": self._run_item(updated, version + 1),
-                        "ConditionExpression": "ver = :ver",
-                        "ExpressionAttributeValues": {":ver": _n(version)},
-                    }
+
+        def attempt() -> bool:
+            record, version = self._load_run(run_id)
+            if only_running and record.status.terminal:
+                return False
+            changed = change(record)
+            if changed is None:
+                return False
+            updated, also = changed
+            put: Item = {
+                "Put": {
+                    "TableName": self.table,
+                    "Item": self._run_item(updated, version + 1),
+                    "ConditionExpression": "ver = :ver",
+                    "ExpressionAttributeValues": {":ver": _n(version)},
                 }
-                try:
-                    self._transact([put, *also])
-                    return True
-                except ClientError as err:
-                    if _code(err) != "TransactionCanceledException":
-                        raise
-                    # The run moved under us (or a transaction conflict): read it again, after a pause.
-                    _backoff(attempt)
-            raise TransientError(f"run {run_id}: too much contention to update it")
+            }
+            self._transact([put, *also])
+            return True
+
+        with self._lock:  # the run moved under us (or a conflict): read it again, after a pause
+            return self._retrying(attempt, f"run {run_id}: updating it")
 
     def set_status(
         self,
@@ -479,64 +508,63 @@ class DynamoStore:
         key marker (conditional on its absence) and the event with seq n+1. So seqs have no gaps,
         and event n+1 cannot exist before event n does: a reader polling `after_seq` misses nothing."""
         pk = _s(_run_pk(event.run_id))
+
+        def attempt() -> RunEvent | None:
+            counter = self._get(self.table, {"pk": pk, "sk": _s("EVSEQ")})
+            last = int(counter["n"]["N"]) if counter else 0
+            stored = event.model_copy(update={"seq": last + 1})
+            guard = "attribute_not_exists(n)" if counter is None else "n = :last"
+            values = {":next": _n(last + 1), ":kind": _s("counter")}
+            if counter is not None:
+                values[":last"] = _n(last)
+            items = [
+                {
+                    "Update": {
+                        "TableName": self.table,
+                        "Key": {"pk": pk, "sk": _s("EVSEQ")},
+                        "UpdateExpression": "SET n = :next, #kind = :kind",
+                        "ConditionExpression": guard,
+                        "ExpressionAttributeNames": {"#kind": "kind"},
+                        "ExpressionAttributeValues": values,
+                    }
+                },
+                {
+                    "Put": {
+                        "TableName": self.table,
+                        "Item": {
+                            "pk": pk,
+                            "sk": _s(f"EVKEY#{key}"),
+                            "kind": _s("event_key"),
+                            "seq": _n(last + 1),
+                        },
+                        "ConditionExpression": "attribute_not_exists(pk)",
+                    }
+                },
+                {
+                    "Put": {
+                        "TableName": self.table,
+                        "Item": {
+                            "pk": pk,
+                            "sk": _s(_event_sk(last + 1)),
+                            "kind": _s("event"),
+                            "run_id": _s(event.run_id),
+                            "type": _s(event.type),
+                            "seq": _n(last + 1),
+                            "doc": _s(stored.model_dump_json()),
+                        },
+                    }
+                },
+            ]
+            self._transact(items)
+            return stored
+
+        def cancelled(reasons: list[str]) -> RunEvent | _Again | None:
+            if reasons[1:2] == ["ConditionalCheckFailed"]:
+                return None  # this key was appended before: a retried stage
+            return AGAIN  # another writer took seq n+1 (or a transaction conflict): read the counter again
+
         with self._lock:
-            for attempt in range(MAX_ATTEMPTS):
-                counter = self._get(self.table, {"pk": pk, "sk": _s("EVSEQ")})
-                last = int(counter["n"]["N"]) if counter else 0
-                stored = event.model_copy(update={"seq": last + 1})
-                guard = "attribute_not_exists(n)" if counter is None else "n = :last"
-                values = {":next": _n(last + 1), ":kind": _s("counter")}
-                if counter is not None:
-                    values[":last"] = _n(last)
-                items = [
-                    {
-                        "Update": {
-                            "TableName": self.table,
-                            "Key": {"pk": pk, "sk": _s("EVSEQ")},
-                            "UpdateExpression": "SET n = :next, #kind = :kind",
-                            "ConditionExpression": guard,
-                            "ExpressionAttributeNames": {"#kind": "kind"},
-                            "ExpressionAttributeValues": values,
-                        }
-                    },
-                    {
-                        "Put": {
-                            "TableName": self.table,
-                            "Item": {
-                                "pk": pk,
-                                "sk": _s(f"EVKEY#{key}"),
-                                "kind": _s("event_key"),
-                                "seq": _n(last + 1),
-                            },
-                            "ConditionExpression": "attribute_not_exists(pk)",
-                        }
-                    },
-                    {
-                        "Put": {
-                            "TableName": self.table,
-                            "Item": {
-                                "pk": pk,
-                                "sk": _s(_event_sk(last + 1)),
-                                "kind": _s("event"),
-                                "run_id": _s(event.run_id),
-                                "type": _s(event.type),
-                                "seq": _n(last + 1),
-                                "doc": _s(stored.model_dump_json()),
-                            },
-                        }
-                    },
-                ]
-                try:
-                    self._transact(items)
-                    return stored
-                except ClientError as err:
-                    if _code(err) != "TransactionCanceledException":
-                        raise
-                    if _reasons(err)[1:2] == ["ConditionalCheckFailed"]:
-                        return None  # this key was appended before: a retried stage
-                    # Another writer took seq n+1 (or a transaction conflict): read the counter again.
-                    _backoff(attempt)
-            raise TransientError(f"run {event.run_id}: too much contention to append an event")
+            return self._retrying(attempt, f"run {event.run_id}: appending an event", cancelled)
 
     def list_events(self, run_id: str, after_seq: int = 0) -> list[RunEvent]:
         if after_seq >= MAX_SEQ:
@@ -767,22 +795,17 @@ class DynamoStore:
                 }
             },
         ]
-        for attempt in range(MAX_ATTEMPTS):
-            try:
-                self._transact(items)
-                return
-            except ClientError as err:
-                if _code(err) != "TransactionCanceledException":
-                    raise
-                reasons = _reasons(err)
-                if reasons[1:2] == ["ConditionalCheckFailed"]:
-                    return  # this run holds its lease already: a retried admission
-                if reasons[0:1] == ["ConditionalCheckFailed"]:
-                    raise over_concurrency(max_active) from None
-                if reasons[2:3] == ["ConditionalCheckFailed"]:
-                    raise over_hourly(hourly_limit, lease.since) from None
-                _backoff(attempt)  # a transaction conflict with another admission: try again
-        raise TransientError("too much contention to admit a run")
+
+        def cancelled(reasons: list[str]) -> _Again | None:
+            if reasons[1:2] == ["ConditionalCheckFailed"]:
+                return None  # this run holds its lease already: a retried admission
+            if reasons[0:1] == ["ConditionalCheckFailed"]:
+                raise over_concurrency(max_active) from None
+            if reasons[2:3] == ["ConditionalCheckFailed"]:
+                raise over_hourly(hourly_limit, lease.since) from None
+            return AGAIN  # a transaction conflict with another admission
+
+        self._retrying(lambda: self._transact(items), "admitting a run", cancelled)
 
     def release(self, run_id: str) -> bool:
         items = [
@@ -802,17 +825,16 @@ class DynamoStore:
                 }
             },
         ]
-        for attempt in range(MAX_ATTEMPTS):
-            try:
-                self._transact(items)
-                return True
-            except ClientError as err:
-                if _code(err) != "TransactionCanceledException":
-                    raise
-                if _reasons(err)[0:1] == ["ConditionalCheckFailed"]:
-                    return False  # no lease: released before, or never admitted
-                _backoff(attempt)
-        raise TransientError(f"run {run_id}: too much contention to release its lease")
+
+        def attempt() -> bool:
+            self._transact(items)
+            return True
+
+        def cancelled(reasons: list[str]) -> bool | _Again:
+            # No lease: released before, or never admitted.
+            return False if reasons[0:1] == ["ConditionalCheckFailed"] else AGAIN
+
+        return self._retrying(attempt, f"run {run_id}: releasing its lease", cancelled)
 
     def leases(self) -> list[Lease]:
         return [Lease.model_validate_json(item["doc"]["S"]) for item in self._partition(LEASES, "LEASE#")]
