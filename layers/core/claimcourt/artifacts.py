@@ -25,7 +25,7 @@ from claimcourt.models import (
     Side,
     Suitability,
 )
-from claimcourt.store.base import Store
+from claimcourt.store.base import ArtifactStore
 
 SUITABILITY = "suitability"
 DECOMPOSITION = "decomposition"
@@ -59,15 +59,15 @@ def judgement_key(sample: int) -> str:
     return f"{JUDGEMENT_PREFIX}s{sample:02d}"
 
 
-def suitability_of(store: Store, run_id: str) -> Suitability:
+def suitability_of(store: ArtifactStore, run_id: str) -> Suitability:
     return Suitability.model_validate(store.get_artifact(run_id, SUITABILITY))
 
 
-def decomposition_of(store: Store, run_id: str) -> Decomposition:
+def decomposition_of(store: ArtifactStore, run_id: str) -> Decomposition:
     return Decomposition.model_validate(store.get_artifact(run_id, DECOMPOSITION))
 
 
-def retrievals_of(store: Store, run_id: str) -> dict[str, dict[str, Any]]:
+def retrievals_of(store: ArtifactStore, run_id: str) -> dict[str, dict[str, Any]]:
     """Every retrieval of the run so far (query, cache hit, evidence items), by artifact key."""
     return store.find_artifacts(run_id, EVIDENCE_PREFIX)
 
@@ -87,13 +87,13 @@ def evidence_pool(
     return list(pool.values())
 
 
-def arguments_of(store: Store, run_id: str) -> list[Argument]:
+def arguments_of(store: ArtifactStore, run_id: str) -> list[Argument]:
     """Every argument of the run, by round, then side."""
     found = [Argument.model_validate(v) for v in store.find_artifacts(run_id, ARGUMENT_PREFIX).values()]
     return sorted(found, key=lambda a: (a.round, a.side))
 
 
-def argument_of(store: Store, run_id: str, round: int, side: Side) -> Argument | None:
+def argument_of(store: ArtifactStore, run_id: str, round: int, side: Side) -> Argument | None:
     try:
         return Argument.model_validate(store.get_artifact(run_id, argument_key(round, side)))
     except NotFoundError:
@@ -101,7 +101,7 @@ def argument_of(store: Store, run_id: str, round: int, side: Side) -> Argument |
 
 
 def ledger_of(
-    store: Store, run_id: str, context: str | None, up_to_round: int | None = None
+    store: ArtifactStore, run_id: str, context: str | None, up_to_round: int | None = None
 ) -> list[LedgerEntry]:
     """The run's citation ledger (debate/ledger.py), with the fact-checks made so far."""
     arguments = [a for a in arguments_of(store, run_id) if up_to_round is None or a.round <= up_to_round]
@@ -113,7 +113,7 @@ def ledger_of(
     return build_ledger(arguments, pool, checks)
 
 
-def moderation_of(store: Store, run_id: str, round: int) -> tuple[bool, ModeratorView | None]:
+def moderation_of(store: ArtifactStore, run_id: str, round: int) -> tuple[bool, ModeratorView | None]:
     """(whether the moderator was asked after this round, its view: None if it refused)."""
     try:
         doc = store.get_artifact(run_id, moderation_key(round))
@@ -122,13 +122,13 @@ def moderation_of(store: Store, run_id: str, round: int) -> tuple[bool, Moderato
     return True, ModeratorView.model_validate(doc["view"]) if doc["view"] is not None else None
 
 
-def decisions_of(store: Store, run_id: str) -> list[RoundDecision]:
+def decisions_of(store: ArtifactStore, run_id: str) -> list[RoundDecision]:
     """The round controller's decisions, round by round."""
     docs = sorted(store.find_artifacts(run_id, DECISION_PREFIX).items())
     return [RoundDecision.model_validate(doc) for _, doc in docs]
 
 
-def persona_for(store: Store, run_id: str, round: int) -> int:
+def persona_for(store: ArtifactStore, run_id: str, round: int) -> int:
     """The debaters' persona this round: what the previous round's decision said (0 at first)."""
     if round <= 1:
         return 0
@@ -145,7 +145,7 @@ class JudgedSample:
     reconsidered: bool  # the re-deliberation: asked once more, told why
 
 
-def judgements_of(store: Store, run_id: str) -> tuple[list[JudgedSample], dict[str, Side]]:
+def judgements_of(store: ArtifactStore, run_id: str) -> tuple[list[JudgedSample], dict[str, Side]]:
     """The run's judgements in sample order, refused samples left out; and the label → side mapping."""
     docs = sorted(store.find_artifacts(run_id, JUDGEMENT_PREFIX).items())
     judged = [
@@ -158,7 +158,7 @@ def judgements_of(store: Store, run_id: str) -> tuple[list[JudgedSample], dict[s
     return judged, docs[0][1]["mapping"] if docs else {}
 
 
-def review_of(store: Store, run_id: str) -> dict[str, Any] | None:
+def review_of(store: ArtifactStore, run_id: str) -> dict[str, Any] | None:
     """What the review stage decided about the samples (None before it ran)."""
     try:
         return store.get_artifact(run_id, REVIEW)

@@ -165,7 +165,9 @@ def finished(record: RunRecord, result: Result) -> tuple[RunRecord, DriftPoint |
     return done, (point if record.deleted_at is None else None)
 
 
-class Store(Protocol):
+class RunStore(Protocol):
+    """A run's record: created once, read by everyone, ended once (status or result), soft-deleted."""
+
     # runs
     def create_run(self, record: RunRecord) -> None:
         """Record a new run (and count its claim); ConflictError `run_exists` if the id is taken."""
@@ -203,14 +205,26 @@ class Store(Protocol):
         """Store the result of a running run; False (and no change) if it already ended."""
         ...
 
+
+class EventLog(Protocol):
+    """A run's progress events, in seq order, each appended once."""
+
     # progress events: `key` makes an append idempotent (a retried stage does not repeat events)
     def append_event(self, event: RunEvent, key: str) -> RunEvent | None: ...
     def list_events(self, run_id: str, after_seq: int = 0) -> list[RunEvent]: ...
+
+
+class ArtifactStore(Protocol):
+    """A run's artifacts: JSON documents keyed within the run (claim-checked by the stages)."""
 
     # artifacts: evidence, arguments, decisions, judgements — JSON documents keyed within a run
     def put_artifact(self, run_id: str, key: str, value: dict[str, Any]) -> None: ...
     def get_artifact(self, run_id: str, key: str) -> dict[str, Any]: ...
     def find_artifacts(self, run_id: str, prefix: str) -> dict[str, dict[str, Any]]: ...
+
+
+class CallLedger(Protocol):
+    """The usage ledger: every billed call, keyed so a retried stage replays instead of paying twice."""
 
     # usage ledger (the Reasoner's)
     def get_call(self, run_id: str, call_key: str) -> CallRecord | None: ...
@@ -218,13 +232,25 @@ class Store(Protocol):
     def run_spend(self, run_id: str) -> float: ...
     def run_calls(self, run_id: str) -> list[CallRecord]: ...
 
+
+class RetrievalCacheStore(Protocol):
+    """The retrieval cache, with a time to live."""
+
     # retrieval cache (TTL)
     def cache_get(self, key: str) -> list[dict[str, Any]] | None: ...
     def cache_put(self, key: str, hits: list[dict[str, Any]], ttl_s: int) -> None: ...
 
+
+class ClaimStore(Protocol):
+    """Claims and their score series, per tenant."""
+
     # claims and their drift series, per tenant
     def list_claims(self, tenant_id: str, limit: int = 50) -> list[ClaimRecord]: ...
     def drift_series(self, tenant_id: str, claim_id: str) -> list[DriftPoint]: ...
+
+
+class KeyStore(Protocol):
+    """API keys (a digest of each secret)."""
 
     # API keys (only a digest of each secret is stored)
     def put_api_key(self, record: ApiKeyRecord) -> None: ...
@@ -235,6 +261,10 @@ class Store(Protocol):
 
     def list_api_keys(self) -> list[ApiKeyRecord]: ...
 
+
+class AdmissionStore(Protocol):
+    """The cost guard's leases and hourly counts."""
+
     # the cost guard: admission takes a lease under both caps atomically, or raises RateLimitedError
     def admit(self, lease: Lease, *, max_active: int, hourly_limit: int) -> None: ...
     def release(self, run_id: str) -> bool:
@@ -242,6 +272,10 @@ class Store(Protocol):
         ...
 
     def leases(self) -> list[Lease]: ...
+
+
+class MonitorStore(Protocol):
+    """Monitors: claims re-scored on a schedule."""
 
     # monitors: claims re-scored on a schedule (a due index, so the drift tick never scans)
     def put_monitor(self, monitor: Monitor) -> None: ...
@@ -263,6 +297,10 @@ class Store(Protocol):
         """Move a monitor on from `due` to `next_due`, recording `run_id` as its last run (None: it
         was put off, no run started). False if it was moved on or deleted meanwhile."""
         ...
+
+
+class ConnectionStore(Protocol):
+    """WebSocket connections and their subscriptions."""
 
     # WebSocket connections, and the runs each one follows. A subscription remembers the last event
     # seq posted to it and holds a short delivery claim, so one deliverer at a time posts a run's
@@ -293,3 +331,20 @@ class Store(Protocol):
         ...
 
     def unsubscribe(self, connection_id: str, run_id: str) -> None: ...
+
+
+class Store(
+    RunStore,
+    EventLog,
+    ArtifactStore,
+    CallLedger,
+    RetrievalCacheStore,
+    ClaimStore,
+    KeyStore,
+    AdmissionStore,
+    MonitorStore,
+    ConnectionStore,
+    Protocol,
+):
+    """Every capability, as each adapter (SQLite, DynamoDB) provides them all; a consumer that needs
+    one capability names that one (e.g. the Reasoner's ledger, the retrieval cache)."""

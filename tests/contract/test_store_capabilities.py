@@ -1,0 +1,51 @@
+"""The Store port is split by capability: each adapter provides every capability, and what a module
+needs it names by its capability (the artifact readers need only artifacts)."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from claimcourt import artifacts
+from claimcourt.store import base
+from claimcourt.store.dynamodb import DynamoStore
+from claimcourt.store.sqlite import SqliteStore
+
+CAPABILITIES = [
+    base.RunStore,
+    base.EventLog,
+    base.ArtifactStore,
+    base.CallLedger,
+    base.RetrievalCacheStore,
+    base.ClaimStore,
+    base.KeyStore,
+    base.AdmissionStore,
+    base.MonitorStore,
+    base.ConnectionStore,
+]
+
+
+def _methods(protocol: type) -> set[str]:
+    return {n for n, v in vars(protocol).items() if inspect.isfunction(v) and not n.startswith("_")}
+
+
+def test_the_store_is_exactly_its_capabilities_and_each_method_has_one_home() -> None:
+    methods = [m for c in CAPABILITIES for m in _methods(c)]
+    assert len(methods) == len(set(methods))
+    assert set(methods) == {m for c in base.Store.__mro__ if c in CAPABILITIES for m in _methods(c)}
+
+
+@pytest.mark.parametrize("adapter", [SqliteStore, DynamoStore])
+@pytest.mark.parametrize("capability", CAPABILITIES, ids=lambda c: c.__name__)
+def test_each_adapter_provides_each_capability_with_its_signatures(adapter: type, capability: type) -> None:
+    for name in _methods(capability):
+        wanted = inspect.signature(getattr(capability, name))
+        given = inspect.signature(getattr(adapter, name))
+        assert list(given.parameters) == list(wanted.parameters), f"{adapter.__name__}.{name}"
+
+
+def test_the_artifact_readers_ask_only_for_artifacts() -> None:
+    for name, fn in inspect.getmembers(artifacts, inspect.isfunction):
+        if fn.__module__ == artifacts.__name__ and "store" in inspect.signature(fn).parameters:
+            assert inspect.signature(fn).parameters["store"].annotation == "ArtifactStore", name
