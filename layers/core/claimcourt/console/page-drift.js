@@ -82,7 +82,8 @@ function chart(uPlot, el, points, changed, thresholds) {
         ctx.moveTo(u.bbox.left, y);
         ctx.lineTo(u.bbox.left + u.bbox.width, y);
         ctx.stroke();
-        ctx.fillText(`monitor ±${t.threshold}`, u.bbox.left + 6 * devicePixelRatio, y - 4 * devicePixelRatio);
+        ctx.textAlign = "right";
+        ctx.fillText(`monitor threshold ±${t.threshold}`, u.bbox.left + u.bbox.width - 6 * devicePixelRatio, y - 4 * devicePixelRatio);
       }
     }
     ctx.restore();
@@ -94,7 +95,7 @@ function chart(uPlot, el, points, changed, thresholds) {
     scales: { x: { time: true, range: [lo - pad, hi + pad] }, y: { range: [0, 100] } },
     axes: [axis, { ...axis, label: "score", values: (u, vals) => vals.map((v) => `${v}`) }],
     series: [{}, point("live"), point("drift"), point("backtest")],
-    legend: { show: true },
+    legend: { show: true, live: false },
     hooks: { draw: [whiskers] },
   }, [xs, series("live"), series("drift"), series("backtest")], el);
 }

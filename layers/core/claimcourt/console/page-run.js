@@ -11,13 +11,20 @@ let items = JSON.parse(sessionStorage.getItem(QUEUE) || "[]");
 let timer = null;
 let running = false;
 let redraw = () => {};
+let pump = async () => {};
+let pumping = false;
+let pumpAgain = false;
 window.addEventListener("cc:run-ended", (e) => {
   const item = items.find((i) => i.run_id === e.detail.run_id);
-  if (!item) return;
-  item.state = e.detail.event.type.replace("run.", "");
-  item.verdict = e.detail.event.data?.verdict;
+  if (item) {
+    item.state = e.detail.event.type.replace("run.", "");
+    item.verdict = e.detail.event.data?.verdict;
+  }
   sessionStorage.setItem(QUEUE, JSON.stringify(items));
+  // A run ending frees a slot: whatever waits behind a 429 asks again now, not at its Retry-After.
+  for (const waiting of items.filter((i) => i.state === "waiting")) waiting.retryAt = Date.now();
   redraw();
+  if (running) pump();
 });
 
 function segmented(name, legend, options, checked) {
@@ -113,7 +120,7 @@ export function render(view) {
       "div.queue-item", { "data-state": item.state },
       h("div", h("div", item.body.claim),
         h("div.small.muted", item.state === "waiting"
-          ? `Waiting for a slot (${item.code}): asks again at ${new Date(item.retryAt).toLocaleTimeString()}`
+          ? `Waiting for a slot (${item.code}): asks again at ${new Date(item.retryAt).toLocaleTimeString()}, or as soon as a run ends`
           : item.note || "")),
       h("div.row",
         item.run_id ? h("a", { href: `#/runs/${item.run_id}` }, "open") : null,
@@ -121,7 +128,7 @@ export function render(view) {
     )));
   }
 
-  async function pump() {
+  async function pumpOnce() {
     clearTimeout(timer);
     if (!running) return;
     const now = Date.now();
@@ -150,6 +157,12 @@ export function render(view) {
       redraw();
     }
   }
+  pump = async function () {
+    if (pumping) { pumpAgain = true; return; } // one at a time: the same item is never posted twice at once
+    pumping = true;
+    try { await pumpOnce(); } finally { pumping = false; }
+    if (pumpAgain) { pumpAgain = false; pump(); }
+  };
 
   addQueue.addEventListener("click", () => {
     const lines = queueText.value.split("\n").map((l) => l.trim()).filter(Boolean);
