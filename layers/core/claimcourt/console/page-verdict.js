@@ -35,7 +35,7 @@ function sourceItem(s) {
 
 function decisive(source, label = "Decisive source") {
   if (!source) return null;
-  return h("div.callout#decisive", h("div.small.muted", label), h("div", tierBadge(source.tier), " ",
+  return h("div.callout", { id: label === "Decisive source" ? "decisive" : null }, h("div.small.muted", label), h("div", tierBadge(source.tier), " ",
     h("a", { href: source.source_url, rel: "noopener noreferrer", target: "_blank" }, source.title),
     " ", h("span.small.muted.mono", source.evidence_id)));
 }
