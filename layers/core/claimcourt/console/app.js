@@ -125,6 +125,7 @@ export function showBanners() {
       }
     });
     following.set(run.run_id, { stop, el });
+    el.hidden = location.hash === `#/runs/${run.run_id}/live`;
     // A run that ended while no page was open: its status says so at once.
     api(`/runs/${run.run_id}`).then(
       (r) => { if (r.status !== "running") unwatch(run.run_id); },
@@ -133,6 +134,13 @@ export function showBanners() {
   }
 }
 
+// The banner of the run whose live trace is open would only repeat it.
+function hideOwnBanner() {
+  for (const { el } of following.values()) el.hidden = location.hash === `#/runs/${el.dataset.run}/live`;
+}
+window.addEventListener("hashchange", hideOwnBanner);
+
 route();
 showBanners();
+hideOwnBanner();
 window.addEventListener("cc:key", showBanners);
