@@ -318,6 +318,34 @@ def test_a_runs_round_decisions_are_served_to_its_tenant_only(api: Api) -> None:
     assert api.call("GET", f"/runs/{run.run_id}/round_decisions", key=api.other_key)[0] == 404
 
 
+def test_a_runs_citation_ledger_is_served_with_the_motion_aliases(api: Api) -> None:
+    from claimcourt import artifacts
+    from claimcourt.models import Argument, Point
+
+    run = create_run(api.store, parse_request(CLAIM), tenant_id="acme")
+    item = {
+        "id": "E1", "text": "Sea level rose 20 cm.", "title": "NOAA", "source_url": "https://noaa.gov/slr",
+        "tier": "T1", "query": "sea level", "sub_claim_id": "sc1", "round": 1,
+    }  # fmt: skip
+    api.store.put_artifact(run.run_id, artifacts.evidence_key(1, "sc1"), {"query": "q", "items": [item]})
+    point = Point(
+        sub_claim_id="sc1", argument="It rose [E1].", implied_score=80, confidence=0.8, citations=["E1"]
+    )
+    argument = Argument(side="for", round=1, points=[point])
+    api.store.put_artifact(run.run_id, artifacts.argument_key(1, "for"), argument.model_dump(mode="json"))
+    status, _, body = api.call("GET", f"/runs/{run.run_id}/ledger")
+    assert status == 200
+    assert [(c["key"], c["evidence_id"], c["tier"], c["sentence"]) for c in body["citations"]] == [
+        ("for_1", "E1", "T1", "It rose [E1].")
+    ]
+    assert (
+        api.call("GET", f"/runs/{run.run_id}/ledger", query={"key": "a_1"})[2]["citations"][0]["key"]
+        == "for_1"
+    )
+    assert api.call("GET", f"/runs/{run.run_id}/ledger", query={"key": "b_1"})[2]["citations"] == []
+    assert api.call("GET", f"/runs/{run.run_id}/ledger", key=api.other_key)[0] == 404
+
+
 def test_delete_is_soft_and_only_for_runs_that_ended(api: Api) -> None:
     run_id = api.call("POST", "/runs", body=CLAIM)[2]["run_id"]
     status, _, body = api.call("DELETE", f"/runs/{run_id}")

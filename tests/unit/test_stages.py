@@ -9,7 +9,7 @@ import pytest
 from claimcourt.adjudication.adjudicate import SAMPLE_TEMPERATURE, adjudicate
 from claimcourt.adjudication.anonymize import anonymize
 from claimcourt.adjudication.score import compose_result
-from claimcourt.debate.argue import argue, enforce_rules
+from claimcourt.debate.argue import argue, argue_task, enforce_rules
 from claimcourt.debate.decompose import decompose
 from claimcourt.debate.moderate import moderate
 from claimcourt.debate.suitability import assess
@@ -251,6 +251,7 @@ def _argue_input(**overrides: object) -> ArgueInput:
         "claim": CLAIM,
         "side": "for",
         "round": 2,
+        "max_rounds": 3,  # not the closing round (see test_the_closing_round_adds_no_citations)
         "sub_claims": [SC1, SC2],
         "evidence": [_evidence("E1"), _evidence("E2", round=2)],
         "new_evidence_ids": ["E2"],
@@ -265,6 +266,15 @@ def test_citations_not_in_the_pool_are_dropped_and_duplicates_collapsed() -> Non
     draft = Argument(side="for", round=2, points=[_point("sc1", 55, "E1", "E404", "E1")])
     result = enforce_rules(draft, _argue_input())
     assert result.points[0].citations == ["E1"]
+
+
+def test_the_closing_round_adds_no_citations() -> None:
+    # Given the final round, and a side that cited E1 before and now cites E1 and the new E2
+    draft = Argument(side="for", round=2, points=[_point("sc1", 52, "E1", "E2")])
+    closing = _argue_input(max_rounds=2, cited_before=["E1"])
+    # Then only what it cited before stands
+    assert enforce_rules(draft, closing).points[0].citations == ["E1"]
+    assert "you may cite only passages you cited in earlier rounds" in argue_task(closing).system
 
 
 def test_points_on_unknown_sub_claims_are_dropped() -> None:

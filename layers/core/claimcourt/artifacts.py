@@ -10,13 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from claimcourt.debate.ledger import build_ledger
 from claimcourt.errors import NotFoundError
 from claimcourt.evidence.retrieve import context_evidence
 from claimcourt.models import (
     Argument,
     Decomposition,
     Evidence,
+    FactcheckReply,
     Judgement,
+    LedgerEntry,
     ModeratorView,
     RoundDecision,
     Side,
@@ -29,7 +32,7 @@ DECOMPOSITION = "decomposition"
 REVIEW = "review"
 OWNER = "owner"  # the local process executing the run: {host, pid}
 EVIDENCE_PREFIX, ARGUMENT_PREFIX, JUDGEMENT_PREFIX = "evidence/", "argument/", "judgement/"
-DECISION_PREFIX = "decision/"
+DECISION_PREFIX, FACTCHECK_PREFIX = "decision/", "factcheck/"
 
 
 def evidence_key(round: int, sub_claim_id: str, contrarian: bool = False) -> str:
@@ -38,6 +41,10 @@ def evidence_key(round: int, sub_claim_id: str, contrarian: bool = False) -> str
 
 def argument_key(round: int, side: Side) -> str:
     return f"{ARGUMENT_PREFIX}r{round:02d}/{side}"
+
+
+def factcheck_key(round: int, side: Side) -> str:
+    return f"{FACTCHECK_PREFIX}r{round:02d}/{side}"
 
 
 def moderation_key(round: int) -> str:
@@ -91,6 +98,19 @@ def argument_of(store: Store, run_id: str, round: int, side: Side) -> Argument |
         return Argument.model_validate(store.get_artifact(run_id, argument_key(round, side)))
     except NotFoundError:
         return None
+
+
+def ledger_of(
+    store: Store, run_id: str, context: str | None, up_to_round: int | None = None
+) -> list[LedgerEntry]:
+    """The run's citation ledger (debate/ledger.py), with the fact-checks made so far."""
+    arguments = [a for a in arguments_of(store, run_id) if up_to_round is None or a.round <= up_to_round]
+    pool = evidence_pool(retrievals_of(store, run_id), context, up_to_round)
+    checks = [
+        (int(key.split("/")[1][1:]), doc["side"], FactcheckReply.model_validate(doc["reply"]))
+        for key, doc in sorted(store.find_artifacts(run_id, FACTCHECK_PREFIX).items())
+    ]
+    return build_ledger(arguments, pool, checks)
 
 
 def moderation_of(store: Store, run_id: str, round: int) -> tuple[bool, ModeratorView | None]:

@@ -61,6 +61,7 @@ class Stage(StrEnum):
     DECOMPOSE = "decompose"
     RETRIEVE = "retrieve"
     ARGUE = "argue"
+    FACTCHECK = "factcheck"  # each side's fact-checker, on the other side's citations
     MODERATE = "moderate"
     CONTROL = "control"  # the round controller: what follows a round
     ADJUDICATE = "adjudicate"
@@ -320,6 +321,15 @@ class RoundAction(StrEnum):
 RoundsMode = Literal["off", "shadow", "on"]
 
 
+class FrontierIssue(Strict):
+    """One live disagreement: what the sides still dispute, and where each stands."""
+
+    core_issue: str
+    for_stance: str
+    against_stance: str
+    sub_claim_id: str
+
+
 class ModeratorView(Strict):
     """The moderator's reading of one round (the LLM's part of the round controller's signals)."""
 
@@ -334,6 +344,10 @@ class ModeratorView(Strict):
         default=None,
         max_length=300,
         description="When the debate leans one way: a search for the strongest evidence the other way.",
+    )
+    consensus: list[str] = Field(default_factory=list, description="Statements both sides accept.")
+    disagreement_frontier: list[FrontierIssue] = Field(
+        default_factory=list, description="What is still disputed: the next round argues these."
     )
     rationale: str = ""
 
@@ -355,6 +369,10 @@ class RoundSignals(Strict):
     )
     new_evidence: int = Field(default=0, description="Evidence ids cited this round that no round cited.")
     new_points: int = Field(default=0, description="Points unlike any made before (both sides).")
+    frontier: int | None = Field(default=None, description="Issues on the moderator's disagreement frontier.")
+    frontier_shift: int | None = Field(
+        default=None, description="Its change since the last round (− narrows)."
+    )
     moderator: Literal["continue", "converged", "escalate", "safety", "refused", "not asked"] = "not asked"
 
 
@@ -375,6 +393,63 @@ class RoundDecision(Strict):
     persona: int = Field(default=0, description="The debaters' persona next round (an index of PERSONAS).")
     persona_name: str = ""
     rationale: str = ""
+
+
+Rating = Annotated[int, Field(ge=1, le=10)]
+
+
+class CitationCheck(Strict):
+    """A fact-checker's scores for one of the other side's citations."""
+
+    key: str = Field(description="The citation's ledger key, e.g. against_3.")
+    credibility: Rating = Field(description="How credible the source is, 1–10 (T1 primary sources high).")
+    correspondence: Rating = Field(
+        description="Does the passage say what the argument says it says? 1 (not at all) – 10 (exactly)."
+    )
+    comment: str = Field(description="Why, in a sentence or two: the adversary's case against it.")
+
+
+class CitationResponse(Strict):
+    """A fact-checker's answer to the scores left on its own side's citation (the proponent's reply)."""
+
+    key: str
+    response: str
+
+
+class FactcheckReply(Strict):
+    """What a fact-checker returns: a check of each new citation of the other side, and a response
+    to each check left on its own side's citations. It adds no citations."""
+
+    checks: list[CitationCheck] = Field(default_factory=list)
+    responses: list[CitationResponse] = Field(default_factory=list)
+
+
+class LedgerEntry(Strict):
+    """One citation in the run's ledger: who made it, where, on what, and how it fared."""
+
+    key: str = Field(description="for_1, for_2, … and against_1, …, in order of appearance.")
+    side: Side
+    evidence_id: str
+    source_url: str
+    title: str
+    tier: Tier
+    round: int = Field(description="The round whose argument added it.")
+    sub_claim_id: str
+    sentence: str = Field(description="The sentence of the argument that used it.")
+    passage: str = Field(default="", description="What the cited passage says.")
+    credibility: int | None = Field(default=None, description="1–10, from the other side's fact-checker.")
+    correspondence: int | None = Field(default=None, description="1–10, from the other side's fact-checker.")
+    comment: str | None = None
+    checked_round: int | None = None
+    response: str | None = Field(default=None, description="Its own side's fact-checker's answer.")
+
+
+class FactcheckInput(Strict):
+    claim: str
+    side: Side = Field(description="The fact-checker's own side.")
+    round: int
+    to_check: list[LedgerEntry] = Field(description="The other side's citations new this round.")
+    to_answer: list[LedgerEntry] = Field(description="Own side's citations checked last round.")
 
 
 class SubClaimJudgement(Strict):
@@ -583,6 +658,9 @@ class Result(Strict):
         default_factory=list, description="Roles whose calls ran at the model's natural temperature."
     )
     rounds: int
+    citations: list[LedgerEntry] = Field(
+        default_factory=list, description="The citation ledger: every citation with its fact-check."
+    )
     re_deliberation: Redeliberation | None = Field(
         default=None, description="Whether the judgement was asked once more, and why (None: one sample)."
     )
@@ -844,6 +922,12 @@ class ArgueInput(Strict):
     new_evidence_ids: list[str] = Field(default_factory=list)
     own_previous: Argument | None = None
     opponent_previous: Argument | None = None
+    cited_before: list[str] = Field(
+        default_factory=list, description="Ids this side cited in earlier rounds."
+    )
+    frontier: list[FrontierIssue] = Field(
+        default_factory=list, description="Last round's live disagreements."
+    )
 
 
 class ModerateInput(Strict):
@@ -885,3 +969,7 @@ class AdjudicateInput(Strict):
     evidence: list[Evidence]
     sample: int = Field(default=0, description="Self-consistency sample index.")
     reconsider: Reconsider | None = None
+    ledger: list[LedgerEntry] = Field(
+        default_factory=list,
+        description="Every citation with its fact-check, keyed by position (A_1, B_1, …).",
+    )

@@ -12,7 +12,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from claimcourt.models import RoundsMode
 
 ProviderName = Literal["anthropic", "openai", "offline"]
-ROLES = ("suitability", "decomposer", "case_for", "case_against", "moderator", "adjudicator")
+ROLES = ("suitability", "decomposer", "case_for", "case_against", "fact_checker", "moderator", "adjudicator")
 # The roles asked to sample at the model's natural temperature (Task.temperature None): the debaters.
 SAMPLED_ROLES = frozenset({"case_for", "case_against"})
 

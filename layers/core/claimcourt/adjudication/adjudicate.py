@@ -6,7 +6,7 @@ from claimcourt.contract import COMPOSITION_RULES, SHAPES
 from claimcourt.errors import MalformedReplyError, ProviderError, RefusedJudgementError, TruncatedReplyError
 from claimcourt.models import AdjudicateInput, Judgement, Reconsider, SubClaimJudgement, Verdict
 from claimcourt.observability import logger
-from claimcourt.prompts import escape, evidence_block, points_block, render, sub_claims_block
+from claimcourt.prompts import escape, evidence_block, ledger_block, points_block, render, sub_claims_block
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
 
@@ -53,6 +53,7 @@ def adjudicate_task(inputs: AdjudicateInput) -> Task[Judgement]:
         claim=escape(inputs.claim),
         sub_claims=sub_claims_block(inputs.sub_claims),
         positions=_positions(inputs),
+        ledger=ledger_block(inputs.ledger, keys=None),
         evidence=evidence_block(inputs.evidence),
     )
     wanted = {s.id for s in inputs.sub_claims}

@@ -20,6 +20,7 @@ from claimcourt import __version__, artifacts
 from claimcourt.access import authenticate, presented_key
 from claimcourt.api import console
 from claimcourt.api.problems import from_error, problem, problem_reply
+from claimcourt.debate.ledger import canonical_key
 from claimcourt.errors import (
     ClaimcourtError,
     ConfigurationError,
@@ -31,6 +32,7 @@ from claimcourt.errors import (
 from claimcourt.models import (
     ClaimRecord,
     DriftPoint,
+    LedgerEntry,
     Monitor,
     MonitorRequest,
     RoundDecision,
@@ -86,6 +88,11 @@ class EventList(BaseModel):
 class RoundDecisionList(BaseModel):
     run_id: str
     decisions: list[RoundDecision]
+
+
+class Ledger(BaseModel):
+    run_id: str
+    citations: list[LedgerEntry]
 
 
 class ClaimList(BaseModel):
@@ -262,6 +269,17 @@ def build_app() -> APIGatewayHttpResolver:
         store = _deps().store
         tenant_run(store, tenant(), run_id)
         return RoundDecisionList(run_id=run_id, decisions=artifacts.decisions_of(store, run_id))
+
+    @app.get("/runs/<run_id>/ledger")
+    def get_ledger(run_id: str, key: Annotated[str | None, Query(max_length=40)] = None) -> Ledger:
+        """Every citation of the run in order of appearance (for_1, …, against_1, …), with the other
+        side's fact-check and its own side's response; `key` picks one (a_/b_ are aliases)."""
+        store = _deps().store
+        record = tenant_run(store, tenant(), run_id)
+        citations = artifacts.ledger_of(store, run_id, record.request.context)
+        if key is not None:
+            citations = [c for c in citations if c.key == canonical_key(key)]
+        return Ledger(run_id=run_id, citations=citations)
 
     @app.get("/claims")
     def list_claims(limit: Annotated[int, Query(ge=1, le=200)] = 50) -> ClaimList:

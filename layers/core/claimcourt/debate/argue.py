@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from claimcourt.models import ArgueInput, Argument, ArgumentDraft, Point, Refusal
-from claimcourt.prompts import escape, evidence_block, points_block, render, sub_claims_block
+from claimcourt.prompts import escape, evidence_block, frontier_block, points_block, render, sub_claims_block
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
 
@@ -25,8 +25,16 @@ def _round_note(inputs: ArgueInput) -> str:
     if inputs.round == 1:
         return "this is the opening round."
     note = "answer the other side's last argument, below, with the evidence — the new evidence first."
+    if inputs.frontier:
+        note += (
+            " The moderator's disagreement frontier, below, is what is still disputed: argue those issues,"
+            " and do not repeat points already made."
+        )
     if inputs.round >= inputs.max_rounds:
-        note += " This is the final round: no more evidence will be retrieved."
+        note += (
+            " This is the final round: no more evidence will be retrieved, and you may cite only passages"
+            " you cited in earlier rounds."
+        )
     return note
 
 
@@ -71,6 +79,7 @@ def argue_task(inputs: ArgueInput) -> Task[ArgumentDraft]:
         opponent_previous=_previous(
             'of="the other side" round="' + str(inputs.round - 1) + '"', inputs.opponent_previous
         ),
+        frontier=frontier_block(inputs.frontier),
     )
     wanted = {s.id for s in inputs.sub_claims}
 
@@ -98,16 +107,20 @@ def argue_task(inputs: ArgueInput) -> Task[ArgumentDraft]:
 
 def enforce_rules(draft: Argument, inputs: ArgueInput) -> Argument:
     """Keep the debate honest whatever the model wrote: citations must exist in the pool, points must
-    name real sub-claims, and a position that moves without citing new evidence is held where it was."""
+    name real sub-claims, a position that moves without citing new evidence is held where it was, and
+    the closing round cites nothing this side had not cited before."""
     pool = {e.id for e in inputs.evidence}
     new = set(inputs.new_evidence_ids)
+    # The closing round adds no citations: only what this side cited before.
+    closing = inputs.round > 1 and inputs.round >= inputs.max_rounds
+    allowed = set(inputs.cited_before) if closing else pool
     known = {s.id for s in inputs.sub_claims}
     previous = {p.sub_claim_id: p for p in inputs.own_previous.points} if inputs.own_previous else {}
     points: list[Point] = []
     for point in draft.points:
         if point.sub_claim_id not in known:
             continue
-        citations = [c for c in dict.fromkeys(point.citations) if c in pool]
+        citations = [c for c in dict.fromkeys(point.citations) if c in pool and c in allowed]
         update: dict[str, object] = {"citations": citations}
         before = previous.get(point.sub_claim_id)
         moved = before is not None and abs(point.implied_score - before.implied_score) > UNSUPPORTED_MOVE

@@ -89,6 +89,7 @@ class RoundState:
     moderator: ModeratorView | None  # None: not asked (the last round) or refused; see `moderated`
     moderated: bool  # the moderator was asked this round
     previous_provisional: int | None = None
+    previous_frontier: int | None = None  # issues on the last round's frontier
 
 
 def _implied(argument: Argument | None) -> dict[str, int]:
@@ -142,6 +143,12 @@ def signals(state: RoundState, similarity: Similarity = tfidf_cosine) -> RoundSi
             None
             if provisional is None or state.previous_provisional is None
             else abs(provisional - state.previous_provisional)
+        ),
+        frontier=len(view.disagreement_frontier) if view is not None else None,
+        frontier_shift=(
+            None
+            if view is None or state.previous_frontier is None
+            else len(view.disagreement_frontier) - state.previous_frontier
         ),
         new_evidence=len(cited_now - cited_before),
         new_points=new_points,

@@ -18,7 +18,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 from string import Template
 
-from claimcourt.models import Evidence, Point, SubClaim
+from claimcourt.models import Evidence, FrontierIssue, LedgerEntry, Point, SubClaim
 
 TEMPLATES = Path(__file__).parent
 _SECTION = re.compile(r"^==== (\w+)\s*$", re.M)
@@ -115,3 +115,37 @@ def queries_block(queries: Iterable[str]) -> str:
 
 def retrieval_hint(source: str) -> str:
     return RETRIEVAL_HINTS.get(source, DEFAULT_RETRIEVAL_HINT)
+
+
+def ledger_block(
+    entries: Iterable[LedgerEntry], *, checked: bool = True, keys: dict[str, str] | None = None
+) -> str:
+    """Ledger entries as tagged data: the citation, the passage and the sentence that used it, and
+    (`checked`) the fact-check and the response. `keys` renames keys (the judge sees A_n and B_n)."""
+    lines = []
+    for e in entries:
+        key = (keys or {}).get(e.key, e.key)
+        scores = ""
+        exchange = ""
+        if checked and e.credibility is not None:
+            scores = f' credibility="{e.credibility}" correspondence="{e.correspondence}"'
+            exchange = f"\n<check>{escape(e.comment or '')}</check>"
+            if e.response:
+                exchange += f"\n<response>{escape(e.response)}</response>"
+        lines.append(
+            f'<citation key="{_attr(key)}" evidence="{_attr(e.evidence_id)}" tier="{e.tier}" '
+            f'round="{e.round}" sub_claim="{_attr(e.sub_claim_id)}"{scores}>\n'
+            f"<sentence>{escape(e.sentence)}</sentence>\n<passage>{escape(e.passage)}</passage>{exchange}\n"
+            "</citation>"
+        )
+    return "\n".join(lines) or "(none)"
+
+
+def frontier_block(issues: Iterable[FrontierIssue]) -> str:
+    """The moderator's disagreement frontier, as tagged data (empty: no block at all)."""
+    lines = [
+        f'<issue sub_claim="{_attr(i.sub_claim_id)}">{escape(i.core_issue)}\n'
+        f"<for>{escape(i.for_stance)}</for>\n<against>{escape(i.against_stance)}</against>\n</issue>"
+        for i in issues
+    ]
+    return "\n\n<frontier>\n" + "\n".join(lines) + "\n</frontier>" if lines else ""

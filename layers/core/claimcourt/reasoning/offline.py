@@ -52,6 +52,7 @@ from claimcourt.models import (
     Decomposition,
     DecompositionCheck,
     Evidence,
+    FrontierIssue,
     Interval,
     Judgement,
     ModerateInput,
@@ -65,6 +66,7 @@ from claimcourt.models import (
     SuitabilityInput,
     Verdict,
 )
+from claimcourt.reasoning import offline_factcheck
 from claimcourt.reasoning.base import ProviderReply, Task
 from claimcourt.reasoning.stance import Stance, content_stems, key_terms, stance, subject_words, tokens
 
@@ -223,6 +225,7 @@ class OfflineReasoner:
             "argue": self.argue,
             "moderate": self.moderate,
             "adjudicate": self.adjudicate,
+            "factcheck": offline_factcheck.factcheck,
         }
 
     def complete(self, task: Task[Any], model: str, feedback: str | None = None) -> ProviderReply:
@@ -401,6 +404,22 @@ class OfflineReasoner:
         refused = inputs.case_for.refusal is not None or inputs.case_against.refusal is not None
         recommendation = "converged" if widest <= CONVERGED_GAP and not refused else "continue"
         implied = [p.implied_score for side in (pro, con) for p in side.values()]
+        consensus, frontier = [], []
+        for sub in inputs.sub_claims:
+            if sub.id not in pro or sub.id not in con:
+                continue
+            low, high = sorted((pro[sub.id].implied_score, con[sub.id].implied_score))
+            if high - low <= CONVERGED_GAP:
+                consensus.append(f"{sub.text}: both sides put it at {low}–{high} of 100.")
+            else:
+                frontier.append(
+                    FrontierIssue(
+                        core_issue=sub.text,
+                        for_stance=f"puts it at {pro[sub.id].implied_score} of 100",
+                        against_stance=f"puts it at {con[sub.id].implied_score} of 100",
+                        sub_claim_id=sub.id,
+                    )
+                )
         return ModeratorView(
             decisive_dispute=f"{disputed.id}: the sides' implied scores are {widest} points apart",
             dispute_sub_claim_id=disputed.id,
@@ -408,6 +427,8 @@ class OfflineReasoner:
             recommendation=recommendation,
             # Both sides' honest scores, averaged: the moderator's reading of where the debate stands.
             provisional_score=round(sum(implied) / len(implied)) if implied else 50,
+            consensus=consensus,
+            disagreement_frontier=frontier,
             rationale="Converged within tolerance."
             if recommendation == "converged"
             else "The widest gap is still open.",

@@ -4,15 +4,16 @@ review asked for (`reconsider`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import Field
 
 from claimcourt import artifacts
 from claimcourt.adjudication.adjudicate import adjudicate
-from claimcourt.adjudication.anonymize import anonymize
+from claimcourt.adjudication.anonymize import Label, anonymize, redact
 from claimcourt.errors import NotFoundError
-from claimcourt.models import AdjudicateInput, Reconsider, Stage
+from claimcourt.models import AdjudicateInput, LedgerEntry, Reconsider, Side, Stage
 from claimcourt.reasoning.base import CallContext
 from claimcourt.stages.payloads import Payload
 from claimcourt.wiring import Deps
@@ -23,6 +24,18 @@ STAGE = Stage.ADJUDICATE
 class AdjudicatePayload(Payload):
     sample: int = Field(default=0, ge=0, le=10)
     reconsider: bool = Field(default=False, description="The re-deliberation the review asked for.")
+
+
+def by_position(ledger: list[LedgerEntry], mapping: Mapping[Label, Side]) -> list[LedgerEntry]:
+    """The ledger as the judge sees it: keys by anonymous position (A_3, not for_3), sentences redacted."""
+    label = {side: name for name, side in mapping.items()}
+    return [
+        e.model_copy(
+            update={"key": f"{label[e.side]}_{e.key.split('_')[-1]}", "sentence": redact(e.sentence)}
+        )
+        for e in ledger
+        if e.side in label
+    ]
 
 
 def run(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
@@ -45,6 +58,7 @@ def run(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
             evidence=artifacts.evidence_pool(artifacts.retrievals_of(deps.store, p.run_id), request.context),
             sample=p.sample,
             reconsider=reconsider,
+            ledger=by_position(artifacts.ledger_of(deps.store, p.run_id, request.context), mapping),
         ),
         deps.reasoner,
         CallContext(p.run_id, STAGE),

@@ -6,7 +6,7 @@ from typing import Any
 
 from claimcourt import artifacts
 from claimcourt.debate.argue import argue
-from claimcourt.models import ArgueInput, Side, Stage
+from claimcourt.models import ArgueInput, FrontierIssue, Side, Stage
 from claimcourt.reasoning.base import CallContext
 from claimcourt.stages.payloads import RoundPayload
 from claimcourt.wiring import Deps
@@ -36,7 +36,25 @@ def run(deps: Deps, p: ArguePayload) -> dict[str, Any]:
         new_evidence_ids=[e.id for e in pool if e.round == p.round] if p.round > 1 else [],
         own_previous=artifacts.argument_of(deps.store, p.run_id, p.round - 1, p.side),
         opponent_previous=artifacts.argument_of(deps.store, p.run_id, p.round - 1, other),
+        frontier=_frontier(deps, p),
+        cited_before=sorted(
+            {
+                c
+                for a in artifacts.arguments_of(deps.store, p.run_id)
+                if a.side == p.side and a.round < p.round
+                for pt in a.points
+                for c in pt.citations
+            }
+        ),
     )
     result = argue(inputs, deps.reasoner, CallContext(p.run_id, STAGE, p.round, p.side))
     deps.store.put_artifact(p.run_id, artifacts.argument_key(p.round, p.side), result.model_dump(mode="json"))
     return {"side": p.side, "implied_score": result.implied_score(), "refused": result.refusal is not None}
+
+
+def _frontier(deps: Deps, p: ArguePayload) -> list[FrontierIssue]:
+    """What the moderator mapped as still disputed after the last round: this round argues it."""
+    if p.round <= 1:
+        return []
+    _, view = artifacts.moderation_of(deps.store, p.run_id, p.round - 1)
+    return view.disagreement_frontier if view is not None else []

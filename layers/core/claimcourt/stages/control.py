@@ -49,6 +49,7 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
         moderator=view,
         moderated=moderated,
         previous_provisional=previous.signals.provisional_score if previous and previous.signals else None,
+        previous_frontier=previous.signals.frontier if previous and previous.signals else None,
     )
     measured = signals(state)
     wanted, wanted_rule = decide(state, measured)

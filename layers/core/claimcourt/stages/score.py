@@ -42,6 +42,7 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         update={
             "round_control": summarize(artifacts.decisions_of(deps.store, p.run_id), calls),
             "re_deliberation": re_deliberation,
+            "citations": artifacts.ledger_of(deps.store, p.run_id, record.request.context),
         }
     )
     # A run that had already ended (failed meanwhile) keeps its status: report that one.

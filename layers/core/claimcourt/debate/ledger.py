@@ -1,0 +1,89 @@
+"""The citation ledger: every citation a debater made, keyed in order of appearance (`for_1, for_2,
+…`, `against_1, …`), with the fact-checks it met and its side's response. Pure: built from the run's
+arguments, its evidence pool and its fact-check replies, so it is the same whoever builds it.
+
+A side that cites the same passage again later adds no new entry: a key names a (side, passage).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from claimcourt.models import Argument, Evidence, FactcheckReply, LedgerEntry, Side
+
+SIDES: tuple[Side, Side] = ("for", "against")
+# Motion debates call their teams a and b: their keys are accepted as aliases of for_ and against_.
+ALIASES = {"a_": "for_", "b_": "against_"}
+PASSAGE_CHARS = 600
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def canonical_key(key: str) -> str:
+    for alias, prefix in ALIASES.items():
+        if key.lower().startswith(alias):
+            return prefix + key[len(alias) :]
+    return key.lower()
+
+
+def _sentence(argument: str, evidence_id: str) -> str:
+    """The sentence of the argument that names the passage, else its first sentence."""
+    sentences = [s.strip() for s in _SENTENCE.split(argument) if s.strip()] or [argument]
+    return next((s for s in sentences if evidence_id in s), sentences[0])[:400]
+
+
+def build_ledger(
+    arguments: Iterable[Argument],
+    pool: Iterable[Evidence],
+    factchecks: Sequence[tuple[int, Side, FactcheckReply]] = (),
+) -> list[LedgerEntry]:
+    """The ledger in order of appearance (round, then for before against, then point order), with
+    each fact-check (round, the checker's side, its reply) applied: a checker scores only the other
+    side's citations, and answers only its own side's."""
+    evidence = {e.id: e for e in pool}
+    counters = dict.fromkeys(SIDES, 0)
+    entries: dict[str, LedgerEntry] = {}
+    seen: set[tuple[Side, str]] = set()
+    for argument in sorted(arguments, key=lambda a: (a.round, SIDES.index(a.side))):
+        for point in argument.points:
+            for evidence_id in point.citations:
+                found = evidence.get(evidence_id)
+                if found is None or (argument.side, evidence_id) in seen:
+                    continue
+                seen.add((argument.side, evidence_id))
+                counters[argument.side] += 1
+                key = f"{argument.side}_{counters[argument.side]}"
+                entries[key] = LedgerEntry(
+                    key=key,
+                    side=argument.side,
+                    evidence_id=evidence_id,
+                    source_url=found.source_url,
+                    title=found.title,
+                    tier=found.tier,
+                    round=argument.round,
+                    sub_claim_id=point.sub_claim_id,
+                    sentence=_sentence(point.argument, evidence_id),
+                    passage=found.text[:PASSAGE_CHARS],
+                )
+    for round, checker, reply in sorted(factchecks, key=lambda f: (f[0], SIDES.index(f[1]))):
+        for check in reply.checks:
+            entry = entries.get(canonical_key(check.key))
+            if entry is not None and entry.side != checker:
+                entries[entry.key] = entry.model_copy(
+                    update={
+                        "credibility": check.credibility,
+                        "correspondence": check.correspondence,
+                        "comment": check.comment,
+                        "checked_round": round,
+                    }
+                )
+        for response in reply.responses:
+            entry = entries.get(canonical_key(response.key))
+            if entry is not None and entry.side == checker and entry.checked_round is not None:
+                entries[entry.key] = entry.model_copy(update={"response": response.response})
+    return list(entries.values())
+
+
+def cited_before(ledger: Iterable[LedgerEntry], side: Side, round: int) -> set[str]:
+    """The evidence ids this side cited in rounds before `round`."""
+    return {e.evidence_id for e in ledger if e.side == side and e.round < round}

@@ -1,0 +1,122 @@
+"""Cross-examination through the real state machine: each side's fact-checker after every round,
+the citation ledger, and what the judge is shown."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from claimcourt import artifacts
+from claimcourt.adjudication.adjudicate import adjudicate_task
+from claimcourt.debate.argue import argue_task
+from claimcourt.models import CitationCheck, FactcheckReply, FrontierIssue, ModeratorView, RunEvent, RunRecord
+from tests.fakes.scripted import ScriptedProvider
+
+pytestmark = pytest.mark.timeout(120)
+WAIT_S = 60
+
+
+def debate(
+    provider: ScriptedProvider, make_deps: Any, runtime: Any, new_run: Callable[..., RunRecord]
+) -> Any:
+    deps = make_deps(provider)
+    run = new_run("Sea levels are rising")
+    execution = runtime(deps).execute(run.run_id, timeout_s=WAIT_S)
+    assert execution.status == "SUCCEEDED", execution.error
+    return deps.store, run.run_id
+
+
+def test_each_side_checks_the_others_citations_after_every_round_and_answers_next_round(
+    make_deps: Any, runtime: Any, new_run: Callable[..., RunRecord]
+) -> None:
+    provider = ScriptedProvider()  # every role answered as the offline reasoner would, billed
+    store, run_id = debate(provider, make_deps, runtime, new_run)
+    # Then both fact-checkers ran in each of the two rounds (a Parallel after Argue)
+    events: list[RunEvent] = store.list_events(run_id)
+    started = sorted(
+        (e.round, e.side) for e in events if e.stage == "factcheck" and e.type == "stage.started"
+    )
+    assert started == [(1, "against"), (1, "for"), (2, "against"), (2, "for")]
+    # and every citation is in the ledger once, keyed in order of appearance
+    ledger = artifacts.ledger_of(store, run_id, None)
+    keys = [e.key for e in ledger]
+    assert len(keys) == len(set(keys)) > 0
+    for side in ("for", "against"):
+        numbers = [int(e.key.split("_")[1]) for e in ledger if e.side == side]
+        assert numbers == list(range(1, len(numbers) + 1))
+    assert artifacts.ledger_of(store, run_id, None) == ledger  # stable: built again, the same
+    # each round-1 citation was checked by the other side's fact-checker in round 1 …
+    first = [e for e in ledger if e.round == 1]
+    assert first and all(e.checked_round == 1 and e.credibility is not None for e in first)
+    # … and answered by its own side's fact-checker in round 2
+    assert all(e.response for e in first)
+    round_two = [c.inputs for c in provider.calls_of("factcheck") if c.inputs.round == 2]  # type: ignore[attr-defined]
+    assert round_two and all(i.to_answer for i in round_two)
+    # the closing round (2 of 2) added no citation
+    assert [e for e in ledger if e.round == 2] == []
+    # and the result carries the ledger
+    result = store.get_run(run_id).result
+    assert result is not None and result.citations == ledger
+
+
+def test_a_citation_that_fails_correspondence_is_shown_to_the_judge_as_failed(
+    make_deps: Any, runtime: Any, new_run: Callable[..., RunRecord]
+) -> None:
+    # Given fact-checkers who find that no cited passage says what the argument says
+    def fails_everything(task: Any) -> FactcheckReply:
+        return FactcheckReply(
+            checks=[
+                CitationCheck(
+                    key=e.key, credibility=7, correspondence=1, comment="It says nothing of the kind."
+                )
+                for e in task.inputs.to_check
+            ]
+        )
+
+    provider = ScriptedProvider().respond("factcheck", fails_everything)
+    debate(provider, make_deps, runtime, new_run)
+    # Then the judge's input carries the failed checks, by anonymous position
+    [judged] = provider.calls_of("adjudicate")
+    ledger = judged.inputs.ledger  # type: ignore[attr-defined]
+    assert ledger and all(e.correspondence == 1 for e in ledger)
+    assert {e.key.split("_")[0] for e in ledger} <= {"A", "B"}
+    prompt = adjudicate_task(judged.inputs).prompt  # type: ignore[arg-type]
+    assert 'correspondence="1"' in prompt and "It says nothing of the kind." in prompt
+    # unlike a debate whose citations hold up
+    holding = ScriptedProvider()
+    debate(holding, make_deps, runtime, new_run)
+    assert any(e.correspondence != 1 for e in holding.calls_of("adjudicate")[0].inputs.ledger)  # type: ignore[attr-defined]
+
+
+def test_the_moderators_frontier_is_what_the_next_round_argues(
+    make_deps: Any, runtime: Any, new_run: Callable[..., RunRecord]
+) -> None:
+    frontier = FrontierIssue(
+        core_issue="whether the rise is accelerating",
+        for_stance="it is",
+        against_stance="it is not",
+        sub_claim_id="sc1",
+    )
+
+    def mapped(task: Any) -> ModeratorView:
+        return ModeratorView(
+            decisive_dispute="acceleration",
+            dispute_sub_claim_id="sc1",
+            next_query="sea level rise acceleration",
+            recommendation="continue",
+            provisional_score=60,
+            consensus=["Sea level has risen since 1900."],
+            disagreement_frontier=[frontier],
+        )
+
+    provider = ScriptedProvider().respond("moderate", mapped)
+    store, run_id = debate(provider, make_deps, runtime, new_run)
+    # Then both sides of round 2 were given the frontier, in their prompt
+    round_two = [c for c in provider.calls_of("argue") if c.inputs.round == 2]  # type: ignore[attr-defined]
+    assert len(round_two) == 2 and all(c.inputs.frontier == [frontier] for c in round_two)  # type: ignore[attr-defined]
+    assert "<frontier>" in argue_task(round_two[0].inputs).prompt  # type: ignore[arg-type]
+    # and the round controller recorded the frontier's size
+    [first] = [d for d in artifacts.decisions_of(store, run_id) if d.round == 1]
+    assert first.signals is not None and first.signals.frontier == 1
