@@ -327,6 +327,7 @@ def test_every_control_has_a_label_and_the_keyboard_reaches_it_visibly(page: Pag
     assert page.evaluate("document.activeElement.id") == "main"
     # the run form by keyboard alone: type the claim, then Enter on the focused button starts it
     page.goto("/#/run")
+    expect(page.locator("#claim")).to_be_focused()
     page.keyboard.type("Coral reefs are bleaching more often")
     page.locator("#start").focus()
     assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") != "none"

@@ -47,6 +47,12 @@ async function route() {
   document.title = `${main.querySelector("h1")?.textContent || "claimcourt"} · claimcourt`;
 }
 
+// The skip link moves focus, not the route (the routes live in the hash too).
+document.querySelector(".skip").addEventListener("click", (e) => {
+  e.preventDefault();
+  main.focus();
+});
+
 window.addEventListener("hashchange", () => {
   route();
   main.focus({ preventScroll: true });

@@ -23,6 +23,7 @@ function label(e) {
     case "adjudicate": return d.reconsider ? "Judge again (re-deliberation)" : `Judge, sample ${(d.sample ?? 0) + 1}`;
     case "review": return `Review, batch ${d.batch ?? 1}`;
     case "control": return "Round controller";
+    case "factcheck": return e.side === "for" ? "Fact-check by case for" : "Fact-check by case against";
     default: return e.stage.charAt(0).toUpperCase() + e.stage.slice(1);
   }
 }
@@ -55,18 +56,19 @@ class Trace {
     const assess = [], judge = [], rounds = new Map();
     for (const step of this.steps.values()) {
       if (step.stage === "suitability" || step.stage === "decompose") assess.push(step);
-      else if (step.round && ["retrieve", "argue", "moderate", "control"].includes(step.stage)) {
-        if (!rounds.has(step.round)) rounds.set(step.round, { retrieve: [], argue: [], moderate: [], control: [] });
+      else if (step.round && ["retrieve", "argue", "factcheck", "moderate", "control"].includes(step.stage)) {
+        if (!rounds.has(step.round)) rounds.set(step.round, { retrieve: [], argue: [], factcheck: [], moderate: [], control: [] });
         rounds.get(step.round)[step.stage].push(step);
       } else judge.push(step);
     }
+    for (const r of rounds.values()) r.factcheck.sort((a, b) => (a.side === "for" ? -1 : 1) - (b.side === "for" ? -1 : 1));
     for (const r of rounds.values()) r.argue.sort((a, b) => (a.side === "for" ? -1 : 1) - (b.side === "for" ? -1 : 1));
     return { assess, rounds: [...rounds.entries()].sort((a, b) => a[0] - b[0]), judge };
   }
 }
 
 function stepView(step) {
-  const role = step.stage === "argue" ? step.side : ROLE[step.stage] || "retrieve";
+  const role = step.stage === "argue" || step.stage === "factcheck" ? step.side : ROLE[step.stage] || "retrieve";
   const state = step.state === "running"
     ? h("span.state", h("span.spinner", { "aria-hidden": "true" }), " running")
     : h("span.state", step.state === "done" ? `done in ${seconds(step.elapsed)}` : `failed${step.error ? `: ${step.error}` : ""}`);
@@ -88,6 +90,7 @@ function decisionView(round, d) {
     ["gap between sides", sig.score_gap == null ? "—" : sig.score_gap.toFixed(1)],
     ["moderator", `${sig.moderator || "—"}${sig.provisional_score != null ? `, provisional ${sig.provisional_score}` : ""}`],
     ["new evidence / points", `${sig.new_evidence ?? 0} / ${sig.new_points ?? 0}`],
+    ["disagreement frontier", sig.frontier == null ? "—" : `${sig.frontier} issues${sig.frontier_shift != null ? ` (shift ${sig.frontier_shift})` : ""}`],
   ];
   return h("div.decision.role-moderator", { "data-decision": round },
     h("div", h("strong.role-name", `Round ${round}: ${d.action.replaceAll("_", " ")}`), " ", h("span.small.muted", `(${d.rule}; mode ${d.mode})`)),
@@ -144,6 +147,7 @@ export async function render(view, runId) {
         h("h2", `Round ${n}`),
         r.retrieve.length ? phase(`Retrieve (${r.retrieve.length} in parallel)`, r.retrieve) : null,
         r.argue.length ? phase("Argue (for ∥ against)", r.argue) : null,
+        r.factcheck.length ? phase("Fact-check (each side checks the other's citations)", r.factcheck) : null,
         r.moderate.length ? phase("Moderate", r.moderate) : null,
         r.control.length ? phase("Round controller", r.control, trace.decisions.has(n) ? decisionView(n, trace.decisions.get(n)) : null) : null)),
       judge.length ? h("div.card", phase("Judge and score", judge)) : null);

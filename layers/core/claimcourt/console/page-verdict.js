@@ -142,6 +142,18 @@ export async function render(view, runId) {
     h("h2#src-title", `Sources (${r.sources.length}: ${t1} T1, ${r.sources.length - t1} T2)`),
     r.sources.length ? h("ol.sources", r.sources.map(sourceItem)) : h("p.muted", "No source was cited."));
 
+  const ledger = (r.citations || []).length ? h("section.card#ledger", { "aria-labelledby": "ledger-title" },
+    h("h2#ledger-title", `Citation ledger (${r.citations.length})`),
+    h("p.small.muted", "Every citation with the other side's fact-check: credibility and correspondence, 1–10."),
+    h("details", h("summary", "Show every citation"),
+      h("table", h("thead", h("tr", ["Citation", "Round", "Source", "Sentence", "Credibility", "Correspondence", "Check and answer"].map((c) => h("th", c)))),
+        h("tbody", r.citations.map((c) => h("tr", { "data-ledger": c.key },
+          h("td", h(`span.role-${c.side}.role-name`, c.key)), h("td.num", c.round),
+          h("td", tierBadge(c.tier), " ", h("a", { href: c.source_url, rel: "noopener noreferrer", target: "_blank" }, c.title)),
+          h("td.small", c.sentence),
+          h("td.num", c.credibility ?? "—"), h("td.num", c.correspondence ?? "—"),
+          h("td.small", c.comment || "", c.response ? h("div.muted", `answer: ${c.response}`) : null))))))) : null;
+
   const s = r.structural_analysis;
   const analysis = h("section.card", { "aria-labelledby": "wwc-title" },
     h("h2#wwc-title", "What would change the score"), list(r.what_would_change),
@@ -180,6 +192,6 @@ export async function render(view, runId) {
       h("button#dl-rounds", { type: "button", onclick: async () => download(`${runId}.round_decisions.json`, JSON.stringify(await api(`/runs/${runId}/round_decisions`), null, 2)) }, "Round decisions (JSON)"),
       h("button#dl-report", { type: "button", onclick: () => download(`${runId}.md`, markdown(run), "text/markdown") }, "Report (Markdown)")));
 
-  mount(view, header, hero, warnings, cards, sourcesCard, h("div.grid.two", analysis, rounds), cost, downloads);
+  mount(view, header, hero, warnings, cards, sourcesCard, ledger, h("div.grid.two", analysis, rounds), cost, downloads);
   performance.mark("cc:verdict-rendered");
 }
