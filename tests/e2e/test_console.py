@@ -108,8 +108,8 @@ def test_a_run_started_from_the_console_streams_live_and_lands_on_its_verdict_wi
     expect(page.locator(".step.running").first).to_be_visible(timeout=10_000)
     expect(page.locator("#event-count")).not_to_have_text("0 events")
     assert page.locator("#run-ended").count() == 0
-    expect(page.locator("[data-round='1'] .step.role-for")).to_be_visible(timeout=10_000)
-    expect(page.locator("[data-round='1'] .step.role-against")).to_be_visible()
+    expect(page.locator("[data-round='1'] .step.role-for[data-step^='argue|']")).to_be_visible(timeout=10_000)
+    expect(page.locator("[data-round='1'] .step.role-against[data-step^='argue|']")).to_be_visible()
     shot(page, "live", "light")
     # the round controller's decision after round 1, as round.decided said it
     expect(page.locator("[data-decision='1']")).to_contain_text("Round 1:", timeout=20_000)
