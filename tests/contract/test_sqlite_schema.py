@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import sqlite3
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from claimcourt.errors import ConfigurationError
+from claimcourt.models import SourceTag
 from claimcourt.store.sqlite import SCHEMA_VERSION, SqliteStore
-from tests.contract.test_store_contract import _record
+from tests.contract.test_store_contract import T0, _record
 
 
 def test_a_v2_file_gains_the_newer_tables_and_keeps_its_runs(tmp_path: Path) -> None:
@@ -48,7 +50,7 @@ def test_a_v4_file_gains_the_prompt_cache_columns_and_keeps_its_calls(tmp_path: 
     assert (old.cost_usd, old.cache_read_tokens, old.cache_write_tokens) == (0.1, 0, 0)
     store.close()
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
 
 
 def test_a_file_from_before_tenants_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
@@ -59,3 +61,56 @@ def test_a_file_from_before_tenants_is_refused_and_left_as_it_was(tmp_path: Path
     with pytest.raises(ConfigurationError, match="schema v1"):
         SqliteStore(path)
     assert path.read_bytes() == before
+
+
+def test_a_v5_file_gains_the_expiry_and_source_indexes_and_keeps_its_runs(tmp_path: Path) -> None:
+    path = tmp_path / "claimcourt.sqlite3"
+    store = SqliteStore(path)
+    store.create_run(_record("run_1", source=SourceTag.DRIFT))
+    store.close()
+    with sqlite3.connect(path) as db:  # as version 5 left it
+        db.execute("DROP INDEX runs_by_source")
+        db.execute("DROP INDEX retrieval_cache_expiry")
+        db.execute("PRAGMA user_version = 5")
+    reopened = SqliteStore(path)
+    assert [r.run_id for r in reopened.list_runs("local", source=SourceTag.DRIFT).runs] == ["run_1"]
+    reopened.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        indexes = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert {"runs_by_source", "retrieval_cache_expiry"} <= indexes
+
+
+def _plan(db: sqlite3.Connection, statement: str) -> str:
+    return "; ".join(row[3] for row in db.execute("EXPLAIN QUERY PLAN " + statement))
+
+
+def test_listing_runs_by_source_and_purging_the_cache_search_an_index_and_scan_nothing(
+    tmp_path: Path,
+) -> None:
+    store = SqliteStore(tmp_path / "claimcourt.sqlite3")
+    for n in range(40):
+        source = SourceTag.DRIFT if n % 10 == 0 else SourceTag.APP
+        store.create_run(_record(f"run_{n:02d}", created=T0 + timedelta(minutes=n), source=source))
+    for n in range(40):
+        store.cache_put(f"key_{n}", [{"n": n}], ttl_s=-1 if n % 2 else 3600)  # half of them expired
+    statements: list[str] = []
+    reader = sqlite3.connect(store.path, check_same_thread=False, isolation_level=None)
+    reader.set_trace_callback(statements.append)  # the SQL as run, its parameters filled in
+    store._readers.put(reader)  # the next read uses it
+    store._db.set_trace_callback(statements.append)
+
+    page = store.list_runs("local", 2, source=SourceTag.DRIFT)
+    page = store.list_runs("local", 2, source=SourceTag.DRIFT, cursor=page.next_cursor)
+    store.cache_put("key_new", [], ttl_s=3600)
+    assert [r.run_id for r in page.runs] == ["run_10", "run_00"]
+    assert store.cache_get("key_1") is None and store.cache_get("key_0") == [{"n": 0}]
+
+    listing = [s for s in statements if s.startswith("SELECT record FROM runs")]
+    purge = [s for s in statements if s.startswith("DELETE FROM retrieval_cache")]
+    assert len(listing) == 2 and len(purge) == 1
+    plans = [_plan(store._db, s) for s in [*listing, *purge]]
+    assert all("USING INDEX runs_by_source" in plan for plan in plans[:2]), plans
+    assert "USING INDEX retrieval_cache_expiry" in plans[2], plans
+    assert not any("SCAN" in plan for plan in plans), plans
+    store.close()

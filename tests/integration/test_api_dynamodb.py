@@ -91,8 +91,13 @@ def test_the_http_api_works_on_dynamodb_within_its_iam_policy(cloud: Deps) -> No
             _http("GET", "/runs", key, query={"source": "app", "limit": "5"})[1]["runs"][0]["run_id"]
             == run["run_id"]
         )
-        events = _http("GET", f"/runs/{run['run_id']}/events", key, query={"after": "1"})[1]["events"]
-        assert events[0]["seq"] == 2 and events[-1]["type"] == "run.succeeded"
+        # (the record flips to succeeded just before its last events are appended: read until the end event)
+        while (
+            events := _http("GET", f"/runs/{run['run_id']}/events", key, query={"after": "1"})[1]["events"]
+        )[-1]["type"] != "run.succeeded":
+            assert time.monotonic() < deadline, "no end event"
+            time.sleep(0.05)
+        assert events[0]["seq"] == 2
         (claim,) = _http("GET", "/claims", key)[1]["claims"]
         assert len(_http("GET", f"/claims/{claim['claim_id']}/history", key)[1]["points"]) == 1
         assert _http("DELETE", f"/runs/{run['run_id']}", key)[0] == 204

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -331,3 +334,57 @@ def test_show_rounds_prints_the_round_controllers_decisions(tmp_path: Path) -> N
     assert decisions[-1]["controller_action"] in {"continue", "stop_converged", "escalate_new_persona"}
     table = invoke(tmp_path, "show", run_id, "--rounds")
     assert "round controller shadow" in table.stdout and "stop_max_rounds" in table.stdout
+
+
+def _console_script(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`claimcourt …` as installed (pyproject's console script), in a process of its own: it ends with
+    os._exit."""
+    command = [sys.executable, "-c", "from claimcourt.local.console import main; main()", *args]
+    env = {**os.environ, "CLAIMCOURT_DATA_DIR": str(data_dir)}
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False, env=env)
+
+
+def test_the_console_script_leaves_fast_with_its_output_whole_its_status_and_its_store_closed(
+    tmp_path: Path,
+) -> None:
+    done = _console_script(tmp_path, "run", "Arctic sea ice has declined since 1979", "--json")
+    assert done.returncode == 0, done.stderr
+    body = json.loads(done.stdout)  # the whole JSON, flushed before the process left
+    assert body["status"] == "succeeded"
+    assert "round 2" in done.stderr
+    # The store was closed (its write-ahead log checkpointed into the file), as a normal exit does.
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("claimcourt")) == [
+        "claimcourt.sqlite3"
+    ]
+    assert stored_runs(tmp_path) == 1
+    assert _console_script(tmp_path, "run", "This statement is false").returncode == 3
+    bad = _console_script(tmp_path, "run", "")
+    assert bad.returncode == 2 and "error:" in bad.stderr
+    assert _console_script(tmp_path, "--help").returncode == 0
+    assert _console_script(tmp_path, "no-such-command").returncode == 2  # click's usage error
+
+
+START_UP_WITHOUT_THE_COLLECTOR = """
+import gc, json, tempfile
+from pathlib import Path
+from claimcourt.local import console
+console.resume_collector()  # nothing was paused: nothing changes
+state = [gc.isenabled(), gc.get_freeze_count()]
+console.pause_collector()
+state += [gc.isenabled()]
+from claimcourt.local.runtime import LocalRuntime
+from claimcourt.settings import Settings
+from claimcourt.wiring import build_deps
+with tempfile.TemporaryDirectory() as data_dir:
+    with LocalRuntime(build_deps(Settings(data_dir=Path(data_dir), provider="offline"))):
+        state += [gc.isenabled(), gc.get_freeze_count() > 100_000]
+print(json.dumps(state))
+"""
+
+
+def test_the_console_script_starts_without_the_collector_and_the_runtime_resumes_it_frozen() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", START_UP_WITHOUT_THE_COLLECTOR], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == [True, 0, False, True, True]

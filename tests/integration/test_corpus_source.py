@@ -153,3 +153,111 @@ def test_concurrent_first_searches_build_the_index_once_and_agree(
     expected = [source.search(q, limit=5) for q in queries]
     assert all(expected)
     assert [results[n] for n in range(4)] == [expected] * 4
+
+
+# ---------------------------------------------------------------- the index kept between processes
+
+
+def _counting_builds(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    builds: list[Path] = []
+    real_build = corpus._build_index
+
+    def counting_build(path: Path) -> corpus._Index:
+        builds.append(path)
+        return real_build(path)
+
+    monkeypatch.setattr(corpus, "_build_index", counting_build)
+    return builds
+
+
+def _write_corpus(path: Path, rows: list[dict[str, str]]) -> None:
+    with gzip.open(path, "wt", encoding="utf-8") as out:
+        out.writelines(json.dumps(row) + "\n" for row in rows)
+
+
+ROWS = [
+    {"article": "Sea_level_rise", "text": "Sea levels are rising because warming oceans expand."},
+    {"article": "Glacier", "text": "Most mountain glaciers have retreated since 1850."},
+    {"article": "Coral_reef", "text": "Coral bleaching follows marine heatwaves."},
+]
+
+
+def test_a_kept_index_is_loaded_memory_mapped_by_a_later_process_not_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, index_dir = tmp_path / "corpus.jsonl.gz", tmp_path / "index"
+    _write_corpus(path, ROWS)
+    builds = _counting_builds(monkeypatch)
+    first = CorpusSource(path, index_dir).search("glaciers retreated", limit=3)
+    assert builds == [path.resolve()]
+    assert [p.name for p in index_dir.iterdir()] == [
+        corpus.index_folder(index_dir, path.resolve(), corpus.corpus_digest(path)).name
+    ]
+
+    monkeypatch.setattr(corpus, "_INDEX_CACHE", {})  # a later process
+    later = CorpusSource(path, index_dir)
+    assert later.search("glaciers retreated", limit=3) == first
+    assert first[0] == Hit(text=ROWS[1]["text"], title="Glacier", url="https://en.wikipedia.org/wiki/Glacier")
+    assert builds == [path.resolve()]  # loaded, not built
+    loaded = later._ready()
+    assert isinstance(loaded.hits, corpus._StoredHits)
+    assert type(loaded._retriever.scores["data"]).__name__ == "memmap"
+
+
+def test_a_changed_corpus_is_built_again_and_its_old_index_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, index_dir = tmp_path / "corpus.jsonl.gz", tmp_path / "index"
+    _write_corpus(path, ROWS)
+    builds = _counting_builds(monkeypatch)
+    assert CorpusSource(path, index_dir).search("volcano", limit=3) == []
+    old = list(index_dir.iterdir())
+
+    _write_corpus(path, [*ROWS, {"article": "Samalas", "text": "The Samalas volcano erupted in 1257."}])
+    monkeypatch.setattr(corpus, "_INDEX_CACHE", {})  # a later process
+    hits = CorpusSource(path, index_dir).search("volcano", limit=3)
+    assert [hit.title for hit in hits] == ["Samalas"]
+    assert builds == [path.resolve(), path.resolve()]
+    kept = list(index_dir.iterdir())
+    assert len(old) == len(kept) == 1 and old != kept
+
+
+def test_a_damaged_kept_index_is_built_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path, index_dir = tmp_path / "corpus.jsonl.gz", tmp_path / "index"
+    _write_corpus(path, ROWS)
+    builds = _counting_builds(monkeypatch)
+    expected = CorpusSource(path, index_dir).search("coral bleaching", limit=3)
+    (folder,) = index_dir.iterdir()
+    (folder / "hits.jsonl").write_bytes(b"[")  # a disk that filled up, a copy cut short
+
+    monkeypatch.setattr(corpus, "_INDEX_CACHE", {})  # a later process
+    assert CorpusSource(path, index_dir).search("coral bleaching", limit=3) == expected
+    assert len(builds) == 2
+    monkeypatch.setattr(corpus, "_INDEX_CACHE", {})  # and the one after that loads the repaired index
+    assert CorpusSource(path, index_dir).search("coral bleaching", limit=3) == expected
+    assert len(builds) == 2
+
+
+def test_an_index_that_cannot_be_kept_still_serves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "corpus.jsonl.gz"
+    _write_corpus(path, ROWS)
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("")
+    hits = CorpusSource(path, not_a_folder / "index").search("coral bleaching", limit=3)
+    assert [hit.title for hit in hits] == ["Coral reef"]
+
+
+def test_the_bundled_corpus_loaded_from_its_kept_index_ranks_exactly_as_a_fresh_build(tmp_path: Path) -> None:
+    path = bundled_corpus_path().resolve()
+    fresh = corpus._build_index(path)
+    folder = corpus.index_folder(tmp_path, path, corpus.corpus_digest(path))
+    fresh.save(folder)
+    loaded = corpus._load_index(folder)
+    assert len(loaded.hits) == len(fresh.hits) == 5240
+    queries = [claim["claim"] for claim in _claims()[:200]]
+    queries += ["sea level rise from melting glaciers", "Samalas", "the of and to a", ""]
+    for query in queries:
+        ranked = fresh.rank(query, 10)
+        assert loaded.rank(query, 10) == ranked, query  # the same documents, order and scores
+        assert [loaded.hits[i] for i, _ in ranked] == [fresh.hits[i] for i, _ in ranked]
+    assert [loaded.hits[i] for i in (0, 2619, 5239)] == [fresh.hits[i] for i in (0, 2619, 5239)]

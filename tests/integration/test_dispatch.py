@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import textwrap
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -143,14 +146,17 @@ def test_unknown_function_is_resource_not_found(dispatcher: LambdaDispatcher) ->
 
 def _moto_hooks() -> dict[str, object]:
     """Every attribute the dispatcher could patch in moto's Step Functions interpreter."""
+    from moto.stepfunctions.parser import models as parser_models
     from moto.stepfunctions.parser.asl.component.common.path import result_path
     from moto.stepfunctions.parser.asl.component.common.string import string_expression
     from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
     from moto.stepfunctions.parser.asl.eval import states
     from moto.stepfunctions.parser.asl.utils import json_path
+    from moto.stepfunctions.parser.backend.execution import BaseExecutionWorkerCommunication
     from moto.stepfunctions.parser.backend.execution_worker import ExecutionWorker
 
     modules = [lambda_eval_utils, ExecutionWorker, result_path, string_expression, states, json_path]
+    modules += [parser_models, BaseExecutionWorkerCommunication]
     return {f"{m.__name__}.{k}": v for m in modules for k, v in vars(m).items()}
 
 
@@ -231,3 +237,131 @@ def _wait(sfn: Any, execution_arn: str, timeout_s: float = 30) -> dict[str, Any]
             return described
         time.sleep(0.01)
     raise AssertionError(f"{execution_arn} still running after {timeout_s}s")
+
+
+@pytest.mark.timeout(60)
+def test_each_definition_is_parsed_once_for_its_creation_and_all_its_executions(
+    stub: Template, dispatcher: LambdaDispatcher
+) -> None:
+    import boto3
+    from botocore.exceptions import ClientError
+    from moto import mock_aws
+
+    from claimcourt.local.dispatch import PARSED
+
+    # A definition no other test has parsed.
+    definition = json.dumps({**json.loads(stub.render("StubMachine")), "Comment": str(uuid.uuid4())})
+    before = PARSED.parses
+    with mock_aws(config={"stepfunctions": {"execute_state_machine": True}}), dispatcher.installed():
+        sfn = boto3.client("stepfunctions", region_name=REGION)
+        role = f"arn:aws:iam::{ACCOUNT}:role/stub"
+        arn = sfn.create_state_machine(name="once", definition=definition, roleArn=role)["stateMachineArn"]
+        for name in ("first", "second"):
+            execution = sfn.start_execution(stateMachineArn=arn, name=name, input=json.dumps({"msg": "hi"}))
+            assert _wait(sfn, execution["executionArn"])["status"] == "SUCCEEDED"
+        # A definition that does not parse is still refused at creation, as moto refuses it.
+        with pytest.raises(ClientError, match="definition"):
+            sfn.create_state_machine(name="bad", definition='{"StartAt": "Nowhere"}', roleArn=role)
+    assert PARSED.parses - before == 2  # the good one once, the bad one once
+
+
+@pytest.mark.timeout(60)
+def test_a_follower_is_told_the_moment_its_execution_has_ended(
+    stub: Template, dispatcher: LambdaDispatcher
+) -> None:
+    import boto3
+    from moto import mock_aws
+
+    from claimcourt.local.dispatch import ENDS
+
+    with mock_aws(config={"stepfunctions": {"execute_state_machine": True}}), dispatcher.installed():
+        sfn = boto3.client("stepfunctions", region_name=REGION)
+        arn = sfn.create_state_machine(
+            name="ends", definition=stub.render("StubMachine"), roleArn=f"arn:aws:iam::{ACCOUNT}:role/stub"
+        )["stateMachineArn"]
+        execution_arn = arn.replace(":stateMachine:", ":execution:") + ":told"
+        ended = ENDS.follow(execution_arn)
+        sfn.start_execution(stateMachineArn=arn, name="told", input=json.dumps({"msg": "hi"}))
+        assert ended.wait(30)
+        # moto had recorded the end before it told: the status is final at once.
+        assert sfn.describe_execution(executionArn=execution_arn)["status"] == "SUCCEEDED"
+        ENDS.unfollow(execution_arn)
+        assert execution_arn not in ENDS._followed
+
+
+@pytest.mark.timeout(60)
+def test_moto_forgets_its_finished_threads_at_each_execution_end(
+    stub: Template, dispatcher: LambdaDispatcher
+) -> None:
+    import boto3
+    from moto import mock_aws
+    from moto.stepfunctions.parser.utils import TMP_THREADS
+
+    with mock_aws(config={"stepfunctions": {"execute_state_machine": True}}), dispatcher.installed():
+        sfn = boto3.client("stepfunctions", region_name=REGION)
+        arn = sfn.create_state_machine(
+            name="threads", definition=stub.render("StubMachine"), roleArn=f"arn:aws:iam::{ACCOUNT}:role/stub"
+        )["stateMachineArn"]
+        for n in range(5):
+            execution = sfn.start_execution(
+                stateMachineArn=arn, name=f"t{n}", input=json.dumps({"msg": "hi"})
+            )
+            assert _wait(sfn, execution["executionArn"])["status"] == "SUCCEEDED"
+        time.sleep(0.1)  # the last execution's own thread, still ending when it announced its end
+    # Each execution starts several threads; of the finished ones, at most the last execution's remain
+    # (they were still ending when it announced its end).
+    assert len([thread for thread in TMP_THREADS if not thread.is_alive()]) <= 3, TMP_THREADS
+
+
+# A debate in a fresh interpreter, so that no other test's imports are in its sys.modules.
+DEBATE_IN_A_FRESH_PROCESS = """
+import sys, tempfile
+from pathlib import Path
+from claimcourt.local.runtime import LocalRuntime
+from claimcourt.models import SourceTag
+from claimcourt.runs import create_run, parse_request
+from claimcourt.settings import Settings
+from claimcourt.wiring import build_deps
+
+with tempfile.TemporaryDirectory() as data_dir:
+    deps = build_deps(Settings(data_dir=Path(data_dir), provider="offline"))
+    with LocalRuntime(deps) as runtime:
+        request = parse_request({"claim": "Arctic sea ice has declined since 1979"})
+        record = create_run(deps.store, request, SourceTag.APP)
+        print(runtime.execute(record.run_id).status)
+print(sorted(m for m in sys.modules if m.split(".")[:2] in (["moto", "ec2"], ["moto", "batch"])))
+"""
+
+
+def _fresh_python(code: str) -> list[str]:
+    env = {k: v for k, v in __import__("os").environ.items() if not k.endswith("_API_KEY")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False, env=env
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout.strip().splitlines()
+
+
+@pytest.mark.timeout(150)
+def test_a_local_debate_never_imports_moto_ec2_or_batch() -> None:
+    status, loaded = _fresh_python(DEBATE_IN_A_FRESH_PROCESS)[-2:]
+    assert status == "SUCCEEDED"
+    assert loaded == "[]"
+
+
+@pytest.mark.timeout(150)
+def test_the_batch_integration_still_loads_when_a_state_machine_asks_for_it() -> None:
+    code = """
+import sys
+from claimcourt.local.dispatch import defer_batch_integration
+defer_batch_integration()
+from moto.stepfunctions.parser.asl.component.state.exec.state_task.service import state_task_service_factory
+print("moto.batch" in sys.modules)
+service = state_task_service_factory.state_task_service_for("batch")
+print(type(service).__module__, type(service).__name__, "moto.batch" in sys.modules)
+"""
+    assert _fresh_python(code)[-2:] == [
+        "False",
+        "moto.stepfunctions.parser.asl.component.state.exec.state_task.service.state_task_service_batch"
+        " StateTaskServiceBatch True",
+    ]

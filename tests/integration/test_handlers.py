@@ -265,3 +265,53 @@ def test_a_failed_attempt_does_not_block_its_retry(
         summary = _invoke("SuitabilityFunction", {"run_id": run.run_id})
     assert summary["proceed"] is True
     assert len(provider.calls_of("suitability")) == 2
+
+
+# What no handler imports when Lambda loads it: each is imported at its first use, if ever. (Powertools
+# itself imports botocore's package, 0.3 ms, for its user agent: not its clients.)
+HEAVY_AT_USE = (
+    "boto3",
+    "botocore.client",
+    "botocore.session",
+    "aws_lambda_powertools.utilities.idempotency",
+    "anthropic",
+    "openai",
+    "bm25s",
+    "numpy",
+    "moto",
+    "yaml",
+    "claimcourt.local",
+)
+COLD_IMPORTS = """
+import importlib.util, json, sys
+heavy = {heavy!r}
+loaded = {{}}
+for logical, folder, handler in {functions!r}:
+    module, attribute = handler.rsplit(".", 1)
+    spec = importlib.util.spec_from_file_location("fn_" + logical, folder + "/" + module + ".py")
+    sys.path.insert(0, folder)  # as Lambda puts the function's folder first
+    code = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(code)
+    getattr(code, attribute)
+    sys.path.remove(folder)
+    loaded[logical] = sorted(m for m in sys.modules if any(m == h or m.startswith(h + ".") for h in heavy))
+print(json.dumps(loaded))
+"""
+
+
+def test_no_handler_imports_an_sdk_boto3_powertools_idempotency_or_the_laptop_at_cold_start() -> None:
+    import subprocess
+    import sys
+
+    functions = [
+        (logical, str(TEMPLATE.root / spec.code_uri), spec.handler)
+        for logical, spec in TEMPLATE.functions.items()
+    ]
+    probe = COLD_IMPORTS.format(heavy=HEAVY_AT_USE, functions=functions)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    loaded = json.loads(done.stdout)
+    assert set(loaded) == set(TEMPLATE.functions)
+    assert {logical: modules for logical, modules in loaded.items() if modules} == {}

@@ -346,6 +346,26 @@ def test_a_runs_citation_ledger_is_served_with_the_motion_aliases(api: Api) -> N
     assert api.call("GET", f"/runs/{run.run_id}/ledger", key=api.other_key)[0] == 404
 
 
+def test_a_runs_artifacts_are_served_as_files(api: Api) -> None:
+    run = create_run(api.store, parse_request(CLAIM), tenant_id="acme")
+
+    def fetch(name: str, key: str) -> dict[str, Any]:
+        event = http_event(
+            "GET", f"/runs/{run.run_id}/artifacts/{name}", headers={"authorization": f"Bearer {key}"}
+        )
+        reply: dict[str, Any] = handler(event, LambdaContext())
+        return reply
+
+    reply = fetch("score_trajectory.csv", api.key)
+    headers = {k.lower(): v for k, v in reply["headers"].items()}
+    assert reply["statusCode"] == 200 and headers["content-type"].startswith("text/csv")
+    assert headers["content-disposition"] == f'attachment; filename="{run.run_id}-score_trajectory.csv"'
+    assert reply["body"].splitlines()[0] == "round,role,sub_claim_id,score,confidence"
+    assert fetch("transcript_full.md", api.key)["body"].startswith("# ")
+    assert fetch("secrets.txt", api.key)["statusCode"] == 404
+    assert fetch("transcript_full.md", api.other_key)["statusCode"] == 404
+
+
 def test_delete_is_soft_and_only_for_runs_that_ended(api: Api) -> None:
     run_id = api.call("POST", "/runs", body=CLAIM)[2]["run_id"]
     status, _, body = api.call("DELETE", f"/runs/{run_id}")

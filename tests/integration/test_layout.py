@@ -72,7 +72,7 @@ LAYERS: list[set[str]] = [
     {"reasoning", "evidence", "store", "access", "execution", "bus", "delivery"},
     {"debate", "adjudication"},
     {"artifacts", "wiring"},
-    {"runs", "stages", "watching"},
+    {"runs", "stages", "watching", "exports"},
     {"handler", "api"},
     {"local", "bench"},
 ]

@@ -294,3 +294,17 @@ def test_the_http_api_grants_no_other_origin_cross_origin_access() -> None:
         if resource["Type"] in ("AWS::Serverless::HttpApi", "AWS::ApiGatewayV2::Api"):
             assert "CorsConfiguration" not in resource.get("Properties", {})
     assert "Cors" not in TEMPLATE.get("Globals", {}).get("HttpApi", {})
+
+
+def test_the_template_is_read_with_libyaml_and_reads_as_the_pure_python_loader_reads_it() -> None:
+    from claimcourt.local import template
+
+    assert issubclass(CfnLoader, yaml.CSafeLoader)  # PyYAML's wheels are built with libyaml
+
+    class PurePython(yaml.SafeLoader):
+        pass
+
+    PurePython.add_multi_constructor("!", template._intrinsic)
+    text = (ROOT / "template.yaml").read_text()
+    assert yaml.load(text, Loader=PurePython) == TEMPLATE
+    assert TEMPLATE["Resources"]["DebateStateMachine"]["Properties"]["DefinitionSubstitutions"]

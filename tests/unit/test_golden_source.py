@@ -187,3 +187,20 @@ def test_wikipedia_url_quotes_what_wikipedia_quotes() -> None:
         == "https://en.wikipedia.org/wiki/Who_Killed_the_Electric_Car%3F"
     )
     assert wikipedia_url("Special Report on Global Warming of 1.5 °C").endswith("of_1.5_%C2%B0C")
+
+
+def test_golden_by_run_gives_each_run_only_its_own_hits_under_its_own_cache_name() -> None:
+    from claimcourt.evidence.base import source_for_run
+    from claimcourt.evidence.golden import GoldenByRun
+
+    golden = GoldenByRun()
+    golden.assign("run_a", [SEA_ICE])
+    golden.assign("run_b", [POLAR_BEARS, CORALS])
+    a, b = source_for_run(golden, "run_a"), source_for_run(golden, "run_b")
+    assert a.search("sea ice", limit=5) == [SEA_ICE]
+    assert set(b.search("sea ice", limit=5)) == {POLAR_BEARS, CORALS}
+    assert (golden.name, a.name, b.name) == ("golden", "golden:run_a", "golden:run_b")  # cache keys differ
+    assert source_for_run(golden, "run_unknown").search("sea ice", limit=5) == []
+    assert golden.search("sea ice", limit=5) == []
+    plain = GoldenSource(HITS)
+    assert source_for_run(plain, "run_a") is plain  # a source that is everyone's

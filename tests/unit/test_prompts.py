@@ -16,6 +16,7 @@ import pytest
 
 from claimcourt.adjudication.adjudicate import adjudicate_task
 from claimcourt.adjudication.anonymize import anonymize
+from claimcourt.adjudication.baselines import baseline_task
 from claimcourt.debate.argue import argue_task
 from claimcourt.debate.decompose import check_task, decompose_task
 from claimcourt.debate.factcheck import factcheck_task
@@ -26,6 +27,7 @@ from claimcourt.models import (
     AdjudicateInput,
     ArgueInput,
     Argument,
+    BaselineInput,
     CitationCheck,
     CitationResponse,
     DecomposeCheckInput,
@@ -187,6 +189,12 @@ def _tasks() -> dict[str, Task[Any]]:
                 sample=1,
             )
         ),
+        # The scorecard's baselines (claimcourt.bench): one call each, no debate.
+        "baseline_judge": baseline_task("baseline_judge", BaselineInput(claim=CLAIM)),
+        "baseline_judge-as-of-verdict": baseline_task(
+            "baseline_judge", BaselineInput(claim=CLAIM, mode="verdict", as_of_date=date(2015, 1, 1))
+        ),
+        "baseline_rag": baseline_task("baseline_rag", BaselineInput(claim=CLAIM, evidence=POOL)),
     }
 
 

@@ -505,6 +505,26 @@ class Judgement(Strict):
         return self
 
 
+class BaselineJudgement(Strict):
+    """A baseline's reply: the claim judged in one call, no debate."""
+
+    score: Score = Field(description="The probability, 0–100, that the claim is true.")
+    interval: Interval = Field(description="Your 80 % interval for score; it contains it.")
+    verdict: Verdict
+    rationale: str = Field(default="", description="What decided it, briefly.")
+    decisive_evidence_id: str | None = Field(
+        default=None, description="The evidence id that decided it, or null."
+    )
+
+    @model_validator(mode="after")
+    def _interval_holds_the_score(self) -> BaselineJudgement:
+        if not self.interval.low <= self.score <= self.interval.high:
+            raise ValueError(
+                f"interval {self.interval.low}–{self.interval.high} must contain score {self.score}"
+            )
+        return self
+
+
 # ---------------------------------------------------------------- the result
 
 
@@ -973,3 +993,13 @@ class AdjudicateInput(Strict):
         default_factory=list,
         description="Every citation with its fact-check, keyed by position (A_1, B_1, …).",
     )
+
+
+class BaselineInput(Strict):
+    """A baseline's one call (the scorecard's, claimcourt.bench): the claim alone for the single-LLM
+    judge; with the passages one search for the claim found, for naive RAG."""
+
+    claim: str
+    mode: Mode = "spectral"
+    as_of_date: date | None = Field(default=None, description="Judge the claim as of this date.")
+    evidence: list[Evidence] = Field(default_factory=list)

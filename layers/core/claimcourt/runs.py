@@ -122,14 +122,15 @@ def submit_when_free(
     timeout_s: float,
     on_wait: Callable[[RateLimitedError], None] = lambda refused: None,
     wait_s: float = 1.0,
+    run_id: str | None = None,
 ) -> RunRecord:
-    """`submit_run` for a caller that would rather wait for a free slot than be refused (the CLI):
-    while the concurrency cap is full it waits, up to `timeout_s`; an hourly cap, or the timeout,
-    is the RateLimitedError itself."""
+    """`submit_run` for a caller that would rather wait for a free slot than be refused (the CLI, the
+    benchmarks): while the concurrency cap is full it waits, up to `timeout_s`; an hourly cap, or the
+    timeout, is the RateLimitedError itself."""
     deadline = time.monotonic() + timeout_s
     while True:
         try:
-            return submit_run(store, executor, settings, tenant_id, request, source_tag)
+            return submit_run(store, executor, settings, tenant_id, request, source_tag, run_id)
         except RateLimitedError as refused:
             if refused.limit != "concurrency" or time.monotonic() + wait_s > deadline:
                 raise
@@ -147,12 +148,14 @@ def follow(
     poll_s: float = 0.5,
     check_every_s: float = 5.0,
     until_execution_ends: bool = False,
+    wait: Callable[[float], object] = time.sleep,
 ) -> RunRecord:
     """Wait for a started run to end (and its execution too, if asked), or the timeout; the run as
     it is then. The record is read first (cheap); the execution is asked every `check_every_s`, in
     case it died without saying, and once the record has ended if `until_execution_ends`. A run
     whose execution ended while the run did not (it could not even record its failure) is ended
-    failed here, with the reason."""
+    failed here, with the reason. `wait(poll_s)` sleeps between looks; one that returns early when
+    the execution ends (the local runtime's) ends the wait at once."""
     deadline = time.monotonic() + timeout_s
     next_check = time.monotonic() + check_every_s
     while time.monotonic() < deadline:
@@ -168,7 +171,7 @@ def follow(
                     end_failed(store, run_id, execution_end_reason(end))
                 return store.get_run(run_id)
             next_check = now + check_every_s
-        time.sleep(poll_s)
+        wait(poll_s)
     return store.get_run(run_id)
 
 

@@ -122,7 +122,7 @@ def build_evidence(settings: Settings) -> EvidenceSource:
         )
     from claimcourt.evidence.corpus import CorpusSource
 
-    return CorpusSource()
+    return CorpusSource(index_dir=settings.resolved_data_dir() / "index")  # built once, kept beside the runs
 
 
 def build_idempotency(settings: Settings, store: Store) -> BasePersistenceLayer:

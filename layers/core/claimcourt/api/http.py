@@ -7,12 +7,11 @@ from __future__ import annotations
 import base64
 import threading
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.event_handler.openapi.params import Header, Query
-from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import BaseModel, Field
 
@@ -29,6 +28,7 @@ from claimcourt.errors import (
     NotFoundError,
     UnauthorizedError,
 )
+from claimcourt.exports import MEDIA_TYPES, export
 from claimcourt.models import (
     ClaimRecord,
     DriftPoint,
@@ -49,6 +49,10 @@ from claimcourt.settings import ROLES
 from claimcourt.store.base import Store, encode_cursor, listing_key
 from claimcourt.watching.drift import create_monitor
 from claimcourt.wiring import Deps, build_idempotency, current_deps
+
+# Powertools idempotency imports boto3 (80 ms): only a POST with an Idempotency-Key needs it.
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 
 PUBLIC = frozenset({"/health"})
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})  # the methods whose body a route reads
@@ -280,6 +284,21 @@ def build_app() -> APIGatewayHttpResolver:
         if key is not None:
             citations = [c for c in citations if c.key == canonical_key(key)]
         return Ledger(run_id=run_id, citations=citations)
+
+    @app.get(
+        "/runs/<run_id>/artifacts/<name>",
+        responses={200: {"description": "transcript_full.md, citation_ledger.json, debate_logic_map.json "
+                         "or score_trajectory.csv"}},
+    )  # fmt: skip
+    def get_artifact(run_id: str, name: str) -> Response[str]:
+        """One of the run's four artifacts, as a file: the transcript, the citation ledger, the
+        debate's logic map, the score trajectory."""
+        store = _deps().store
+        tenant_run(store, tenant(), run_id)
+        if name not in MEDIA_TYPES:
+            raise NotFoundError(f"no artifact {name}: one of {', '.join(MEDIA_TYPES)}")
+        headers = {"Content-Disposition": f'attachment; filename="{run_id}-{name}"'}
+        return Response(200, MEDIA_TYPES[name], export(store, run_id, name), headers=headers)
 
     @app.get("/claims")
     def list_claims(limit: Annotated[int, Query(ge=1, le=200)] = 50) -> ClaimList:

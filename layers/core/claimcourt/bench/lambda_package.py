@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> None:
     import yaml
 
     root = project_root()
-    template = yaml.load((root / "template.yaml").read_text(), Loader=CfnLoader)  # a SafeLoader
+    template = yaml.load((root / "template.yaml").read_text(), Loader=CfnLoader)  # a safe loader
     function_globals = template["Globals"]["Function"]
     runtime = str(function_globals["Runtime"])  # e.g. python3.12
     architecture = str(function_globals.get("Architectures", ["x86_64"])[0])

@@ -1,8 +1,11 @@
 """How close a run comes to its critical path, and how much the two debaters overlap.
 
-A provider that answers like the offline reasoner but sleeps a fixed latency per call stands in
-for a real model, so the figures measure the orchestration (the ASL under the local runtime, the
-handlers, the store), not reasoning. Prints, per run and on average:
+A provider that answers like the offline reasoner, each call lasting a fixed latency (the offline
+reasoner's own work, about a millisecond, included: it stands in for the model's), stands in for a
+real model, so the figures measure the orchestration (the ASL under the local runtime, the
+handlers, the store), not reasoning. The process starts as the console script does (the cyclic
+collector paused until the runtime is up, then the start-up heap frozen). Prints, per run and on
+average:
 
 - wall / critical path, where the critical path is the sequential LLM calls × latency
   (suitability ∥ decompose, then per round max(argue for, argue against) + moderate, then adjudicate);
@@ -24,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from claimcourt.evidence.corpus import CorpusSource
+from claimcourt.local.console import pause_collector
 from claimcourt.local.runtime import LocalRuntime
 from claimcourt.models import ArgueInput, SourceTag
 from claimcourt.reasoning.base import ProviderReply, Task
@@ -65,8 +69,8 @@ class LatencyProvider:
 
     def complete(self, task: Task[Any], model: str, feedback: str | None = None) -> ProviderReply:
         start = time.perf_counter()
-        time.sleep(self.latency_s)
         reply = self.inner.complete(task, model, feedback)
+        time.sleep(max(0.0, self.latency_s - (time.perf_counter() - start)))
         label = task.inputs.side if isinstance(task.inputs, ArgueInput) else ""
         with self._lock:
             self.calls.append(Call(task.kind, label, start, time.perf_counter()))
@@ -105,6 +109,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=len(CLAIMS))
     args = parser.parse_args(argv)
     logging.getLogger("claimcourt").setLevel(logging.WARNING)
+    pause_collector()  # as the console script starts; the runtime resumes it
 
     with tempfile.TemporaryDirectory(prefix="claimcourt-bench-") as tmp:
         measure(args.latency, args.runs, Settings(data_dir=Path(tmp)))

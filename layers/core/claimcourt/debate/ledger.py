@@ -17,6 +17,8 @@ SIDES: tuple[Side, Side] = ("for", "against")
 ALIASES = {"a_": "for_", "b_": "against_"}
 PASSAGE_CHARS = 600
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_IDS = re.compile(r"\[[^\]]*\]")
+MIN_WORDS = 5
 
 
 def canonical_key(key: str) -> str:
@@ -27,9 +29,13 @@ def canonical_key(key: str) -> str:
 
 
 def _sentence(argument: str, evidence_id: str) -> str:
-    """The sentence of the argument that names the passage, else its first sentence."""
+    """The sentence of the argument that names the passage (else its first sentence); the whole
+    argument when that sentence says next to nothing but ids ("Also [E1], [E2].")."""
     sentences = [s.strip() for s in _SENTENCE.split(argument) if s.strip()] or [argument]
-    return next((s for s in sentences if evidence_id in s), sentences[0])[:400]
+    found = next((s for s in sentences if evidence_id in s), sentences[0])
+    if len(_IDS.sub("", found).split()) < MIN_WORDS:
+        found = argument
+    return found[:400]
 
 
 def build_ledger(

@@ -24,3 +24,13 @@ class EvidenceSource(Protocol):
     def search(self, query: str, *, limit: int, as_of: date | None = None) -> list[Hit]:
         """Up to `limit` hits for `query`; with `as_of`, only what could be known then."""
         ...
+
+
+def source_for_run(source: EvidenceSource, run_id: str) -> EvidenceSource:
+    """What a run searches: the source itself, or, for a source that answers per run (`for_run`: the
+    benchmarks' golden evidence, each claim its own gold passages), the run's own."""
+    scoped = getattr(source, "for_run", None)
+    if not callable(scoped):
+        return source
+    own: EvidenceSource = scoped(run_id)
+    return own

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections.abc import Sequence
 from datetime import date
 from typing import Any
@@ -33,11 +34,11 @@ def _tokens(text: str) -> set[str]:
 
 
 class GoldenSource:
-    """EvidenceSource over a fixed list of hits, ranked by idf-weighted word overlap with the query."""
+    """EvidenceSource over a fixed list of hits, ranked by idf-weighted word overlap with the query.
+    `name` is part of the retrieval cache's key: give each claim's gold evidence its own."""
 
-    name = "golden"
-
-    def __init__(self, hits: Sequence[Hit]) -> None:
+    def __init__(self, hits: Sequence[Hit], name: str = "golden") -> None:
+        self.name = name
         self._hits = list(hits)
         self._hit_tokens = [_tokens(f"{hit.title} {hit.text}") for hit in self._hits]
         n = len(self._hits)
@@ -58,6 +59,29 @@ class GoldenSource:
         # list.sort is stable: ties, including "no overlap at all", keep the given order.
         scored.sort(key=lambda pair: -pair[0])
         return [hit for _, hit in scored[: max(limit, 0)]]
+
+
+class GoldenByRun:
+    """Golden evidence for many runs at once (a benchmark's, concurrently): each run searches only the
+    hits assigned to it before it started (`for_run`, see evidence.base.source_for_run); a run given
+    none finds nothing. Its own name stays "golden", which is what the prompts' retrieval hint reads."""
+
+    name = "golden"
+
+    def __init__(self) -> None:
+        self._sources: dict[str, GoldenSource] = {}
+        self._lock = threading.Lock()
+
+    def assign(self, run_id: str, hits: Sequence[Hit]) -> None:
+        with self._lock:
+            self._sources[run_id] = GoldenSource(hits, name=f"golden:{run_id}")
+
+    def for_run(self, run_id: str) -> GoldenSource:
+        with self._lock:
+            return self._sources.get(run_id) or GoldenSource([], name=f"golden:{run_id}")
+
+    def search(self, query: str, *, limit: int, as_of: date | None = None) -> list[Hit]:
+        return []  # every run searches its own (for_run); nothing is everyone's
 
 
 def _squash(text: str) -> str:

@@ -3,12 +3,16 @@
 Progress goes to stderr and the verdict (or --json) to stdout, so `claimcourt run … --json | jq` works.
 Exit status: 0 succeeded, 1 failed, 2 bad input (nothing stored), 3 stopped by the suitability check,
 4 `serve` cannot listen on its address.
+The console script (console.main) runs `entry`, which leaves without the interpreter's teardown;
+tests call `main`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -22,6 +26,7 @@ from claimcourt import artifacts
 from claimcourt.errors import ConfigurationError, InvalidRequestError, NotFoundError, RateLimitedError
 from claimcourt.execution import Executor
 from claimcourt.local.cloud import EXECUTION_CHECK_S, FOLLOW_POLL_S, Stack, load_stack
+from claimcourt.local.console import resume_collector
 from claimcourt.local.render import ProgressView, render_decisions, render_record, render_runs
 from claimcourt.models import (
     LOCAL_TENANT,
@@ -34,9 +39,30 @@ from claimcourt.models import (
 from claimcourt.runs import follow, run_usage, submit_when_free, tenant_run
 from claimcourt.settings import ROLES, Settings
 from claimcourt.store.base import Store
-from claimcourt.wiring import build_deps, build_store
+from claimcourt.wiring import Deps
+from claimcourt.wiring import build_deps as _build_deps
+from claimcourt.wiring import build_store as _build_store
 
 EXIT_FAILED, EXIT_BAD_INPUT, EXIT_STOPPED, EXIT_CANNOT_LISTEN = 1, 2, 3, 4
+EXIT_UNFLUSHED = 120  # what Python itself exits with when stdout cannot be flushed at the end
+
+# The stores a command opened, for `entry` to close before it leaves (None: called as `main`, by tests).
+_to_close: list[Store] | None = None
+
+
+def build_store(settings: Settings) -> Store:
+    store = _build_store(settings)
+    if _to_close is not None:
+        _to_close.append(store)
+    return store
+
+
+def build_deps(settings: Settings) -> Deps:
+    deps = _build_deps(settings)
+    if _to_close is not None:
+        _to_close.append(deps.store)
+    return deps
+
 
 # Piped output is not cut to 80 columns: tables and long lines stay whole for files and pagers.
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
@@ -72,6 +98,9 @@ def _settings(data_dir: Path | None) -> Settings:
 
 
 def _stack(name: str, data_dir: Path | None) -> Stack:
+    # A deployed stack's run is followed for as long as it takes, without the local runtime (which
+    # resumes the collector the console script paused for its start-up): resume it here.
+    resume_collector()
     try:
         return load_stack(name, _settings(data_dir))
     except ConfigurationError as exc:
@@ -101,6 +130,40 @@ stack_option = click.option(
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
     """claimcourt: a calibrated, source-cited score for a claim, from a staged debate."""
+
+
+def entry() -> NoReturn:
+    """The console script: `main`, then out with os._exit once its output is flushed and its stores
+    are closed. Tearing the interpreter down (moto, boto3, pydantic, numpy, …) takes longer than
+    most of a run does, and nothing is left to do: a command returns only when it is finished. A
+    command that raises (a bug) leaves the ordinary way, with its traceback."""
+    global _to_close
+    _to_close = []
+    try:
+        main(prog_name="claimcourt")
+        code = 0
+    except SystemExit as exc:  # click's standalone mode always ends here
+        code = _exit_status(exc.code)
+    for store in _to_close:  # SQLite: checkpoints the WAL into the file, as a normal exit would
+        with contextlib.suppress(Exception):
+            getattr(store, "close", lambda: None)()
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # e.g. `claimcourt runs | head`: the reader has gone
+            code = code or (EXIT_UNFLUSHED if stream is sys.stdout else 0)
+    os._exit(code)
+
+
+def _exit_status(code: object) -> int:
+    """As the interpreter turns a SystemExit's code into a status."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
 
 
 @main.command()
@@ -261,6 +324,38 @@ def show(
         click.echo(_as_json(store, record))
     else:
         render_record(out, record)
+
+
+@main.command(name="export")
+@click.argument("run_id")
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Where to write the four files.",
+)
+@click.option(
+    "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose run: the CLI's own are 'local'."
+)
+@data_dir_option
+@stack_option
+def export_run(run_id: str, directory: Path, tenant: str, data_dir: Path | None, stack: str | None) -> None:
+    """Write RUN's four artifacts: transcript_full.md, citation_ledger.json, debate_logic_map.json,
+    score_trajectory.csv (named <run>-<artifact>)."""
+    from claimcourt.exports import MEDIA_TYPES, export
+
+    store = _store(data_dir, stack)
+    try:
+        tenant_run(store, tenant, run_id)
+    except NotFoundError:
+        _fail(f"run_id: no run {run_id} for tenant {tenant}", EXIT_BAD_INPUT)
+    directory.mkdir(parents=True, exist_ok=True)
+    for name in MEDIA_TYPES:
+        path = directory / f"{run_id}-{name}"
+        path.write_text(export(store, run_id, name), encoding="utf-8")
+        click.echo(str(path))
 
 
 @main.command()
@@ -530,6 +625,16 @@ def events_put(file: Path, verbose: bool, data_dir: Path | None) -> None:
         err.print(f"[bold red]dead letter:[/] {escape(reason)}: {escape(body[:200])}", markup=True)
     if drained.dead or refused or unrouted:
         sys.exit(EXIT_BAD_INPUT)
+
+
+@main.command(context_settings={"ignore_unknown_options": True, "help_option_names": []})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def bench(args: tuple[str, ...]) -> None:
+    """The scorecard: calibration, averitec, climate-fever, probes or all, with --baselines beside the
+    single-LLM judge and naive RAG + LLM on the same model. `claimcourt bench --help` for the options."""
+    from claimcourt.bench.scorecard import main as scorecard
+
+    scorecard(list(args))
 
 
 @main.command()

@@ -1,6 +1,8 @@
 """The one place the local runtime reaches into moto (pinned exactly; tests/integration/test_dispatch.py
-guards both seams): Lambda Task states are dispatched in-process to the handlers template.yaml names,
-and each state machine definition is parsed once rather than at every execution.
+guards every seam): Lambda Task states are dispatched in-process to the handlers template.yaml names,
+each state machine definition is parsed once per process rather than at its creation and at every
+execution, an execution's end is announced to whoever follows it (no polling), and moto's Batch
+integration (which imports moto.ec2, about 1 s) is loaded only if a state machine has a Batch task.
 
 moto's Step Functions interpreter (moto is pinned exactly) sends every `arn:aws:states:::lambda:invoke`
 task through `lambda_eval_utils._invoke_lambda_function`. Replacing that one function, rather than
@@ -17,6 +19,7 @@ import functools
 import importlib.util
 import json
 import pickle
+import sys
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -93,19 +96,35 @@ class LambdaDispatcher:
 
     @contextmanager
     def installed(self) -> Iterator[LambdaDispatcher]:
+        defer_batch_integration()  # before the imports below reach moto's task-service factory
+        from moto.stepfunctions.parser import models as parser_models
         from moto.stepfunctions.parser.asl.component.common.path import result_path
         from moto.stepfunctions.parser.asl.component.common.string import string_expression
         from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
         from moto.stepfunctions.parser.asl.eval import states
         from moto.stepfunctions.parser.asl.utils import json_path
+        from moto.stepfunctions.parser.backend.execution import BaseExecutionWorkerCommunication
         from moto.stepfunctions.parser.backend.execution_worker import ExecutionWorker
+        from moto.stepfunctions.parser.utils import TMP_THREADS
 
         def entrypoint(worker: ExecutionWorker) -> Any:  # a plain function, so it binds as a method
             return PARSED.entrypoint(worker)
 
+        reflect_end = BaseExecutionWorkerCommunication.terminated
+
+        def terminated(communication: BaseExecutionWorkerCommunication) -> None:
+            try:
+                reflect_end(communication)  # moto records the status, output, error
+            finally:
+                ENDS.ended(communication.execution.exec_arn)
+                forget_finished(TMP_THREADS)
+
         with (
             mock.patch.object(lambda_eval_utils, "_invoke_lambda_function", self.invoke),
             mock.patch.object(ExecutionWorker, "_get_evaluation_entrypoint", entrypoint),
+            # create_state_machine validates by parsing too: the same parse serves the first execution.
+            mock.patch.object(parser_models, "AmazonStateLanguageParser", _OneParse),
+            mock.patch.object(BaseExecutionWorkerCommunication, "terminated", terminated),
             # moto builds a new PLY parser for every JSONPath at every state (about 0.8 ms each, 70 a
             # run: the largest CPU cost of a local run, so of 20 runs at once on one GIL). A parsed
             # path is only read, never changed, so one per path text serves every execution.
@@ -117,6 +136,38 @@ class LambdaDispatcher:
             mock.patch.object(string_expression, "copy", JsonCopy),
         ):
             yield self
+
+
+class ExecutionEnds:
+    """Followers of executions, told the moment moto has recorded an execution's end (its worker's
+    `terminated`, in the execution's own thread), so that none polls for it."""
+
+    def __init__(self) -> None:
+        self._followed: dict[str, threading.Event] = {}
+        self._lock = threading.Lock()
+
+    def follow(self, execution_arn: str) -> threading.Event:
+        """Set once the execution ends from now on: whoever follows checks once whether it already had."""
+        with self._lock:
+            return self._followed.setdefault(execution_arn, threading.Event())
+
+    def unfollow(self, execution_arn: str) -> None:
+        with self._lock:
+            self._followed.pop(execution_arn, None)
+
+    def ended(self, execution_arn: str) -> None:
+        with self._lock:
+            event = self._followed.get(execution_arn)
+        if event is not None:
+            event.set()
+
+
+def forget_finished(threads: list[threading.Thread]) -> None:
+    """moto appends every thread it starts to a module-level list (TMP_THREADS, about 50 a run) that
+    nothing reads or empties, so a long `serve` would keep them all, and its full collections would
+    walk them. At each execution's end, those that have finished are dropped. (An append racing with
+    this may be dropped too: nothing reads the list.)"""
+    threads[:] = [thread for thread in threads if thread.is_alive()]
 
 
 class JsonCopy:
@@ -149,14 +200,17 @@ class ParsedDefinitions:
         self._pickled: dict[str, bytes] = {}
         self._lock = threading.Lock()
 
-    def entrypoint(self, worker: Any) -> Any:
-        """Stands in for moto's `ExecutionWorker._get_evaluation_entrypoint(self)`."""
+        self.parses = 0  # ANTLR parses done, for the tests
+
+    def program(self, definition: str) -> Any:
+        """An evaluation tree of its own for one execution of `definition`. A definition that does not
+        parse raises moto's own ASLParserException, as moto's parser would."""
         from moto.stepfunctions.parser.asl.parse.asl_parser import AmazonStateLanguageParser
 
-        definition: str = worker._evaluation_details.state_machine_details.definition
         with self._lock:
             blob = self._pickled.get(definition)
         if blob is None:
+            self.parses += 1
             program = AmazonStateLanguageParser.parse(definition)[0]
             try:
                 blob = pickle.dumps(program)
@@ -164,7 +218,61 @@ class ParsedDefinitions:
                 return program  # not cacheable: behave exactly as moto does
             with self._lock:
                 self._pickled[definition] = blob
+            return program  # the fresh tree is this caller's own: no need to unpickle a copy
         return pickle.loads(blob)
+
+    def entrypoint(self, worker: Any) -> Any:
+        """Stands in for moto's `ExecutionWorker._get_evaluation_entrypoint(self)`."""
+        return self.program(worker._evaluation_details.state_machine_details.definition)
+
+
+class _OneParse:
+    """Stands in for `AmazonStateLanguageParser` where moto validates a definition at creation: the
+    parse is kept for the executions. Its caller reads only whether it raised (moto's own
+    exceptions, translated by moto as before); the parse tree it would also return is not kept."""
+
+    @staticmethod
+    def parse(definition: str) -> tuple[Any, None]:
+        return PARSED.program(definition), None
+
+
+# moto's task-service factory imports every service integration at module level, and its Batch one
+# imports moto.batch, whose package imports moto.ec2: about 1 s, more than the rest of a local run's
+# start-up. The debate has no Batch task. Until one asks for it, that module is this stand-in, whose
+# service class is a function loading the real module when first called.
+BATCH_INTEGRATION = (
+    "moto.stepfunctions.parser.asl.component.state.exec.state_task.service.state_task_service_batch"
+)
+
+
+class _DeferredModule(ModuleType):
+    def __init__(self, name: str) -> None:
+        super().__init__(name, "Stands in for a moto module until it is used (claimcourt.local.dispatch).")
+        self._load_lock = threading.Lock()
+
+    def load(self) -> ModuleType:
+        with self._load_lock:
+            if sys.modules.get(self.__name__) is self:
+                del sys.modules[self.__name__]
+            return importlib.import_module(self.__name__)
+
+    def __getattr__(self, name: str) -> Any:  # any other name: the real module's
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.load(), name)
+
+
+def defer_batch_integration() -> None:
+    """Put the stand-in in place, unless the real module (or the stand-in) is already loaded."""
+    if BATCH_INTEGRATION in sys.modules:
+        return
+    stand_in = _DeferredModule(BATCH_INTEGRATION)
+
+    def service(*args: Any, **kwargs: Any) -> Any:
+        return stand_in.load().StateTaskServiceBatch(*args, **kwargs)
+
+    stand_in.StateTaskServiceBatch = service  # type: ignore[attr-defined]
+    sys.modules[BATCH_INTEGRATION] = stand_in
 
 
 def _error(error_type: str, message: str) -> dict[str, Any]:
@@ -177,3 +285,4 @@ def _error(error_type: str, message: str) -> dict[str, Any]:
 
 # Process-wide: keyed by the definition's text, so runtimes in one process share the parse.
 PARSED = ParsedDefinitions()
+ENDS = ExecutionEnds()

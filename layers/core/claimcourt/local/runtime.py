@@ -16,7 +16,8 @@ from typing import Any
 
 from claimcourt import artifacts
 from claimcourt.execution import Ended, ended_from
-from claimcourt.local.dispatch import LambdaDispatcher, load_handlers
+from claimcourt.local.console import resume_collector
+from claimcourt.local.dispatch import ENDS, LambdaDispatcher, load_handlers
 from claimcourt.local.template import ACCOUNT, REGION, load_template, project_root
 from claimcourt.runs import end_failed, execution_end_reason, follow
 from claimcourt.wiring import Deps, use_deps
@@ -93,6 +94,7 @@ class LocalRuntime:
             roleArn=f"arn:aws:iam::{ACCOUNT}:role/claimcourt-local",
             type="STANDARD",
         )["stateMachineArn"]
+        resume_collector()  # the console script's start-up is over (see console.py)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -133,8 +135,15 @@ class LocalRuntime:
     ) -> Execution:
         """Wait for a started run's execution to end (its wall time counts from now). The record is
         polled often (a SELECT, microseconds); moto's describe_execution costs milliseconds of CPU
-        that the handler threads would feel, so it is asked every half second at most."""
+        that the handler threads would feel, so it is asked every half second at most. moto
+        announces the execution's end (dispatch.ENDS), which wakes the wait at once."""
         store, started = self.deps.store, time.perf_counter()
+        execution_ended = ENDS.follow(self._execution_arn(run_id))
+
+        def wait(seconds: float) -> None:
+            if execution_ended.wait(seconds):
+                execution_ended.clear()  # once: then plain sleeps (a run that could not record its end)
+
         try:
             follow(
                 store,
@@ -145,6 +154,7 @@ class LocalRuntime:
                 poll_s=POLL_S if self.deps.settings.store == "sqlite" else REMOTE_POLL_S,
                 check_every_s=DESCRIBE_EVERY_S,
                 until_execution_ends=True,
+                wait=wait,
             )
             end = self.ended(run_id)
             if end is None:  # timed out: stop it, and the run ends failed with why
@@ -156,6 +166,8 @@ class LocalRuntime:
         except BaseException:  # Ctrl-C or a crash: the run still ends in a terminal state
             end_failed(store, run_id, "interrupted before it finished")
             raise
+        finally:
+            ENDS.unfollow(self._execution_arn(run_id))
         wall = time.perf_counter() - started
         output = json.loads(end.output) if end.output else None
         return Execution(run_id, end.status, output, store.get_run(run_id).error, wall)

@@ -227,6 +227,10 @@ class OfflineReasoner:
             "adjudicate": self.adjudicate,
             "factcheck": offline_factcheck.factcheck,
         }
+        # The scorecard's baselines (claimcourt.bench): one call each, answered by this judge.
+        from claimcourt.reasoning.offline_baselines import OfflineBaselines
+
+        self._strategies.update(OfflineBaselines(self.adjudicate).strategies())
 
     def complete(self, task: Task[Any], model: str, feedback: str | None = None) -> ProviderReply:
         strategy = self._strategies[task.kind]

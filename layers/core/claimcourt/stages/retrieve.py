@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from claimcourt import artifacts
+from claimcourt.evidence.base import source_for_run
 from claimcourt.evidence.retrieve import retrieve
 from claimcourt.models import CallRecord, Directive, Stage
 from claimcourt.observability import count
@@ -24,7 +25,7 @@ def run(deps: Deps, p: RetrievePayload) -> dict[str, Any]:
     found, cache_hit = retrieve(
         p.directive,
         round=p.round,
-        source=deps.evidence,
+        source=source_for_run(deps.evidence, p.run_id),
         cache=deps.store,
         limit=deps.settings.effort(request.effort).evidence_per_query,
         as_of=request.as_of_date,

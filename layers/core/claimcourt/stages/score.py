@@ -8,6 +8,7 @@ from typing import Any
 from claimcourt import artifacts
 from claimcourt.adjudication.score import compose_result
 from claimcourt.debate.control import summarize
+from claimcourt.exports import save_exports
 from claimcourt.models import Judgement, Redeliberation, RunEvent, RunStatus, Stage, usage_from
 from claimcourt.settings import ROLES, SAMPLED_ROLES
 from claimcourt.stages.payloads import Payload
@@ -45,6 +46,8 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
             "citations": artifacts.ledger_of(deps.store, p.run_id, record.request.context),
         }
     )
+    # The four artifacts, kept with the run: stored first, so the run is never seen succeeded without them.
+    save_exports(deps.store, record.model_copy(update={"status": RunStatus.SUCCEEDED, "result": result}))
     # A run that had already ended (failed meanwhile) keeps its status: report that one.
     finished = deps.store.finish_run(p.run_id, result)
     status = RunStatus.SUCCEEDED if finished else deps.store.get_run(p.run_id).status

@@ -59,6 +59,8 @@ CREATE TABLE IF NOT EXISTS runs (
     deleted_at TEXT, listing_key TEXT NOT NULL, record TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS runs_listed ON runs (tenant_id, listing_key) WHERE deleted_at IS NULL;
+CREATE INDEX IF NOT EXISTS runs_by_source ON runs (tenant_id, source_tag, listing_key)
+    WHERE deleted_at IS NULL;
 CREATE TABLE IF NOT EXISTS events (
     run_id TEXT NOT NULL, seq INTEGER NOT NULL, key TEXT NOT NULL, body TEXT NOT NULL,
     PRIMARY KEY (run_id, seq), UNIQUE (run_id, key)
@@ -76,6 +78,7 @@ CREATE TABLE IF NOT EXISTS calls (
 CREATE TABLE IF NOT EXISTS retrieval_cache (
     key TEXT PRIMARY KEY, hits TEXT NOT NULL, expires_at REAL NOT NULL
 );
+CREATE INDEX IF NOT EXISTS retrieval_cache_expiry ON retrieval_cache (expires_at);
 CREATE TABLE IF NOT EXISTS claims (
     tenant_id TEXT NOT NULL, claim_id TEXT NOT NULL, text TEXT NOT NULL, run_count INTEGER NOT NULL,
     first_seen TEXT NOT NULL, last_seen TEXT NOT NULL, PRIMARY KEY (tenant_id, claim_id)
@@ -105,10 +108,11 @@ CREATE INDEX IF NOT EXISTS monitors_due ON monitors (next_due);
 CREATE INDEX IF NOT EXISTS monitors_listed ON monitors (tenant_id, listing);
 """
 # PRAGMA user_version. 1 was the single-tenant schema before API keys; 2 had no WebSocket tables,
-# 3 no monitors, 4 no prompt-cache tokens on calls: each later version only adds tables or columns
-# with defaults, so 2 to 4 are upgraded in place.
-SCHEMA_VERSION = 5
-UPGRADES_IN_PLACE = (2, 3, 4)
+# 3 no monitors, 4 no prompt-cache tokens on calls, 5 no indexes on the cache's expiry and the runs'
+# source tag: each later version only adds tables, indexes or columns with defaults, so 2 to 5 are
+# upgraded in place.
+SCHEMA_VERSION = 6
+UPGRADES_IN_PLACE = (2, 3, 4, 5)
 # Columns added since a table was first made: (table, column, its definition).
 ADDED_COLUMNS = (
     ("calls", "cache_read_tokens", "INTEGER NOT NULL DEFAULT 0"),
@@ -427,6 +431,7 @@ class SqliteStore:
                 "INSERT OR REPLACE INTO retrieval_cache (key, hits, expires_at) VALUES (?,?,?)",
                 (key, json.dumps(hits, default=str), time.time() + ttl_s),
             )
+            # The expired rows only, found by the expiry index: not a scan of the cache inside the lock.
             db.execute("DELETE FROM retrieval_cache WHERE expires_at <= ?", (time.time(),))
 
     # ------------------------------------------------------------ claims and drift

@@ -1,0 +1,253 @@
+"""A run's four artifacts, for people to read, audit and chart:
+
+- `transcript_full.md`: the whole debate for publishing: claim, sub-claims, each round's arguments
+  with their citation keys linked to their sources, the fact-check exchanges, the moderator's map,
+  the verdict with its decisive source and what would change it;
+- `citation_ledger.json`: every citation with its verification (schema: docs/schemas/);
+- `debate_logic_map.json`: consensus and the disagreement frontier, round by round;
+- `score_trajectory.csv`: one row per (round, role, sub-claim): each side's implied scores, the
+  moderator's provisional score, the judge's final scores — it charts directly.
+
+Built from the run's stored artifacts (deterministic), and stored with the run when it is scored
+(`export/<name>`, S3 over the item limit like every artifact).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from claimcourt import artifacts
+from claimcourt.errors import NotFoundError
+from claimcourt.models import Argument, FrontierIssue, LedgerEntry, RoundAction, RunRecord
+from claimcourt.store.base import Store
+
+MEDIA_TYPES = {
+    "transcript_full.md": "text/markdown; charset=utf-8",
+    "citation_ledger.json": "application/json",
+    "debate_logic_map.json": "application/json",
+    "score_trajectory.csv": "text/csv; charset=utf-8",
+}
+EXPORT_PREFIX = "export/"
+_CITED = re.compile(r"\[(E[0-9A-Za-z]+)\]")
+
+
+class CitationLedger(BaseModel):
+    """citation_ledger.json"""
+
+    model_config = ConfigDict(extra="forbid")
+    run_id: str
+    claim: str
+    citations: list[LedgerEntry]
+
+
+class RoundMap(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    round: int
+    consensus: list[str]
+    disagreement_frontier: list[FrontierIssue]
+    action: RoundAction | None = None
+    rule: str = ""
+
+
+class DebateLogicMap(BaseModel):
+    """debate_logic_map.json"""
+
+    model_config = ConfigDict(extra="forbid")
+    run_id: str
+    claim: str
+    rounds: list[RoundMap]
+
+
+SCHEMAS: dict[str, type[BaseModel]] = {
+    "citation_ledger.json": CitationLedger,
+    "debate_logic_map.json": DebateLogicMap,
+}
+
+
+def stored_export(store: Store, run_id: str, name: str) -> str | None:
+    """The artifact as stored when the run was scored, if the run still stands as it did then."""
+    try:
+        doc = store.get_artifact(run_id, EXPORT_PREFIX + name)
+    except NotFoundError:  # not stored (a run not scored, or from before exports): built on demand
+        return None
+    return str(doc["content"]) if doc.get("status") == store.get_run(run_id).status.value else None
+
+
+def save_exports(store: Store, record: RunRecord) -> None:
+    """Store the four artifacts of `record` (the run as it is about to be recorded)."""
+    for name, content in build_exports(store, record.run_id, record).items():
+        doc = {"media_type": MEDIA_TYPES[name], "content": content, "status": record.status.value}
+        store.put_artifact(record.run_id, EXPORT_PREFIX + name, doc)
+
+
+def export(store: Store, run_id: str, name: str) -> str:
+    """One artifact: as stored with the run, else built now."""
+    if name not in MEDIA_TYPES:
+        raise KeyError(name)
+    return stored_export(store, run_id, name) or build_exports(store, run_id)[name]
+
+
+def build_exports(store: Store, run_id: str, record: RunRecord | None = None) -> dict[str, str]:
+    record = record or store.get_run(run_id)
+    ledger = artifacts.ledger_of(store, run_id, record.request.context)
+    arguments = artifacts.arguments_of(store, run_id)
+    rounds = sorted({a.round for a in arguments})
+    views = {r: artifacts.moderation_of(store, run_id, r)[1] for r in rounds}
+    decisions = {d.round: d for d in artifacts.decisions_of(store, run_id)}
+    maps = []
+    for r in rounds:
+        view, decision = views[r], decisions.get(r)
+        maps.append(
+            RoundMap(
+                round=r,
+                consensus=view.consensus if view is not None else [],
+                disagreement_frontier=view.disagreement_frontier if view is not None else [],
+                action=decision.action if decision is not None else None,
+                rule=decision.rule if decision is not None else "",
+            )
+        )
+    logic = DebateLogicMap(run_id=run_id, claim=record.request.claim, rounds=maps)
+    cited = CitationLedger(run_id=run_id, claim=record.request.claim, citations=ledger)
+    return {
+        "transcript_full.md": transcript(record, arguments, ledger, logic),
+        "citation_ledger.json": cited.model_dump_json(indent=2),
+        "debate_logic_map.json": logic.model_dump_json(indent=2),
+        "score_trajectory.csv": trajectory(record, arguments, logic, views),
+    }
+
+
+def trajectory(
+    record: RunRecord, arguments: list[Argument], logic: DebateLogicMap, views: dict[int, Any]
+) -> str:
+    out = io.StringIO()
+    rows = csv.writer(out, lineterminator="\n")
+    rows.writerow(["round", "role", "sub_claim_id", "score", "confidence"])
+    for a in arguments:
+        for p in a.points:
+            rows.writerow([a.round, a.side, p.sub_claim_id, p.implied_score, f"{p.confidence:.2f}"])
+    for r in logic.rounds:
+        view = views.get(r.round)
+        if view is not None:
+            rows.writerow([r.round, "moderator", "claim", view.provisional_score, ""])
+    if record.result is not None:
+        final = record.result.rounds
+        for s in record.result.sub_claims:
+            rows.writerow([final, "judge", s.id, s.score, ""])
+        rows.writerow([final, "judge", "claim", record.result.overall_score, ""])
+    return out.getvalue()
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _linked(text: str, keys: dict[str, LedgerEntry]) -> str:
+    """Evidence ids in an argument as links to their sources, named by their ledger key."""
+
+    def link(match: re.Match[str]) -> str:
+        entry = keys.get(match.group(1))
+        return f"[{entry.key}]({entry.source_url})" if entry else match.group(0)
+
+    return _CITED.sub(link, text)
+
+
+def transcript(
+    record: RunRecord, arguments: list[Argument], ledger: list[LedgerEntry], logic: DebateLogicMap
+) -> str:
+    request, result = record.request, record.result
+    lines = [f"# {_cell(request.claim)}", ""]
+    lines.append(f"Run `{record.run_id}` · {record.status.value} · {record.created_at:%Y-%m-%d %H:%M} UTC")
+    if result is not None:
+        lines += [
+            "",
+            "## Verdict",
+            "",
+            f"**{result.overall_verdict.value}** — {result.overall_score} of 100 "
+            f"(80 % interval {result.interval.low}–{result.interval.high}; "
+            f"the judge said {result.judge_score}), reasoner: {result.reasoner}.",
+        ]
+        if result.decisive_source is not None:
+            d = result.decisive_source
+            lines += ["", f"Decisive source: [{_cell(d.title)}]({d.source_url}) ({d.tier})"]
+        if result.what_would_change:
+            lines += ["", "What would change this score:", ""] + [
+                f"- {_cell(w)}" for w in result.what_would_change
+            ]
+        lines += ["", "## Sub-claims", ""]
+        for s in result.sub_claims:
+            lines.append(f"- **{s.id}** {_cell(s.text)} — {s.score} of 100, {s.verdict.value}")
+            lines.append(f"  - {_cell(s.referee_synthesis)}")
+    elif record.error:
+        lines += ["", f"The run failed: {_cell(record.error)}"]
+    by_side = {(e.side, e.evidence_id): e for e in ledger}
+    maps = {r.round: r for r in logic.rounds}
+    for r in sorted({a.round for a in arguments}):
+        lines += ["", f"## Round {r}"]
+        for a in sorted((a for a in arguments if a.round == r), key=lambda a: a.side != "for"):
+            keys = {evidence_id: e for (side, evidence_id), e in by_side.items() if side == a.side}
+            lines += ["", f"### {'For' if a.side == 'for' else 'Against'}", ""]
+            if a.refusal is not None:
+                lines.append(f"Declined to argue: {_cell(a.refusal.reason)}")
+            for p in a.points:
+                lines.append(
+                    f"- **{p.sub_claim_id}** ({p.implied_score} of 100, confidence {p.confidence:.2f}): "
+                    f"{_linked(_cell(p.argument), keys)}"
+                )
+        checked = [e for e in ledger if e.checked_round == r]
+        if checked:
+            lines += [
+                "",
+                "### Fact-checks",
+                "",
+                "| citation | source | credibility | correspondence | check | response |",
+            ]
+            lines.append("|---|---|---|---|---|---|")
+            for e in checked:
+                lines.append(
+                    f"| {e.key} | [{_cell(e.title)}]({e.source_url}) ({e.tier}) | {e.credibility} | "
+                    f"{e.correspondence} | {_cell(e.comment or '')} | {_cell(e.response or '')} |"
+                )
+        m = maps.get(r)
+        if m is not None and (m.consensus or m.disagreement_frontier or m.action):
+            lines += ["", "### Moderator", ""]
+            lines += [f"- Agreed: {_cell(c)}" for c in m.consensus]
+            lines += [
+                f"- Disputed ({f.sub_claim_id}): {_cell(f.core_issue)} — for: {_cell(f.for_stance)}; "
+                f"against: {_cell(f.against_stance)}"
+                for f in m.disagreement_frontier
+            ]
+            if m.action is not None:
+                lines.append(f"- Round controller: {m.action.value} ({_cell(m.rule)})")
+    lines += ["", "## Citation ledger", "", "| key | round | source | tier | credibility | correspondence |"]
+    lines.append("|---|---|---|---|---|---|")
+    for e in ledger:
+        lines.append(
+            f"| {e.key} | {e.round} | [{_cell(e.title)}]({e.source_url}) | {e.tier} | "
+            f"{e.credibility if e.credibility is not None else '–'} | "
+            f"{e.correspondence if e.correspondence is not None else '–'} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def write_schemas(directory: Path) -> list[Path]:
+    """The JSON Schemas of the JSON artifacts (docs/schemas/): `python -m claimcourt.exports DIR`."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, model in SCHEMAS.items():
+        path = directory / name.replace(".json", ".schema.json")
+        path.write_text(json.dumps(model.model_json_schema(), indent=2) + "\n", encoding="utf-8")
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    for path in write_schemas(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/schemas")):
+        sys.stdout.write(f"{path}\n")

@@ -1,0 +1,71 @@
+"""A run's four artifacts, from an offline run: produced, valid against their schemas, the Markdown
+rendering with every citation link resolving to its source, the CSV charting directly."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import jsonschema_rs
+import pytest
+from click.testing import CliRunner
+from markdown_it import MarkdownIt
+
+from claimcourt.exports import MEDIA_TYPES, SCHEMAS, write_schemas
+from claimcourt.local.cli import main
+
+pytestmark = [pytest.mark.timeout(120), pytest.mark.usefixtures("clean_env")]
+ROOT = Path(__file__).parent.parent.parent
+
+
+def test_the_committed_schemas_are_the_ones_the_models_give(tmp_path: Path) -> None:
+    for path in write_schemas(tmp_path):
+        assert path.read_text() == (ROOT / "docs" / "schemas" / path.name).read_text(), (
+            f"{path.name} is stale: python -m claimcourt.exports docs/schemas"
+        )
+
+
+def test_an_offline_run_exports_four_artifacts_that_a_person_can_read_audit_and_chart(tmp_path: Path) -> None:
+    runner = CliRunner()
+    ran = runner.invoke(
+        main, ["run", "Arctic sea ice has declined since 1979", "--json", "--data-dir", str(tmp_path)]
+    )
+    assert ran.exit_code == 0, ran.output
+    run_id = json.loads(ran.stdout)["run_id"]
+    out = tmp_path / "export"
+    exported = runner.invoke(main, ["export", run_id, "--dir", str(out), "--data-dir", str(tmp_path)])
+    assert exported.exit_code == 0, exported.output
+    files = {name: (out / f"{run_id}-{name}").read_text() for name in MEDIA_TYPES}
+
+    # The JSON artifacts hold to their published schemas
+    for name, model in SCHEMAS.items():
+        schema = json.loads((ROOT / "docs" / "schemas" / name.replace(".json", ".schema.json")).read_text())
+        jsonschema_rs.validate(schema, json.loads(files[name]))
+        model.model_validate_json(files[name])
+    ledger = json.loads(files["citation_ledger.json"])["citations"]
+    assert ledger and all(c["credibility"] is not None for c in ledger if c["round"] == 1)
+    logic = json.loads(files["debate_logic_map.json"])["rounds"]
+    assert [r["round"] for r in logic] == [1, 2] and logic[-1]["action"] == "stop_max_rounds"
+
+    # The transcript renders, and every citation key links to its ledger entry's source
+    tokens = MarkdownIt("commonmark").enable("table").parse(files["transcript_full.md"])
+    links = {}
+    for inline in (t for t in tokens if t.type == "inline"):
+        children = inline.children or []
+        for i, child in enumerate(children):
+            if child.type == "link_open":
+                links.setdefault(children[i + 1].content, set()).add(child.attrGet("href"))
+    sources = {c["key"]: c["source_url"] for c in ledger}
+    cited = {text: hrefs for text, hrefs in links.items() if text in sources}
+    assert cited, "no citation key was linked"
+    assert all(hrefs == {sources[key]} for key, hrefs in cited.items())
+    html = MarkdownIt("commonmark").enable("table").render(files["transcript_full.md"])
+    assert "<h2>Verdict</h2>" in html and "<table>" in html
+
+    # The trajectory charts directly: one row per (round, role, sub-claim)
+    rows = list(csv.DictReader(io.StringIO(files["score_trajectory.csv"])))
+    assert {r["role"] for r in rows} == {"for", "against", "moderator", "judge"}
+    assert len({(r["round"], r["role"], r["sub_claim_id"]) for r in rows}) == len(rows)
+    assert all(0 <= int(r["score"]) <= 100 for r in rows)
