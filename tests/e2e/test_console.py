@@ -130,6 +130,10 @@ def test_a_run_started_from_the_console_streams_live_and_lands_on_its_verdict_wi
     with page.expect_download() as download:
         page.locator("#dl-result").click()
     assert Path(download.value.path()).read_text().startswith("{")
+    with page.expect_download() as download:
+        page.locator("[data-artifact='transcript_full.md']").click()
+    assert download.value.suggested_filename == f"{run_id}-transcript_full.md"
+    assert ARCTIC in Path(download.value.path()).read_text()
 
 
 def test_a_reload_mid_run_resumes_the_trace_from_the_last_seq_and_the_banner_follows_the_run(

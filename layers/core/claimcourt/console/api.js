@@ -37,6 +37,13 @@ export async function api(path, { method = "GET", body, headers = {}, key = getK
   return data;
 }
 
+/** A file the API serves as it is (not JSON): its text. */
+export async function apiText(path, key = getKey()) {
+  const response = await fetch(path, { headers: { Authorization: `Bearer ${key}` } });
+  if (!response.ok) throw new ApiError(response.status, await response.json().catch(() => null), 0);
+  return response.text();
+}
+
 /** The service's settings (providers, roles, the WebSocket URL): once per tab. */
 export async function serviceSettings(fresh = false) {
   const cached = sessionStorage.getItem("cc.settings");

@@ -3,7 +3,7 @@
 // what would change the score, structural analysis, round control, the cost panel, and downloads.
 // Everything comes from GET /runs/{id} (the RunOutput and its Result).
 
-import { ApiError, api } from "./api.js";
+import { ApiError, api, apiText } from "./api.js";
 import {
   VERDICT_LABEL, claimLink, download, errorBox, h, mount, scale, seconds, statusPill, tierBadge, usd, verdictPill, when,
 } from "./ui.js";
@@ -42,20 +42,6 @@ function decisive(source, label = "Decisive source") {
 
 function list(items) {
   return items?.length ? h("ul", items.map((i) => h("li", i))) : h("p.muted", "None.");
-}
-
-function markdown(run) {
-  const r = run.result;
-  const lines = [`# ${run.claim}`, "", `**${r.overall_score}/100** (80 % interval ${r.interval.low}–${r.interval.high}), ${VERDICT_LABEL[r.overall_verdict]}`, ""];
-  if (r.warnings.length) lines.push("## Warnings", ...r.warnings.map((w) => `- ${w}`), "");
-  lines.push("## Sub-claims");
-  for (const sc of r.sub_claims) {
-    lines.push(`### ${sc.id}: ${sc.text}`, `${sc.score}/100, ${VERDICT_LABEL[sc.verdict]}`, "", `**For:** ${sc.case_for}`, "", `**Against:** ${sc.case_against}`, "", `**Referee:** ${sc.referee_synthesis}`, "");
-  }
-  lines.push("## What would change the score", ...r.what_would_change.map((w) => `- ${w}`), "", "## Sources");
-  lines.push(...r.sources.map((s) => `- [${s.tier}] [${s.title}](${s.source_url}) \`${s.evidence_id}\``));
-  lines.push("", `Reasoner: ${r.reasoner}; cost ${usd(r.usage.total_cost_usd)}; run ${run.run_id}`);
-  return lines.join("\n");
 }
 
 export async function render(view, runId) {
@@ -184,13 +170,19 @@ export async function render(view, runId) {
         h("td.num", m.cache_read_tokens), h("td.num", m.cache_write_tokens), h("td.num", m.price_known ? usd(m.cost_usd) : "unpriced"))))),
     h("p.small.muted", "Roles: ", Object.entries(r.models).map(([role, model]) => `${role} ${model}`).join(" · ")));
 
+  // The run's four artifacts (GET /runs/{id}/artifacts/{name}), and the result as the API returns it.
+  const artifact = (name, label, type) => h("button", {
+    type: "button", "data-artifact": name,
+    onclick: async () => download(`${runId}-${name}`, await apiText(`/runs/${runId}/artifacts/${name}`), type),
+  }, label);
   const downloads = h("section.card", { "aria-labelledby": "dl-title" },
     h("h2#dl-title", "Download"),
     h("div.row",
-      h("button#dl-result", { type: "button", onclick: () => download(`${runId}.result.json`, JSON.stringify(r, null, 2)) }, "Result (JSON)"),
-      h("button#dl-events", { type: "button", onclick: async () => download(`${runId}.events.json`, JSON.stringify(await api(`/runs/${runId}/events`), null, 2)) }, "Transcript events (JSON)"),
-      h("button#dl-rounds", { type: "button", onclick: async () => download(`${runId}.round_decisions.json`, JSON.stringify(await api(`/runs/${runId}/round_decisions`), null, 2)) }, "Round decisions (JSON)"),
-      h("button#dl-report", { type: "button", onclick: () => download(`${runId}.md`, markdown(run), "text/markdown") }, "Report (Markdown)")));
+      artifact("transcript_full.md", "Transcript (Markdown)", "text/markdown"),
+      artifact("citation_ledger.json", "Citation ledger (JSON)", "application/json"),
+      artifact("debate_logic_map.json", "Debate logic map (JSON)", "application/json"),
+      artifact("score_trajectory.csv", "Score trajectory (CSV)", "text/csv"),
+      h("button#dl-result", { type: "button", onclick: () => download(`${runId}.result.json`, JSON.stringify(r, null, 2)) }, "Result (JSON)")));
 
   mount(view, header, hero, warnings, cards, sourcesCard, ledger, h("div.grid.two", analysis, rounds), cost, downloads);
   performance.mark("cc:verdict-rendered");
