@@ -277,6 +277,25 @@ def test_alarms_watch_failed_executions_lambda_errors_and_throttles() -> None:
         assert covered == functions, metric
 
 
+def test_the_api_function_serves_the_web_console_at_the_root_and_under_its_catch_all() -> None:
+    """The console's page is GET / on the HTTP API (its files, /console/*, come through the catch-all),
+    so the page and the API share an origin: the console's policy names only this API."""
+    events = FUNCTIONS["ApiFunction"]["Properties"]["Events"]
+    routes = {(e["Properties"]["Path"], e["Properties"]["Method"]) for e in events.values()}
+    assert {("/", "GET"), ("/{proxy+}", "ANY")} <= routes
+    assert "ConsoleUrl" in TEMPLATE["Outputs"]
+    assert (ROOT / "layers" / "core" / "claimcourt" / "console" / "index.html").is_file()  # in the layer
+
+
+def test_the_http_api_grants_no_other_origin_cross_origin_access() -> None:
+    """No CorsConfiguration: a browser on any other origin cannot read the API (its preflight gets
+    no Access-Control-Allow-Origin), and the console needs none, being on the API's own origin."""
+    for resource in RESOURCES.values():
+        if resource["Type"] in ("AWS::Serverless::HttpApi", "AWS::ApiGatewayV2::Api"):
+            assert "CorsConfiguration" not in resource.get("Properties", {})
+    assert "Cors" not in TEMPLATE.get("Globals", {}).get("HttpApi", {})
+
+
 def test_the_template_is_read_with_libyaml_and_reads_as_the_pure_python_loader_reads_it() -> None:
     from claimcourt.local import template
 

@@ -65,6 +65,12 @@ class Settings(BaseSettings):
         default_factory=dict, description='e.g. {"adjudicator": "anthropic:claude-opus-4-1"}'
     )
     max_output_tokens: int = 4096
+    offline_pace_ms: int = Field(
+        default=0,
+        ge=0,
+        le=60_000,
+        description="The offline reasoner waits this long per call (demos, tests).",
+    )
     provider_max_retries: int = Field(default=3, description="SDK-level retries with backoff.")
     provider_timeout_s: float = Field(
         default=60.0, description="Per request; × (retries + 1) × 2 stays inside the 900 s function timeout."

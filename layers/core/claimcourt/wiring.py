@@ -19,6 +19,7 @@ from claimcourt.evidence.base import EvidenceSource, Hit
 from claimcourt.execution import Executor, StepFunctionsExecutor
 from claimcourt.reasoning.base import Provider
 from claimcourt.reasoning.offline import OfflineReasoner
+from claimcourt.reasoning.paced import Paced
 from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.settings import ROLES, Settings, load_settings
 from claimcourt.store.base import Store
@@ -72,7 +73,10 @@ def build_store(settings: Settings) -> Store:
 def build_providers(settings: Settings) -> dict[str, Provider]:
     if problems := settings.problems():
         raise ConfigurationError(problems[0])
-    providers: dict[str, Provider] = {"offline": OfflineReasoner()}
+    offline: Provider = OfflineReasoner()
+    if settings.offline_pace_ms:
+        offline = Paced(offline, settings.offline_pace_ms)
+    providers: dict[str, Provider] = {"offline": offline}
     used = {settings.route(role)[0] for role in ROLES}
     if "anthropic" in used and settings.anthropic_api_key is not None:
         from claimcourt.reasoning.anthropic_provider import AnthropicProvider

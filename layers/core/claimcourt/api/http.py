@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from claimcourt import __version__, artifacts
 from claimcourt.access import authenticate, presented_key
+from claimcourt.api import console
 from claimcourt.api.problems import from_error, problem, problem_reply
 from claimcourt.debate.ledger import canonical_key
 from claimcourt.errors import (
@@ -37,12 +38,15 @@ from claimcourt.models import (
     RoundDecision,
     RunEvent,
     RunOutput,
+    RunPage,
     RunRecord,
     RunRequest,
     SourceTag,
 )
 from claimcourt.observability import logger, observed
 from claimcourt.runs import delete_tenant_run, run_usage, submit_run, tenant_run
+from claimcourt.settings import ROLES
+from claimcourt.store.base import Store, encode_cursor, listing_key
 from claimcourt.watching.drift import create_monitor
 from claimcourt.wiring import Deps, build_idempotency, current_deps
 
@@ -56,6 +60,10 @@ IDEMPOTENCY_TTL_S = 24 * 3600
 # No run has this many events, and both stores take a seq up to it (SQLite's INTEGER overflows at
 # 2**63, DynamoDB's event keys have ten digits): `?after=` beyond it means the same, nothing newer.
 LAST_SEQ = 10**10 - 1
+# A search (`GET /runs?q=`) reads at most this many runs a request; past them it returns what it
+# found with a cursor to go on from.
+SEARCH_SPAN = 1000
+SCORE_CHANGED = "claim.score_changed"
 
 
 # ---------------------------------------------------------------- what the API returns
@@ -98,6 +106,35 @@ class ClaimList(BaseModel):
 class ClaimHistory(BaseModel):
     claim_id: str
     points: list[DriftPoint]
+    score_changes: list[str] = Field(
+        default_factory=list, description="The points' runs that raised claim.score_changed."
+    )
+
+
+class ProviderStatus(BaseModel):
+    name: str
+    configured: bool = Field(description="This service holds a key (or base URL) for it.")
+    default: bool = Field(description="Roles with no model of their own use it.")
+
+
+class RoleRoute(BaseModel):
+    role: str
+    provider: str
+    model: str
+
+
+class ServiceSettings(BaseModel):
+    """What runs will use, as this service is configured: never a key."""
+
+    tenant_id: str
+    providers: list[ProviderStatus]
+    roles: list[RoleRoute]
+    web_search: bool
+    dynamic_rounds: str
+    budget_usd: float
+    max_active_runs: int
+    hourly_runs_per_tenant: int
+    websocket_url: str | None = Field(description="Where to subscribe to a run's live events.")
 
 
 class MonitorList(BaseModel):
@@ -196,8 +233,22 @@ def build_app() -> APIGatewayHttpResolver:
         limit: Annotated[int, Query(ge=1, le=100)] = 20,
         cursor: Annotated[str | None, Query(max_length=200)] = None,
         source: Annotated[SourceTag | None, Query()] = None,
+        q: Annotated[
+            str | None,
+            Query(
+                min_length=1,
+                max_length=200,
+                description="Only runs whose claim contains this text (any case). A page may hold fewer"
+                f" than `limit` runs (at most {SEARCH_SPAN} are read a request): go on while next_cursor"
+                " is not null.",
+            ),
+        ] = None,
     ) -> RunList:
-        page = _deps().store.list_runs(tenant(), limit, cursor=cursor, source=source)
+        store = _deps().store
+        if q is None:
+            page = store.list_runs(tenant(), limit, cursor=cursor, source=source)
+        else:
+            page = _search(store, tenant(), q, limit, cursor, source)
         return RunList(runs=[_view(r) for r in page.runs], next_cursor=page.next_cursor)
 
     @app.get("/runs/<run_id>")
@@ -255,7 +306,12 @@ def build_app() -> APIGatewayHttpResolver:
 
     @app.get("/claims/<claim_id>/history")
     def claim_history(claim_id: str) -> ClaimHistory:
-        return ClaimHistory(claim_id=claim_id, points=_deps().store.drift_series(tenant(), claim_id))
+        store = _deps().store
+        points = store.drift_series(tenant(), claim_id)
+        changes = [
+            p.run_id for p in points if any(e.type == SCORE_CHANGED for e in store.list_events(p.run_id))
+        ]
+        return ClaimHistory(claim_id=claim_id, points=points, score_changes=changes)
 
     @app.post("/monitors", responses={201: {"description": "Watched: due at the next drift tick."}})
     def post_monitor(request: MonitorRequest) -> Response[Monitor]:
@@ -278,11 +334,74 @@ def build_app() -> APIGatewayHttpResolver:
             raise NotFoundError(f"no monitor {monitor_id}")  # another tenant's looks like none
         return Response(status_code=204)
 
+    @app.get("/settings")
+    def service_settings() -> ServiceSettings:
+        """The providers and each role's model as this service will run them; never a key."""
+        settings = _deps().settings
+        default = settings.default_provider()
+        providers = [
+            ProviderStatus(name=name, configured=settings.has_key(name), default=name == default)
+            for name in ("anthropic", "openai", "offline")
+        ]
+        roles = [
+            RoleRoute(role=role, provider=p, model=m) for role in ROLES for p, m in [settings.route(role)]
+        ]
+        return ServiceSettings(
+            tenant_id=tenant(),
+            providers=providers,
+            roles=roles,
+            web_search=settings.web_search and settings.anthropic_api_key is not None,
+            dynamic_rounds=settings.dynamic_rounds,
+            budget_usd=settings.budget_usd,
+            max_active_runs=settings.max_active_runs,
+            hourly_runs_per_tenant=settings.hourly_runs_per_tenant,
+            websocket_url=settings.websocket_url,
+        )
+
     @app.get("/health")
     def health() -> Health:
         return Health(status="ok", version=__version__, store=_deps().settings.store)
 
+    @app.get("/", include_in_schema=False, compress=True)
+    def console_page() -> Response[str]:
+        return _console_file(console.INDEX)
+
+    @app.get("/console/<name>", include_in_schema=False, compress=True)
+    def console_file(name: str) -> Response[str]:
+        return _console_file(name)
+
     return app
+
+
+def _console_file(name: str) -> Response[str]:
+    found = console.asset(name)
+    if found is None:
+        return problem(404, "not_found", f"the console has no file {name}")
+    content_type, text = found
+    headers = console.security_headers(_deps().settings.websocket_url)
+    return Response(status_code=200, content_type=content_type, body=text, headers=headers)
+
+
+def _search(
+    store: Store, tenant: str, text: str, limit: int, cursor: str | None, source: SourceTag | None
+) -> RunPage:
+    """The tenant's runs whose claim contains `text` (casefolded), newest first: read page by page,
+    at most SEARCH_SPAN runs, so a search costs what listing them would."""
+    needle, found, read = text.casefold(), [], 0
+    while True:
+        page = store.list_runs(tenant, 100, cursor=cursor, source=source)
+        for i, record in enumerate(page.runs):
+            read += 1
+            if needle in record.request.claim.casefold():
+                found.append(record)
+                if len(found) == limit:
+                    last = i == len(page.runs) - 1 and page.next_cursor is None
+                    return RunPage(
+                        runs=found, next_cursor=None if last else encode_cursor(listing_key(record))
+                    )
+        cursor = page.next_cursor
+        if cursor is None or read >= SEARCH_SPAN:
+            return RunPage(runs=found, next_cursor=cursor)
 
 
 _layers: dict[int, BasePersistenceLayer] = {}
@@ -377,7 +496,8 @@ def _admit(event: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any] | None
     limit = deps.settings.max_body_bytes
     if len(body.encode()) > limit:
         return {}, problem_reply(413, "payload_too_large", f"the request body is over {limit} bytes")
-    if event.get("rawPath") in PUBLIC:
+    path = str(event.get("rawPath") or "")
+    if path in PUBLIC or (console.is_console_path(path) and _method(event) == "GET"):
         return {}, None
     try:
         record = authenticate(deps.store, presented_key(event.get("headers") or {}))
@@ -386,14 +506,17 @@ def _admit(event: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any] | None
     return {"tenant_id": record.tenant_id, "key_id": record.key_id}, None
 
 
+def _method(event: dict[str, Any]) -> str:
+    return str(event.get("requestContext", {}).get("http", {}).get("method", "")).upper()
+
+
 def _unreadable_body(event: dict[str, Any]) -> dict[str, Any] | None:
     """JSON is all we take: a body sent to be read must be application/json (no Content-Type counts
     as JSON) and UTF-8. Returns the problem reply (415, 400) if it is not, before Powertools' body
     parsing would fail on it (an unsupported type, a multipart without a boundary, bytes that are
     not UTF-8) with an error that is not ours to map."""
     body = event.get("body")
-    method = str(event.get("requestContext", {}).get("http", {}).get("method", "")).upper()
-    if not body or method not in BODY_METHODS:
+    if not body or _method(event) not in BODY_METHODS:
         return None
     headers = event.get("headers") or {}
     content_type = next((str(v) for k, v in headers.items() if k.lower() == "content-type"), "")

@@ -1,0 +1,152 @@
+// The shell: hash routes → pages (each a module loaded when first needed), the theme toggle, the
+// key gate, and the banner for debates still running, which lives outside the pages so it survives
+// navigating away and back (and a reload: the running runs are kept in this browser's storage).
+
+import { ApiError, ENDS, api, getKey, live } from "./api.js";
+import { h, mount } from "./ui.js";
+
+const main = document.getElementById("main");
+
+const ROUTES = [
+  [/^#?\/?$/, "run", () => import("./page-run.js")],
+  [/^#\/run$/, "run", () => import("./page-run.js")],
+  [/^#\/runs\/([\w-]+)\/live$/, "run", () => import("./page-trace.js")],
+  [/^#\/runs\/([\w-]+)$/, "history", () => import("./page-verdict.js")],
+  [/^#\/claims\/([\w-]+)$/, "history", () => import("./page-drift.js")],
+  [/^#\/history$/, "history", () => import("./page-history.js")],
+  [/^#\/monitors$/, "monitors", () => import("./page-monitors.js")],
+  [/^#\/settings$/, "settings", () => import("./page-settings.js")],
+  [/^#\/key$/, "settings", () => import("./page-key.js")],
+];
+
+let leave = null; // the current page's clean-up
+
+async function route() {
+  if (leave) { try { leave(); } catch { /* a page's clean-up must not block the next */ } leave = null; }
+  const hash = location.hash || "#/run";
+  let found = ROUTES.find(([re]) => re.test(hash));
+  if (!getKey()) found = ROUTES[ROUTES.length - 1]; // no key yet: ask for one first
+  if (!found) found = ROUTES[0];
+  const [re, nav, load] = found;
+  const params = hash.match(re)?.slice(1) || [];
+  for (const a of document.querySelectorAll("[data-nav]")) {
+    if (a.dataset.nav === nav) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+  const token = (route.token = {});
+  try {
+    const page = await load();
+    if (route.token !== token) return;
+    const view = h("div");
+    mount(main, view);
+    leave = (await page.render(view, ...params)) || null;
+  } catch (err) {
+    if (route.token !== token) return;
+    mount(main, h("div.card", h("h1", "Something went wrong"), h("p.error", { role: "alert" }, err.message)));
+  }
+  document.title = `${main.querySelector("h1")?.textContent || "claimcourt"} · claimcourt`;
+}
+
+// The skip link moves focus, not the route (the routes live in the hash too).
+document.querySelector(".skip").addEventListener("click", (e) => {
+  e.preventDefault();
+  main.focus();
+});
+
+window.addEventListener("hashchange", () => {
+  route();
+  main.focus({ preventScroll: true });
+});
+window.addEventListener("cc:unauthorized", () => {
+  if (!location.hash.startsWith("#/key")) location.hash = "#/key";
+});
+
+// ---- theme
+const toggle = document.getElementById("theme-toggle");
+function showTheme() {
+  const dark = document.documentElement.dataset.theme === "dark";
+  toggle.setAttribute("aria-label", dark ? "Switch to light theme" : "Switch to dark theme");
+  toggle.title = toggle.getAttribute("aria-label");
+}
+toggle.addEventListener("click", () => {
+  const next = document.documentElement.dataset.theme === "dark" ? "light" : "dark";
+  document.documentElement.dataset.theme = next;
+  localStorage.setItem("cc.theme", next);
+  showTheme();
+  window.dispatchEvent(new CustomEvent("cc:theme"));
+});
+showTheme();
+
+// ---- running debates: a banner each, on every page, until the run ends
+const ACTIVE = "cc.active";
+const banners = document.getElementById("banners");
+const following = new Map(); // run id → {stop, el}
+
+export function activeRuns() {
+  try { return JSON.parse(localStorage.getItem(ACTIVE) || "[]"); } catch { return []; }
+}
+
+export function watchRun(run) {
+  const runs = activeRuns().filter((r) => r.run_id !== run.run_id);
+  runs.push({ run_id: run.run_id, claim: run.claim });
+  localStorage.setItem(ACTIVE, JSON.stringify(runs));
+  showBanners();
+}
+
+function unwatch(runId) {
+  localStorage.setItem(ACTIVE, JSON.stringify(activeRuns().filter((r) => r.run_id !== runId)));
+  following.get(runId)?.stop();
+  following.get(runId)?.el.remove();
+  following.delete(runId);
+}
+
+const STAGE_WORDS = {
+  suitability: "checking suitability", decompose: "decomposing", retrieve: "retrieving evidence",
+  argue: "arguing", moderate: "moderating", control: "deciding the next round", adjudicate: "judging",
+  review: "reviewing the judgements", score: "scoring", finish: "finishing",
+};
+
+export function showBanners() {
+  if (!getKey()) return;
+  for (const run of activeRuns()) {
+    if (following.has(run.run_id)) continue;
+    const status = h("span.small.muted", "connecting…");
+    const el = h(
+      "div.banner", { "data-run": run.run_id, role: "status" },
+      h("span.pulse", { "aria-hidden": "true" }),
+      h("span.grow", h("strong", "Debate running: "), run.claim, " ", status),
+      h("a.button", { href: `#/runs/${run.run_id}/live` }, "Watch live"),
+    );
+    banners.append(el);
+    let round = null;
+    const stop = live.follow(run.run_id, (event) => {
+      if (event.type === "socket.error") { unwatch(run.run_id); return; }
+      if (event.round) round = event.round;
+      if (event.type === "stage.started" && event.stage) {
+        status.textContent = `— ${round ? `round ${round}, ` : ""}${STAGE_WORDS[event.stage] || event.stage}`;
+      }
+      if (ENDS.has(event.type)) {
+        unwatch(run.run_id);
+        window.dispatchEvent(new CustomEvent("cc:run-ended", { detail: { run_id: run.run_id, event } }));
+      }
+    });
+    following.set(run.run_id, { stop, el });
+    el.hidden = location.hash === `#/runs/${run.run_id}/live`;
+    // A run that ended while no page was open: its status says so at once.
+    api(`/runs/${run.run_id}`).then(
+      (r) => { if (r.status !== "running") unwatch(run.run_id); },
+      (err) => { if (err instanceof ApiError && err.status === 404) unwatch(run.run_id); },
+    );
+  }
+}
+
+// The banner of the run whose live trace is open would only repeat it.
+function hideOwnBanner() {
+  for (const { el } of following.values()) el.hidden = location.hash === `#/runs/${el.dataset.run}/live`;
+}
+window.addEventListener("hashchange", hideOwnBanner);
+
+route();
+showBanners();
+hideOwnBanner();
+window.addEventListener("cc:key", showBanners);

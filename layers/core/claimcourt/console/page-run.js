@@ -1,0 +1,215 @@
+// The run console: one claim now, or a queue of claims fired under the cost guard (a 429 says when a
+// slot frees: the queue waits that long and asks again, with the same Idempotency-Key).
+
+import { ApiError, api } from "./api.js";
+import { watchRun } from "./app.js";
+import { errorBox, h, mount, statusPill, verdictPill } from "./ui.js";
+
+const QUEUE = "cc.queue";
+// The queue outlives the page: it goes on firing while the user reads a verdict elsewhere.
+let items = JSON.parse(sessionStorage.getItem(QUEUE) || "[]");
+let timer = null;
+let running = false;
+let redraw = () => {};
+let pump = async () => {};
+let pumping = false;
+let pumpAgain = false;
+window.addEventListener("cc:run-ended", (e) => {
+  const item = items.find((i) => i.run_id === e.detail.run_id);
+  if (item) {
+    item.state = e.detail.event.type.replace("run.", "");
+    item.verdict = e.detail.event.data?.verdict;
+  }
+  sessionStorage.setItem(QUEUE, JSON.stringify(items));
+  // A run ending frees a slot: whatever waits behind a 429 asks again now, not at its Retry-After.
+  for (const waiting of items.filter((i) => i.state === "waiting")) waiting.retryAt = Date.now();
+  redraw();
+  if (running) pump();
+});
+
+function segmented(name, legend, options, checked) {
+  return h(
+    "fieldset",
+    h("legend", legend),
+    h("div.segmented", { role: "radiogroup", "aria-label": legend },
+      options.flatMap(([value, label]) => {
+        const id = `${name}-${value}`;
+        return [
+          h("input", { type: "radio", name, id, value, checked: value === checked }),
+          h("label", { for: id }, label),
+        ];
+      })),
+  );
+}
+
+function request(form, claim) {
+  const data = new FormData(form);
+  const body = { claim, mode: data.get("mode"), effort: data.get("effort") };
+  if (data.get("as_of_date")) body.as_of_date = data.get("as_of_date");
+  const context = String(data.get("context") || "").trim();
+  if (context) body.context = context;
+  return body;
+}
+
+export function render(view) {
+  const claim = h("textarea#claim", {
+    name: "claim", rows: 3, required: true, maxlength: 2000,
+    placeholder: "e.g. Arctic sea ice has declined since 1979", "aria-describedby": "claim-hint",
+  });
+  const context = h("textarea#context", { name: "context", rows: 3, maxlength: 20000, "aria-describedby": "context-hint" });
+  const file = h("input#context-file", { type: "file", accept: ".txt,.md,text/plain,text/markdown" });
+  file.addEventListener("change", async () => {
+    const chosen = file.files?.[0];
+    if (chosen) context.value = (await chosen.text()).slice(0, 20000);
+  });
+  const message = h("div", { "aria-live": "polite" });
+  const start = h("button.primary#start", { type: "submit" }, "Start debate");
+  const queueText = h("textarea#queue-claims", { rows: 4, "aria-describedby": "queue-hint" });
+
+  const form = h(
+    "form.card#run-form",
+    { "aria-labelledby": "run-title" },
+    h("h1#run-title", "Debate a claim"),
+    h("div.field",
+      h("label", { for: "claim" }, "Claim"),
+      claim,
+      h("div.hint#claim-hint", "One falsifiable statement, up to 2,000 characters.")),
+    h("div.row",
+      segmented("mode", "Headline", [["spectral", "Score 0–100"], ["verdict", "Verdict"]], "spectral"),
+      segmented("effort", "Effort", [["low", "Low"], ["standard", "Standard"], ["high", "High"]], "standard"),
+      h("div.field",
+        h("label", { for: "as-of" }, "As of ", h("span.hint", "(backtest, optional)")),
+        h("input#as-of", { type: "date", name: "as_of_date" }))),
+    h("details",
+      h("summary", "Attach context"),
+      h("div.field",
+        h("label", { for: "context" }, "Your own material"),
+        context,
+        h("div.hint#context-hint", "It enters the evidence pool as T2 passages labelled as yours. Paste it, or:")),
+      h("div.field", h("label", { for: "context-file" }, "Load a text file"), file)),
+    h("div.row", start, message),
+  );
+
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    start.disabled = true;
+    mount(message, h("span.muted", "Starting…"));
+    try {
+      const run = await api("/runs", {
+        method: "POST", body: request(form, claim.value), headers: { "Idempotency-Key": crypto.randomUUID() },
+      });
+      watchRun(run);
+      location.hash = `#/runs/${run.run_id}/live`;
+    } catch (err) {
+      start.disabled = false;
+      mount(message, errorBox(err instanceof ApiError && err.status === 429
+        ? `${err.message} A slot frees in about ${err.retryAfter} s; add it to the queue to start it then.`
+        : err));
+      if (err.field === "claim") claim.focus();
+    }
+  });
+
+  // ---- the queue
+  const list = h("div#queue-list");
+  const runQueue = h("button.primary#queue-run", { type: "button" }, "Run the queue");
+  const addQueue = h("button#queue-add", { type: "button" }, "Add to queue");
+  const save = () => sessionStorage.setItem(QUEUE, JSON.stringify(items));
+  function draw() {
+    if (!items.length) { mount(list, h("p.muted", "The queue is empty.")); return; }
+    mount(list, items.map((item) => h(
+      "div.queue-item", { "data-state": item.state },
+      h("div", h("div", item.body.claim),
+        h("div.small.muted", item.state === "waiting"
+          ? `Waiting for a slot (${item.code}): asks again at ${new Date(item.retryAt).toLocaleTimeString()}, or as soon as a run ends`
+          : item.note || "")),
+      h("div.row",
+        item.run_id ? h("a", { href: `#/runs/${item.run_id}` }, "open") : null,
+        item.verdict ? verdictPill(item.verdict) : h("span.tag", item.state)),
+    )));
+  }
+
+  async function pumpOnce() {
+    clearTimeout(timer);
+    if (!running) return;
+    const now = Date.now();
+    for (const item of items) {
+      if (item.state !== "queued" && !(item.state === "waiting" && item.retryAt <= now)) continue;
+      try {
+        const run = await api("/runs", { method: "POST", body: item.body, headers: { "Idempotency-Key": item.key } });
+        Object.assign(item, { state: "started", run_id: run.run_id, note: "" });
+        watchRun(run);
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 429) {
+          Object.assign(item, { state: "waiting", code: err.code, retryAt: now + Math.max(1, err.retryAfter) * 1000 });
+          break; // the cap is full: the rest wait behind this one
+        }
+        Object.assign(item, { state: "refused", note: err.message });
+      }
+    }
+    save();
+    redraw();
+    const waiting = items.filter((i) => i.state === "waiting");
+    if (waiting.length || items.some((i) => i.state === "queued")) {
+      const next = Math.min(...waiting.map((i) => i.retryAt), Date.now() + 1000);
+      timer = setTimeout(pump, Math.max(200, next - Date.now()));
+    } else {
+      running = false;
+      redraw();
+    }
+  }
+  pump = async function () {
+    if (pumping) { pumpAgain = true; return; } // one at a time: the same item is never posted twice at once
+    pumping = true;
+    try { await pumpOnce(); } finally { pumping = false; }
+    if (pumpAgain) { pumpAgain = false; pump(); }
+  };
+
+  addQueue.addEventListener("click", () => {
+    const lines = queueText.value.split("\n").map((l) => l.trim()).filter(Boolean);
+    for (const line of lines) {
+      items.push({ body: request(form, line), key: crypto.randomUUID(), state: "queued" });
+    }
+    queueText.value = "";
+    save();
+    draw();
+  });
+  runQueue.addEventListener("click", () => {
+    running = true;
+    runQueue.disabled = true;
+    pump();
+  });
+  const clear = h("button#queue-clear", { type: "button" }, "Clear finished");
+  clear.addEventListener("click", () => {
+    items = items.filter((i) => i.state === "queued" || i.state === "waiting");
+    save();
+    draw();
+  });
+
+  const queue = h(
+    "section.card", { "aria-labelledby": "queue-title" },
+    h("h2#queue-title", "Claim queue"),
+    h("p.muted#queue-hint",
+      "One claim a line, with the options above. The queue starts them one after another; when the cost",
+      " guard is full (429) it waits until a slot frees and asks again."),
+    h("div.field", h("label", { for: "queue-claims" }, "Claims to queue"), queueText),
+    h("div.row", addQueue, runQueue, clear),
+    list,
+  );
+
+  // ---- recent runs, for orientation
+  const recent = h("section.card", { "aria-labelledby": "recent-title" }, h("h2#recent-title", "Recent runs"), h("p.muted", "Loading…"));
+  api("/runs?limit=5").then((page) => {
+    mount(recent, h("h2#recent-title", "Recent runs"),
+      page.runs.length ? h("table", h("tbody", page.runs.map((r) => h("tr",
+        h("td", h("a", { href: r.status === "running" ? `#/runs/${r.run_id}/live` : `#/runs/${r.run_id}` }, r.claim)),
+        h("td", r.verdict ? verdictPill(r.verdict) : statusPill(r.status)),
+        h("td.num", r.score ?? "")))))
+        : h("p.muted", "No runs yet."));
+  }, () => {});
+
+  mount(view, form, h("div.grid.two", queue, recent));
+  redraw = () => { draw(); runQueue.disabled = running; };
+  redraw();
+  claim.focus();
+  return () => { redraw = () => {}; };
+}

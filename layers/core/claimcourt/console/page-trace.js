@@ -1,0 +1,197 @@
+// The live trace: a run's events over the WebSocket as they happen, laid out stage by stage and round
+// by round, with work that runs in parallel side by side, elapsed times, and the round controller's
+// decisions. Reconnects (and resumes after the last seq) through the shared connection in api.js.
+
+import { ENDS, api, live } from "./api.js";
+import { errorBox, h, mount, seconds, statusPill, verdictPill } from "./ui.js";
+
+const ROLE = {
+  suitability: "moderator", decompose: "moderator", retrieve: "retrieve", moderate: "moderator",
+  control: "moderator", adjudicate: "judge", review: "judge", score: "judge", finish: "judge",
+};
+
+function stepKey(e) {
+  const d = e.data || {};
+  return [e.stage, e.round ?? d.round ?? "", e.side ?? "", d.sub_claim_id ?? "", d.sample ?? "", d.batch ?? ""].join("|");
+}
+
+function label(e) {
+  const d = e.data || {};
+  switch (e.stage) {
+    case "argue": return e.side === "for" ? "Case for" : "Case against";
+    case "retrieve": return `Retrieve ${d.sub_claim_id || ""}`.trim();
+    case "adjudicate": return d.reconsider ? "Judge again (re-deliberation)" : `Judge, sample ${(d.sample ?? 0) + 1}`;
+    case "review": return `Review, batch ${d.batch ?? 1}`;
+    case "control": return "Round controller";
+    case "factcheck": return e.side === "for" ? "Fact-check by case for" : "Fact-check by case against";
+    default: return e.stage.charAt(0).toUpperCase() + e.stage.slice(1);
+  }
+}
+
+/** What the events say so far: the steps grouped into phases, the decisions, the end. */
+class Trace {
+  constructor() {
+    this.steps = new Map();
+    this.decisions = new Map(); // round → round.decided data
+    this.events = [];
+    this.start = null;
+    this.end = null;
+  }
+
+  add(e) {
+    this.events.push(e);
+    if (e.type === "run.created") this.start = new Date(e.at);
+    if (!this.start) this.start = new Date(e.at);
+    if (ENDS.has(e.type)) this.end = e;
+    if (e.type === "round.decided") this.decisions.set(e.round ?? e.data.round, e.data);
+    if (!e.stage || !e.type.startsWith("stage.")) return;
+    const key = stepKey(e);
+    const step = this.steps.get(key) || { key, stage: e.stage, round: e.round ?? e.data?.round ?? null, side: e.side, label: label(e), state: "running", startedAt: new Date(e.at) };
+    if (e.type === "stage.completed") Object.assign(step, { state: "done", elapsed: e.data?.elapsed_ms, summary: e.data?.summary });
+    if (e.type === "stage.failed") Object.assign(step, { state: "failed", error: e.data?.error });
+    this.steps.set(key, step);
+  }
+
+  phases() {
+    const assess = [], judge = [], rounds = new Map();
+    for (const step of this.steps.values()) {
+      if (step.stage === "suitability" || step.stage === "decompose") assess.push(step);
+      else if (step.round && ["retrieve", "argue", "factcheck", "moderate", "control"].includes(step.stage)) {
+        if (!rounds.has(step.round)) rounds.set(step.round, { retrieve: [], argue: [], factcheck: [], moderate: [], control: [] });
+        rounds.get(step.round)[step.stage].push(step);
+      } else judge.push(step);
+    }
+    for (const r of rounds.values()) r.factcheck.sort((a, b) => (a.side === "for" ? -1 : 1) - (b.side === "for" ? -1 : 1));
+    for (const r of rounds.values()) r.argue.sort((a, b) => (a.side === "for" ? -1 : 1) - (b.side === "for" ? -1 : 1));
+    return { assess, rounds: [...rounds.entries()].sort((a, b) => a[0] - b[0]), judge };
+  }
+}
+
+function stepView(step) {
+  const role = step.stage === "argue" || step.stage === "factcheck" ? step.side : ROLE[step.stage] || "retrieve";
+  const state = step.state === "running"
+    ? h("span.state", h("span.spinner", { "aria-hidden": "true" }), " running")
+    : h("span.state", step.state === "done" ? `done in ${seconds(step.elapsed)}` : `failed${step.error ? `: ${step.error}` : ""}`);
+  const extra = [];
+  const s = step.summary || {};
+  if (step.stage === "argue" && s.implied_score !== undefined) extra.push(`implies ${s.implied_score}`);
+  if (step.stage === "retrieve" && s.found !== undefined) extra.push(`${s.found} passages`);
+  if (step.stage === "adjudicate" && s.overall_score !== undefined) extra.push(`scores ${s.overall_score}`);
+  if (step.stage === "moderate" && s.recommendation) extra.push(`recommends ${s.recommendation}`);
+  return h(`div.step.role-${role}.${step.state}`, { "data-step": step.key },
+    h("div.what.role-name", step.label), state, extra.length ? h("div.small", extra.join(" · ")) : null);
+}
+
+function decisionView(round, d) {
+  const sig = d.signals || {};
+  const facts = [
+    ["similarity (for / against)", [sig.similarity_for, sig.similarity_against].map((x) => (x == null ? "—" : x.toFixed(2))).join(" / ")],
+    ["score shift", sig.score_shift == null ? "—" : sig.score_shift.toFixed(1)],
+    ["gap between sides", sig.score_gap == null ? "—" : sig.score_gap.toFixed(1)],
+    ["moderator", `${sig.moderator || "—"}${sig.provisional_score != null ? `, provisional ${sig.provisional_score}` : ""}`],
+    ["new evidence / points", `${sig.new_evidence ?? 0} / ${sig.new_points ?? 0}`],
+    ["disagreement frontier", sig.frontier == null ? "—" : `${sig.frontier} issues${sig.frontier_shift != null ? ` (shift ${sig.frontier_shift})` : ""}`],
+  ];
+  return h("div.decision.role-moderator", { "data-decision": round },
+    h("div", h("strong.role-name", `Round ${round}: ${d.action.replaceAll("_", " ")}`), " ", h("span.small.muted", `(${d.rule}; mode ${d.mode})`)),
+    d.mode === "shadow" && d.controller_action
+      ? h("div.small", `Steering, the controller would have: ${d.controller_action.replaceAll("_", " ")} (${d.controller_rule})`)
+      : null,
+    d.persona_name ? h("div.small", `Persona next round: ${d.persona_name}`) : null,
+    h("dl.kv.small", facts.flatMap(([k, v]) => [h("dt", k), h("dd", v)])),
+  );
+}
+
+export async function render(view, runId) {
+  const title = h("h1", "Live trace");
+  const meta = h("div.row.small.muted");
+  const conn = h("span.conn", { "aria-live": "polite" });
+  const clock = h("span#elapsed.mono", "0.0 s");
+  const count = h("span#event-count", "0 events");
+  const endBox = h("div", { "aria-live": "polite" });
+  const body = h("div#trace");
+  const log = h("div.log#event-log", { tabindex: "0", role: "log", "aria-label": "Events as they arrive" });
+  const decisionsTable = h("div");
+  mount(view,
+    h("div.card",
+      h("div.spread", title, h("div.row", conn, clock, count)),
+      meta, endBox),
+    body,
+    h("details.card", h("summary", "Every event, as it arrived"), log),
+    decisionsTable);
+
+  let run;
+  try {
+    run = await api(`/runs/${runId}`);
+  } catch (err) {
+    mount(view, errorBox(err));
+    return;
+  }
+  const wasRunning = run.status === "running";
+  const pill = h("span", statusPill(run.status));
+  mount(meta, h("span", run.claim), pill, h("span", `${run.mode} · as of ${run.as_of_date || "today"}`),
+    h("a", { href: `#/runs/${runId}` }, "verdict page"));
+  title.textContent = wasRunning ? "Live trace" : "Trace";
+
+  const trace = new Trace();
+  let frame = 0;
+  let leaving = false;
+  function draw() {
+    frame = 0;
+    const { assess, rounds, judge } = trace.phases();
+    const phase = (name, steps, extra) => h("section.trace-phase", { "aria-label": name },
+      h("h3", name), h("div.lanes", steps.map(stepView)), extra || null);
+    mount(body,
+      assess.length ? h("div.card", phase("Assess (in parallel)", assess)) : null,
+      rounds.map(([n, r]) => h("div.card", { "data-round": n },
+        h("h2", `Round ${n}`),
+        r.retrieve.length ? phase(`Retrieve (${r.retrieve.length} in parallel)`, r.retrieve) : null,
+        r.argue.length ? phase("Argue (for ∥ against)", r.argue) : null,
+        r.factcheck.length ? phase("Fact-check (each side checks the other's citations)", r.factcheck) : null,
+        r.moderate.length ? phase("Moderate", r.moderate) : null,
+        r.control.length ? phase("Round controller", r.control, trace.decisions.has(n) ? decisionView(n, trace.decisions.get(n)) : null) : null)),
+      judge.length ? h("div.card", phase("Judge and score", judge)) : null);
+    count.textContent = `${trace.events.length} events`;
+  }
+  function tick() {
+    if (!trace.start) return;
+    const end = trace.end ? new Date(trace.end.at) : new Date();
+    clock.textContent = seconds(end - trace.start);
+  }
+  const clockTimer = setInterval(tick, 100);
+
+  const stopState = live.onState((state) => {
+    conn.className = `conn ${state === "live" ? "live" : "down"}`;
+    conn.textContent = state === "live" ? "live" : state;
+  });
+
+  const stop = live.follow(runId, (e) => {
+    if (e.type === "socket.error") { mount(endBox, errorBox(e.detail)); return; }
+    trace.add(e);
+    const offset = trace.start ? seconds(new Date(e.at) - trace.start) : "";
+    log.append(h("div", { "data-seq": e.seq }, `#${e.seq} +${offset} ${e.type}${e.stage ? ` ${e.stage}` : ""}${e.round ? ` r${e.round}` : ""}${e.side ? ` ${e.side}` : ""}`));
+    if (!frame) frame = requestAnimationFrame(draw);
+    if (ENDS.has(e.type)) {
+      tick();
+      mount(pill, statusPill(e.type.replace("run.", "")));
+      const d = e.data || {};
+      mount(endBox, h("p.row", { id: "run-ended" },
+        h("strong", e.type === "run.succeeded" ? "The debate has ended." : `The run ${e.type.replace("run.", "")}.`),
+        d.verdict ? verdictPill(d.verdict) : null,
+        d.score !== undefined ? h("span", `score ${d.score}`) : null,
+        d.error ? h("span.error", d.error) : null,
+        h("a.button.primary", { href: `#/runs/${runId}` }, "Open the verdict")));
+      api(`/runs/${runId}/round_decisions`).then((r) => {
+        if (!r.decisions.length) return;
+        mount(decisionsTable, h("section.card", h("h2", "The round controller's decisions"),
+          h("table", h("thead", h("tr", ["Round", "Action", "Rule", "Mode", "Would have"].map((c) => h("th", c)))),
+            h("tbody", r.decisions.map((d) => h("tr", h("td", d.round), h("td", d.action), h("td", d.rule), h("td", d.mode),
+              h("td", d.controller_action ? `${d.controller_action} (${d.controller_rule})` : "—")))))));
+      }, () => {});
+      if (wasRunning && e.type === "run.succeeded") {
+        setTimeout(() => { if (!leaving && location.hash === `#/runs/${runId}/live`) location.hash = `#/runs/${runId}`; }, 1500);
+      }
+    }
+  });
+  return () => { leaving = true; stop(); stopState(); clearInterval(clockTimer); if (frame) cancelAnimationFrame(frame); };
+}

@@ -1,0 +1,121 @@
+"""The web console's browser tests' harness: `claimcourt serve` in its own process on a free loopback
+port (the offline reasoner, paced so a debate can be watched), a key made with the CLI, and Debian's
+Chromium driven by Playwright (browsers cannot be downloaded here: the system binary is used)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.integration.served import free_port
+
+CLAIMCOURT = str(Path(sys.executable).parent / "claimcourt")
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "build" / "screenshots"  # written by the tests; the best are copied to docs/console/
+
+
+def chromium_path() -> str:
+    """Debian's Chromium (`apt-get install chromium`, as .ci/run does), or CLAIMCOURT_CHROMIUM."""
+    found = (
+        os.environ.get("CLAIMCOURT_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    )
+    if not found:
+        raise AssertionError(
+            "no Chromium: install Debian's package (apt-get install -y chromium), as .ci/run does"
+        )
+    return found
+
+
+@dataclass
+class Served:
+    url: str
+    key: str
+    data_dir: Path
+
+    def client(self) -> httpx.Client:
+        return httpx.Client(base_url=self.url, headers={"Authorization": f"Bearer {self.key}"}, timeout=10)
+
+    def start(self, claim: str, **request: Any) -> dict[str, Any]:
+        with self.client() as client:
+            reply = client.post("/runs", json={"claim": claim, **request})
+            assert reply.status_code == 202, reply.text
+            return dict(reply.json())
+
+    def wait(self, run_id: str, timeout_s: float = 60) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout_s
+        with self.client() as client:
+            while time.monotonic() < deadline:
+                run = dict(client.get(f"/runs/{run_id}").json())
+                if run["status"] != "running":
+                    return run
+                time.sleep(0.2)
+        raise AssertionError(f"run {run_id} still running after {timeout_s} s")
+
+    def idle(self, timeout_s: float = 60) -> None:
+        """Until none of this tenant's runs is running (the cost guard's slots are all free)."""
+        deadline = time.monotonic() + timeout_s
+        with self.client() as client:
+            while time.monotonic() < deadline:
+                if all(r["status"] != "running" for r in client.get("/runs?limit=100").json()["runs"]):
+                    return
+                time.sleep(0.2)
+        raise AssertionError("runs still running")
+
+
+@contextmanager
+def serve(data_dir: Path, **env: str) -> Iterator[Served]:
+    environment = {
+        **os.environ,
+        "CLAIMCOURT_DATA_DIR": str(data_dir),
+        "CLAIMCOURT_PROVIDER": "offline",
+        "CLAIMCOURT_OFFLINE_PACE_MS": "300",
+        "CLAIMCOURT_HOURLY_RUNS_PER_TENANT": "1000",
+        **env,
+    }
+    environment.pop("ANTHROPIC_API_KEY", None)
+    environment.pop("OPENAI_API_KEY", None)
+    made = subprocess.run(
+        [CLAIMCOURT, "keys", "create", "--tenant", "acme", "--label", "console tests"],
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    key = made.stdout.strip().splitlines()[-1]
+    port = free_port()
+    process = subprocess.Popen(
+        [CLAIMCOURT, "serve", "--port", str(port)],
+        env=environment,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                break
+        except httpx.TransportError:
+            time.sleep(0.1)
+    else:
+        process.kill()
+        raise AssertionError(f"serve did not start: {process.stderr.read() if process.stderr else ''!r}")
+    try:
+        yield Served(url, key, data_dir)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)

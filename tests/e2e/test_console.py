@@ -1,0 +1,378 @@
+"""The web console in a real browser (Debian's Chromium, driven by Playwright) against `claimcourt
+serve` with the offline reasoner: start a run and watch it live, land on its verdict, follow a claim's
+drift, watch and unwatch a claim, search and delete history, queue claims under the cost guard, refuse
+a bad key, survive a reload mid-run; accessibility basics; a screenshot of every page in light and
+dark (build/screenshots/)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect, sync_playwright
+
+from tests.e2e.console import SHOTS, Served, chromium_path, serve
+
+pytestmark = pytest.mark.timeout(240)
+ARCTIC = "Arctic sea ice has declined since 1979"
+THEMES = ("light", "dark")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    # Two debates at once at most, so the queue meets the cost guard with three claims.
+    with serve(tmp_path_factory.mktemp("console"), CLAIMCOURT_MAX_ACTIVE_RUNS="2") as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def playwright() -> Iterator[Playwright]:
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="module")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    browser = playwright.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
+    yield browser
+    browser.close()
+
+
+def _context(browser: Browser, served: Served, theme: str = "light", key: bool = True) -> BrowserContext:
+    context = browser.new_context(
+        base_url=served.url, color_scheme=theme, viewport={"width": 1280, "height": 900}
+    )  # type: ignore[arg-type]
+    if key:
+        context.add_init_script(
+            f"localStorage.getItem('cc.key') || localStorage.setItem('cc.key', '{served.key}')"
+        )
+    return context
+
+
+@pytest.fixture
+def page(browser: Browser, served: Served) -> Iterator[Page]:
+    context = _context(browser, served)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    yield page
+    context.close()
+    assert errors == [], errors
+
+
+def shot(page: Page, name: str, theme: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}-{theme}.png"), full_page=True)
+
+
+def _seqs(page: Page) -> list[int]:
+    return [int(s) for s in page.locator("#event-log div").evaluate_all("els => els.map(e => e.dataset.seq)")]
+
+
+# ---------------------------------------------------------------- keys
+
+
+def test_a_bad_key_is_refused_and_a_good_one_is_kept(browser: Browser, served: Served) -> None:
+    context = _context(browser, served, key=False)
+    page = context.new_page()
+    page.goto("/#/history")
+    expect(page.locator("h1")).to_have_text("Your API key")
+    page.get_by_label("API key", exact=True).fill("cc_0123456789abcdef_" + "x" * 43)
+    page.get_by_role("button", name="Use this key").click()
+    expect(page.locator("#key-message")).to_contain_text("refused")
+    expect(page.get_by_label("API key", exact=True)).to_have_attribute("aria-invalid", "true")
+    assert page.evaluate("localStorage.getItem('cc.key')") is None
+    shot(page, "key", "light")
+    page.get_by_label("API key", exact=True).fill(served.key)
+    page.get_by_role("button", name="Use this key").click()
+    expect(page.locator("h1#history-title")).to_be_visible()  # back where it was going
+    assert page.evaluate("localStorage.getItem('cc.key')") == served.key
+    context.close()
+
+
+# ---------------------------------------------------------------- a run, live, then its verdict
+
+
+def test_a_run_started_from_the_console_streams_live_and_lands_on_its_verdict_with_sources(
+    page: Page, served: Served
+) -> None:
+    page.goto("/")
+    page.get_by_label("Claim", exact=True).fill(ARCTIC)
+    page.get_by_role("button", name="Start debate").click()
+    expect(page).to_have_url(re.compile(r"#/runs/run_\w+/live$"))
+    run_id = page.url.split("/")[-2]
+    # events arrive while the debate runs: stage by stage, the debaters side by side
+    expect(page.locator(".step.running").first).to_be_visible(timeout=10_000)
+    expect(page.locator("#event-count")).not_to_have_text("0 events")
+    assert page.locator("#run-ended").count() == 0
+    expect(page.locator("[data-round='1'] .step.role-for[data-step^='argue|']")).to_be_visible(timeout=10_000)
+    expect(page.locator("[data-round='1'] .step.role-against[data-step^='argue|']")).to_be_visible()
+    shot(page, "live", "light")
+    # the round controller's decision after round 1, as round.decided said it
+    expect(page.locator("[data-decision='1']")).to_contain_text("Round 1:", timeout=20_000)
+    # the run ends and the console moves on to the verdict
+    expect(page).to_have_url(re.compile(rf"#/runs/{run_id}$"), timeout=60_000)
+    expect(page.locator("#score")).to_be_visible()
+    run = served.wait(run_id)
+    expect(page.locator("#score")).to_contain_text(str(run["score"]))
+    expect(page.locator(f".pill.v-{run['verdict']}").first).to_be_visible()
+    sources = page.locator("#sources li")
+    assert sources.count() == len(run["result"]["sources"]) >= 1
+    for i in range(sources.count()):
+        expect(sources.nth(i).locator(".tier")).to_have_text(re.compile("^T[12]$"))
+        assert (sources.nth(i).locator("a").get_attribute("href") or "").startswith("http")
+    expect(page.locator("#decisive")).to_be_visible()
+    expect(page.locator("[data-subclaim]").first).to_be_visible()
+    expect(page.locator("#cost")).to_contain_text("offline")
+    with page.expect_download() as download:
+        page.locator("#dl-result").click()
+    assert Path(download.value.path()).read_text().startswith("{")
+    with page.expect_download() as download:
+        page.locator("[data-artifact='transcript_full.md']").click()
+    assert download.value.suggested_filename == f"{run_id}-transcript_full.md"
+    assert ARCTIC in Path(download.value.path()).read_text()
+
+
+def test_a_reload_mid_run_resumes_the_trace_from_the_last_seq_and_the_banner_follows_the_run(
+    page: Page, served: Served
+) -> None:
+    page.goto("/")
+    page.get_by_label("Claim", exact=True).fill("Global warming is causing sea levels to rise")
+    page.locator("label[for='effort-high']").click()  # four rounds: a debate long enough to leave
+    page.get_by_role("button", name="Start debate").click()
+    expect(page).to_have_url(re.compile(r"#/runs/run_\w+/live$"))
+    run_id = page.url.split("/")[-2]
+    expect(page.locator("#event-count")).to_have_text(re.compile(r"^([5-9]|\d\d+) events$"), timeout=10_000)
+    # away and back: the banner follows the running debate on every page
+    page.get_by_role("link", name="History").click()
+    banner = page.locator(f".banner[data-run='{run_id}']")
+    expect(banner).to_contain_text("Debate running")
+    # a dropped connection reconnects by itself
+    page.evaluate("window.ccLive.drop()")
+    banner.get_by_role("link", name="Watch live").click()
+    expect(page.locator(".conn")).to_have_text("live", timeout=10_000)
+    # a reload while it still runs: the trace starts again from the stored events, then goes on live
+    with served.client() as client:
+        assert client.get(f"/runs/{run_id}").json()["status"] == "running"
+    page.reload()
+    expect(page.locator("#run-ended")).to_be_visible(timeout=60_000)
+    with served.client() as client:
+        stored = client.get(f"/runs/{run_id}/events").json()["events"]
+    assert _seqs(page) == [e["seq"] for e in stored] == list(range(1, len(stored) + 1))
+    expect(page.locator(f".banner[data-run='{run_id}']")).to_have_count(0)
+    rounds = page.locator("[data-round]")
+    assert rounds.count() == 4
+
+
+# ---------------------------------------------------------------- drift, monitors, history
+
+
+def test_a_claims_drift_chart_after_two_runs_and_a_backtest(page: Page, served: Served) -> None:
+    claim = "Sea levels have risen since 1900"
+    runs = [served.start(claim), served.start(claim)]
+    runs = [served.wait(r["run_id"]) for r in runs]
+    runs.append(served.wait(served.start(claim, as_of_date="2010-06-01")["run_id"]))
+    page.goto(f"/#/runs/{runs[0]['run_id']}")
+    page.get_by_role("link", name="Drift chart").click()
+    expect(page).to_have_url(re.compile(rf"#/claims/{runs[0]['claim_id']}$"))
+    expect(page.locator("h1")).to_have_text(claim)
+    expect(page.locator("#drift-chart canvas")).to_be_visible()
+    kinds = page.locator("#drift-table tbody tr").evaluate_all("rows => rows.map(r => r.dataset.kind)")
+    assert sorted(kinds) == ["backtest", "live", "live"]
+    expect(page.locator("#drift-table")).to_contain_text("as of 2010-06-01")
+
+
+def test_a_monitor_is_added_and_removed(page: Page, served: Served) -> None:
+    page.goto("/#/monitors")
+    page.get_by_label("Claim to watch").fill(ARCTIC)
+    page.get_by_label("Cadence").select_option("weekly")
+    page.get_by_label("Threshold (points)").fill("7")
+    page.get_by_role("button", name="Watch this claim").click()
+    row = page.locator("[data-monitor]")
+    expect(row).to_have_count(1)
+    expect(row).to_contain_text("weekly")
+    expect(row).to_contain_text("±7")
+    with served.client() as client:
+        assert [m["request"]["threshold"] for m in client.get("/monitors").json()["monitors"]] == [7]
+    row.get_by_role("button", name=re.compile("Stop watching")).click()
+    expect(page.locator("#no-monitors")).to_be_visible()
+    with served.client() as client:
+        assert client.get("/monitors").json()["monitors"] == []
+
+
+def test_history_is_searched_filtered_and_a_run_deleted(page: Page, served: Served) -> None:
+    flat = served.wait(served.start("The Earth is flat")["run_id"])
+    page.goto("/#/history")
+    page.get_by_label("Search claims").fill("EARTH IS")
+    expect(page.locator("#runs-table tbody tr")).to_have_count(1)
+    page.get_by_label("Source").select_option("drift")
+    expect(page.locator("#runs-table tbody tr")).to_have_count(0)
+    page.get_by_label("Source").select_option("app")
+    row = page.locator(f"[data-run='{flat['run_id']}']")
+    expect(row).to_be_visible()
+    page.once("dialog", lambda dialog: dialog.accept())
+    row.get_by_role("button", name=re.compile("Delete")).click()
+    expect(row).to_have_count(0)
+    with served.client() as client:
+        assert client.get(f"/runs/{flat['run_id']}").status_code == 404
+    expect(page.locator("#claims-table")).to_contain_text(ARCTIC)
+
+
+def test_the_queue_waits_on_a_429_and_starts_every_claim_as_slots_free(page: Page, served: Served) -> None:
+    served.idle()
+    page.goto("/")
+    claims = ["Glaciers are retreating worldwide", "Ocean heat content is rising", "Snow cover has declined"]
+    page.get_by_label("Claims to queue").fill("\n".join(claims))
+    page.get_by_role("button", name="Add to queue").click()
+    expect(page.locator(".queue-item")).to_have_count(3)
+    page.get_by_role("button", name="Run the queue").click()
+    # two slots: the third claim meets the cost guard and says when it will ask again
+    expect(page.locator(".queue-item[data-state='waiting']")).to_contain_text(
+        "Waiting for a slot (too_many_runs)", timeout=10_000
+    )
+    expect(page.locator(".queue-item[data-state='succeeded']")).to_have_count(3, timeout=90_000)
+    with served.client() as client:
+        started = {r["claim"] for r in client.get("/runs?limit=100").json()["runs"]}
+    assert set(claims) <= started
+
+
+# ---------------------------------------------------------------- themes and accessibility
+
+
+def test_the_theme_is_set_before_any_module_runs_so_the_wrong_one_never_flashes(
+    browser: Browser, served: Served
+) -> None:
+    context = _context(browser, served, theme="light")
+    context.add_init_script("localStorage.setItem('cc.theme', 'dark')")
+    page = context.new_page()
+    page.route("**/console/app.js", lambda route: route.abort())  # no module at all: only <head> ran
+    page.goto("/")
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(13, 17, 23)"
+    context.close()
+    context = _context(browser, served, theme="dark")  # no choice made: the system's
+    page = context.new_page()
+    page.route("**/console/app.js", lambda route: route.abort())
+    page.goto("/")
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    context.close()
+
+
+CONTRAST = """() => {
+  const css = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+  const lum = (hex) => {
+    const c = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255)
+      .map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+  };
+  const ratio = (a, b) => {
+    const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+    return (x + 0.05) / (y + 0.05);
+  };
+  const out = {};
+  for (const v of ["supported", "refuted", "conflicting", "nee"]) {
+    out[v + " on surface"] = ratio(css("--" + v), css("--surface"));
+    out[v + " on its pill"] = ratio(css("--" + v), css("--" + v + "-bg"));
+  }
+  for (const r of ["for", "against", "moderator", "judge"]) {
+    out[r + " on surface"] = ratio(css("--" + r), css("--surface"));
+  }
+  return out;
+}"""
+
+UNLABELLED = """() => [...document.querySelectorAll('input:not([type=hidden]), select, textarea, button')]
+  .filter((el) => !el.hidden && el.getClientRects().length)
+  .filter((el) => el.tagName === 'BUTTON'
+    ? !(el.textContent.trim() || el.getAttribute('aria-label'))
+    : !(el.labels?.length || el.getAttribute('aria-label') || el.getAttribute('aria-labelledby')))
+  .map((el) => el.outerHTML.slice(0, 120))"""
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_the_score_and_role_colours_keep_their_contrast(browser: Browser, served: Served, theme: str) -> None:
+    context = _context(browser, served, theme=theme)
+    page = context.new_page()
+    page.goto("/#/settings")
+    ratios: dict[str, float] = page.evaluate(CONTRAST)
+    low = {name: round(r, 2) for name, r in ratios.items() if r < 4.5}
+    assert low == {}, f"below 4.5:1 in {theme}: {low}"
+    context.close()
+
+
+def test_every_control_has_a_label_and_the_keyboard_reaches_it_visibly(page: Page, served: Served) -> None:
+    run = served.wait(served.start(ARCTIC)["run_id"])
+    for route in [
+        "/#/run",
+        "/#/history",
+        "/#/monitors",
+        "/#/settings",
+        f"/#/runs/{run['run_id']}",
+        f"/#/runs/{run['run_id']}/live",
+        f"/#/claims/{run['claim_id']}",
+    ]:
+        page.goto(route)
+        expect(page.locator("main h1").first).to_be_visible()
+        page.wait_for_load_state("networkidle")
+        assert page.evaluate(UNLABELLED) == [], route
+    page.goto("/#/history")
+    page.reload()  # a fresh document: the keyboard starts at the top
+    expect(page.locator("h1")).to_be_visible()
+    page.keyboard.press("Tab")
+    focused: dict[str, Any] = page.evaluate(
+        "() => ({text: document.activeElement.textContent.trim(),"
+        " outline: getComputedStyle(document.activeElement).outlineStyle,"
+        " width: parseFloat(getComputedStyle(document.activeElement).outlineWidth)})"
+    )
+    assert focused["text"] == "Skip to content" and focused["outline"] != "none" and focused["width"] >= 2
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "main"
+    # the run form by keyboard alone: type the claim, then Enter on the focused button starts it
+    page.goto("/#/run")
+    expect(page.locator("#claim")).to_be_focused()
+    page.keyboard.type("Coral reefs are bleaching more often")
+    page.locator("#start").focus()
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") != "none"
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"#/runs/run_\w+/live$"))
+    served.wait(page.url.split("/")[-2])
+
+
+# ---------------------------------------------------------------- every page, light and dark
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_a_screenshot_of_every_page(browser: Browser, served: Served, theme: str) -> None:
+    served.idle()
+    with served.client() as client:
+        runs = client.get("/runs", params={"q": "Arctic sea ice", "source": "app"}).json()["runs"]
+    done = [r for r in runs if r["status"] == "succeeded" and not r["as_of_date"]]
+    run = done[0] if done else served.wait(served.start(ARCTIC)["run_id"])
+    with served.client() as client:
+        busiest = max(client.get("/claims").json()["claims"], key=lambda c: c["run_count"])
+        client.post("/monitors", json={"claim": busiest["text"], "cadence": "daily", "threshold": 5})
+    context = _context(browser, served, theme=theme)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    for name, route, ready in [
+        ("run", "/#/run", "#run-form"),
+        ("verdict", f"/#/runs/{run['run_id']}", "#score"),
+        ("trace", f"/#/runs/{run['run_id']}/live", "#run-ended"),
+        ("drift", f"/#/claims/{busiest['claim_id']}", "#drift-chart canvas"),
+        ("history", "/#/history", "#runs-table tbody tr"),
+        ("monitors", "/#/monitors", "[data-monitor]"),
+        ("settings", "/#/settings", "#roles"),
+    ]:
+        page.goto(route)
+        expect(page.locator(ready).first).to_be_visible(timeout=15_000)
+        page.wait_for_load_state("networkidle")
+        assert page.evaluate("document.documentElement.dataset.theme") == theme
+        shot(page, name, theme)
+    context.close()
+    assert errors == [], errors
+    with served.client() as client:
+        for monitor in client.get("/monitors").json()["monitors"]:
+            client.delete(f"/monitors/{monitor['monitor_id']}")
