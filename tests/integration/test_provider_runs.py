@@ -142,5 +142,7 @@ def test_hard_provider_failure_ends_the_run_failed_without_leaking_the_key(tmp_p
     assert record.status is RunStatus.FAILED
     assert record.error is not None and record.error.startswith("ProviderError")
     assert "sk-ant-secret-key" not in record.error
-    # Suitability and decomposition each tried once: a hard failure is not retried
-    assert len(server.requests) == 2
+    # Suitability and decomposition each tried at most once: a hard failure is not retried (the
+    # Parallel may end before its second branch has asked at all, on a busy machine)
+    systems = [r.body["system"] for r in server.requests]
+    assert 1 <= len(systems) <= 2 and len(set(systems)) == len(systems)
