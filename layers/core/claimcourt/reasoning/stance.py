@@ -19,6 +19,7 @@ claimcourt.reasoning.offline for what was measured.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -367,12 +368,29 @@ class Stance:
         return self.relevance * self.polarity
 
 
+@dataclass(frozen=True)
+class Reading:
+    """What the lexical rule reads in a passage about a statement, beyond its Stance."""
+
+    relevance: float
+    polarity: int
+    subject_named: bool  # the passage (or its title) names at least half the statement's subject
+    stated: float  # share of the statement's predicate the passage states or states the opposite of
+
+
 def stance(statement: str, passage: str, title: str = "") -> Stance:
     """How `passage` (from a source titled `title`) bears on `statement`."""
+    r = read(statement, passage, title)
+    return Stance(r.relevance, r.polarity)
+
+
+@lru_cache(maxsize=32768)
+def read(statement: str, passage: str, title: str = "") -> Reading:
+    """The rule's reading of `passage` (from a source titled `title`) on `statement`."""
     s_words = content_stems(statement)
     p_words = content_stems(f"{title}. {passage}" if title else passage)
     if not s_words or not p_words:
-        return Stance(0.0, 1)
+        return Reading(0.0, 1, False, 0.0)
     s_set, p_set = frozenset(s_words), frozenset(p_words)
     overlap = len(s_set & p_set) / len(s_set)
     s_bigrams = set(pairwise(s_words))
@@ -385,7 +403,7 @@ def stance(statement: str, passage: str, title: str = "") -> Stance:
         relevance *= HEDGED
     relevance = round(relevance, 4)
     if not _assertive(passage):
-        return Stance(relevance, 0)
+        return Reading(relevance, 0, False, 0.0)
     subject, predicate = split_statement(statement)
     predicate = [w for w in predicate if w not in subject] or ([] if len(subject) < 2 else subject[1:])
     named = _canonical(p_set)
@@ -406,13 +424,18 @@ def stance(statement: str, passage: str, title: str = "") -> Stance:
         + min(1, _swaps(s_set, passage))
         + (_minimised(statement, p_set) != _minimised(passage, s_set))
     )
+    polarity = 0
     if subject_named and covered:
-        return Stance(relevance, -1 if flips % 2 else 1)
+        polarity = -1 if flips % 2 else 1
     # "X is the main cause of Y" against a passage giving the main cause of Y as something else.
-    exclusive = _MAIN in _canonical(frozenset(s_words)) and _MAIN in _canonical(text_stems)
-    if exclusive and covered and not subject_named and not flips % 2:
-        return Stance(relevance, -1)
-    return Stance(relevance, 0)
+    elif (
+        covered
+        and not flips % 2
+        and _MAIN in _canonical(frozenset(s_words))
+        and _MAIN in _canonical(text_stems)
+    ):
+        polarity = -1
+    return Reading(relevance, polarity, subject_named, share)
 
 
 def _canonical_list(stems: list[str]) -> list[str]:
@@ -427,3 +450,110 @@ def key_terms(text: str, limit: int = 10) -> list[str]:
             continue
         seen.setdefault(stem(t), t)
     return list(seen.values())[:limit]
+
+
+# ---------------------------------------------------------------- features for the learned stance
+
+# Direction words: a statement that something goes up, against a passage that says it goes down.
+_UP = frozenset(
+    stem(w)
+    for w in "rise rising increase grow growth gain higher more warm warming accelerate expand hotter "
+    "warmer".split()
+)
+_DOWN = frozenset(
+    stem(w)
+    for w in "fall falling decrease decline drop shrink loss lower less cool cooling slow reduce colder "
+    "cooler".split()
+)
+
+# The lexical readings of a (statement, passage) pair that the learned stance weighs
+# (claimcourt.reasoning.stance_model), in this order. Each is a number a reader can check by hand.
+FEATURES = (
+    "relevance",  # stance().relevance: statement stems and bigrams in the passage, figures, hedges
+    "relevance_squared",
+    "overlap",  # share of the statement's content stems in the passage's text
+    "overlap_with_title",  # … in its text or its source's title
+    "subject_named",  # share of the statement's subject stems named by the passage or its title
+    "predicate_covered",  # share of the statement's predicate stems there
+    "predicate_stated",  # share of its predicate the rule reads as stated (or opposed), clause by clause
+    "rule_states_it",  # the lexical rule (stance()) reads the passage as stating the statement
+    "rule_states_opposite",  # … as stating its opposite
+    "rule_states_it_x_relevance",
+    "rule_states_opposite_x_relevance",
+    "statement_negations",  # negators in the statement about what the passage mentions (at most 2)
+    "passage_negations",  # negators in the passage about what the statement mentions (at most 2)
+    "negations_differ",  # an odd number of those between the two
+    "antonym_swaps",  # statement words whose opposite the passage uses instead (at most 2)
+    "minimiser_differs",  # "only", "tiny", "little" on one side and not the other
+    "passage_hedged",
+    "statement_hedged",
+    "statement_has_figures",
+    "figures_shared",
+    "figures_differ",  # both state figures, none in common
+    "statement_up_passage_down",
+    "statement_down_passage_up",
+    "both_up",
+    "both_down",
+    "statement_denial",  # "myth", "hoax", "debunked" … in the statement
+    "passage_denial",
+    "passage_length",  # log(1 + content words)
+    "passage_not_assertive",  # a question or a quoted title
+    "statement_length",  # content words / 20
+)
+
+
+@lru_cache(maxsize=32768)
+def features(statement: str, passage: str, title: str = "") -> tuple[float, ...]:
+    """The FEATURES of `passage` (from a source titled `title`) against `statement`."""
+    rule = read(statement, passage, title)
+    s_words = content_stems(statement)
+    p_words = content_stems(passage)
+    s_set, p_text = frozenset(s_words), frozenset(p_words)
+    p_set = p_text | frozenset(content_stems(title))
+    overlap = len(s_set & p_text) / len(s_set) if s_set else 0.0
+    overlap_titled = len(s_set & p_set) / len(s_set) if s_set else 0.0
+    subject, predicate = split_statement(statement)
+    named = sum(w in p_set for w in subject) / len(subject) if subject else 0.0
+    covered = sum(w in p_set for w in predicate) / len(predicate) if predicate else 0.0
+    s_neg = _scoped_negations(statement, p_set, forward=False)
+    p_neg = _scoped_negations(passage, s_set, forward=True)
+    s_figures, p_figures = _numbers(statement), _numbers(passage)
+    s_up, s_down, p_up, p_down = (
+        bool(s_set & _UP),
+        bool(s_set & _DOWN),
+        bool(p_text & _UP),
+        bool(p_text & _DOWN),
+    )
+    states, opposes = float(rule.polarity == 1), float(rule.polarity == -1)
+    return (
+        rule.relevance,
+        rule.relevance**2,
+        overlap,
+        overlap_titled,
+        named,
+        covered,
+        rule.stated,
+        states,
+        opposes,
+        states * rule.relevance,
+        opposes * rule.relevance,
+        float(min(s_neg, 2)),
+        float(min(p_neg, 2)),
+        float((s_neg + p_neg) % 2),
+        float(min(_swaps(s_set, passage), 2)),
+        float(_minimised(statement, p_set) != _minimised(passage, s_set)),
+        float(_hedged(passage)),
+        float(_hedged(statement)),
+        float(bool(s_figures)),
+        float(bool(s_figures & p_figures)),
+        float(bool(s_figures and p_figures and not s_figures & p_figures)),
+        float(s_up and p_down and not p_up),
+        float(s_down and p_up and not p_down),
+        float(s_up and p_up),
+        float(s_down and p_down),
+        float(bool(DENIALS & frozenset(tokens(statement)))),
+        float(bool(DENIALS & frozenset(tokens(passage)))),
+        math.log1p(len(p_words)),
+        float(not _assertive(passage)),
+        len(s_words) / 20,
+    )
