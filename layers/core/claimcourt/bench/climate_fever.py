@@ -30,10 +30,10 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claimcourt.bench.metrics import (
     accuracy,
@@ -43,6 +43,9 @@ from claimcourt.bench.metrics import (
     majority_label,
     per_class,
 )
+
+if TYPE_CHECKING:
+    from claimcourt.store.base import Store
 
 CLAIMS_FILE = Path(__file__).parent / "data" / "climate_fever_claims_dev.jsonl.gz"
 LABELS = ("SUPPORTS", "REFUTES", "NOT_ENOUGH_INFO", "DISPUTED")
@@ -105,8 +108,11 @@ def select(claims: Sequence[Claim], split: str, limit: int | None, seed: int) ->
     return sorted(chosen, key=lambda c: c.index)
 
 
-def run_claims(claims: Sequence[Claim], data_dir: Path) -> tuple[list[Outcome], float]:
-    """Each claim through the real state machine, one after another. Returns outcomes and setup seconds."""
+def run_claims(
+    claims: Sequence[Claim], data_dir: Path, observe: Callable[[Claim, str, Store], None] | None = None
+) -> tuple[list[Outcome], float]:
+    """Each claim through the real state machine, one after another. Returns outcomes and setup seconds.
+    `observe` is called after each run with its claim, run id and the store (to read its artifacts)."""
     from claimcourt.errors import InvalidRequestError
     from claimcourt.local.runtime import LocalRuntime
     from claimcourt.models import RunStatus, SourceTag
@@ -151,6 +157,8 @@ def run_claims(claims: Sequence[Claim], data_dir: Path) -> tuple[list[Outcome], 
             runtime.execute(record.run_id)
             record = deps.store.get_run(record.run_id)
             wall = time.perf_counter() - began
+            if observe is not None:
+                observe(claim, record.run_id, deps.store)
             result = record.result
             if result is not None and result.reasoner != "offline":
                 raise RuntimeError(

@@ -1,0 +1,302 @@
+"""Train the offline reasoner's passage stance (stance_model.json) from the tune half of CLIMATE-FEVER dev.
+
+Run: python -m claimcourt.reasoning.stance_train [--check]
+
+Data: the bench's bundled claims (claimcourt/bench/data/climate_fever_claims_dev.jsonl.gz), the claims at
+even line indexes only (the bench's "tune" half; the odd, "held-out" half is never read here). Each claim
+comes with five Wikipedia sentences an annotator pool labelled SUPPORTS, REFUTES or NOT_ENOUGH_INFO for it:
+those (claim, sentence, label) pairs are the training set.
+
+Two logistic regressions over the lexical features of claimcourt.reasoning.stance.FEATURES, each with
+balanced class weights and an L2 penalty of L2 on features standardised over the training pairs, fitted by
+Newton's method to convergence (the optimum is unique, so the weights do not depend on a seed or an
+iteration count):
+  bears    does the passage bear on the statement (SUPPORTS or REFUTES) or not (NOT_ENOUGH_INFO)?
+  refutes  of the passages that bear on it, does it refute (REFUTES) rather than support (SUPPORTS)?
+
+Then the judge's three thresholds (stance_model.Decision), chosen on the same tune claims with each
+claim's five annotated sentences as its pool: the grid point with the best macro-F1 + balanced accuracy
+over the four claim labels among those whose precision of supported is at least MIN_SUPPORTED_PRECISION.
+CLIMATE-FEVER's own claim label is the aggregate of its sentences' labels (supports and refutes: DISPUTED;
+only supports: SUPPORTS; only refutes: REFUTES; neither: NOT_ENOUGH_INFO), and the judge mirrors it.
+
+Pure Python and deterministic: the same data gives byte-identical output. --check compares a fresh fit with
+the shipped file and fails if they differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from claimcourt.bench.climate_fever import LABEL_FOR_VERDICT
+from claimcourt.models import Verdict
+from claimcourt.reasoning.stance import FEATURES, features
+from claimcourt.reasoning.stance_model import MODEL_FILE, TOP, Decision, StanceModel, decide, summarise, use
+
+CLAIMS_FILE = Path(__file__).resolve().parents[1] / "bench" / "data" / "climate_fever_claims_dev.jsonl.gz"
+# The L2 penalty (on standardised weights, in units of training pairs): chosen by 4-fold cross-validation
+# within the tune half (claim-level macro-F1 of the whole judge), 1 and 50 did no better than 10.
+L2 = 10.0
+# Supported must be right this often on the tune claims. Higher than the issue's 0.70: a threshold fitted
+# on one set is optimistic on the next (cross-validated within the tune half: 0.72 here gave 0.66-0.68).
+MIN_SUPPORTED_PRECISION = 0.72
+_BEARS_GRID = tuple(round(0.3 + 0.02 * i, 2) for i in range(31))  # 0.30 … 0.90
+_REFUTES_GRID = tuple(round(0.2 + 0.02 * i, 2) for i in range(31))  # 0.20 … 0.80
+LABELS = ("SUPPORTS", "REFUTES", "NOT_ENOUGH_INFO", "DISPUTED")
+
+
+def tune_claims(path: Path = CLAIMS_FILE) -> list[tuple[int, dict[str, Any]]]:
+    """The tune half, with line indexes: claims at even line indexes (claimcourt.bench.climate_fever's
+    split). The held-out lines are skipped unread."""
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        return [(i, json.loads(line)) for i, line in enumerate(lines) if i % 2 == 0]
+
+
+def _solve(a: list[list[float]], b: list[float]) -> list[float]:
+    """a x = b by Gauss-Jordan elimination with partial pivoting (a: small, symmetric, positive definite)."""
+    n = len(b)
+    m = [[*row, rhs] for row, rhs in zip(a, b, strict=True)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(m[r][col]))
+        m[col], m[pivot] = m[pivot], m[col]
+        for r in range(n):
+            if r != col and m[r][col]:
+                factor = m[r][col] / m[col][col]
+                m[r] = [x - factor * y for x, y in zip(m[r], m[col], strict=True)]
+    return [m[i][n] / m[i][i] for i in range(n)]
+
+
+def _sigmoid(z: float) -> float:
+    return 1 / (1 + math.exp(-z)) if z >= 0 else math.exp(z) / (1 + math.exp(z))
+
+
+def fit_logistic(rows: Sequence[Sequence[float]], ys: Sequence[int], l2: float = L2) -> list[float]:
+    """[bias, *weights] of an L2-penalised logistic regression with balanced class weights, by Newton's
+    method. `rows` are standardised features; the bias is not penalised."""
+    n, positives = len(ys), sum(ys)
+    weight = {1: n / (2 * positives), 0: n / (2 * (n - positives))}
+    xs = [[1.0, *row] for row in rows]
+    dim = len(xs[0])
+    beta = [0.0] * dim
+    for _ in range(100):
+        grad = [l2 * b if j else 0.0 for j, b in enumerate(beta)]
+        hess = [[(l2 if i == j and i else 0.0) for j in range(dim)] for i in range(dim)]
+        for x, y in zip(xs, ys, strict=True):
+            p = _sigmoid(sum(b * v for b, v in zip(beta, x, strict=True)))
+            w = weight[y]
+            g, h = w * (p - y), w * p * (1 - p)
+            for i in range(dim):
+                if x[i]:
+                    grad[i] += g * x[i]
+                    hx = h * x[i]
+                    row = hess[i]
+                    for j in range(dim):
+                        row[j] += hx * x[j]
+        step = _solve(hess, grad)
+        beta = [b - s for b, s in zip(beta, step, strict=True)]
+        if max(abs(s) for s in step) < 1e-10:
+            break
+    return beta
+
+
+def _scores(counts: dict[tuple[str, str], int], gold: dict[str, int]) -> dict[str, float]:
+    """Macro-F1, balanced accuracy and precision of SUPPORTS from (gold, predicted) counts."""
+    f1s, recalls = [], []
+    for label in LABELS:
+        hit = counts.get((label, label), 0)
+        said = sum(counts.get((g, label), 0) for g in LABELS)
+        precision = hit / said if said else 0.0
+        recall = hit / gold[label] if gold[label] else 0.0
+        f1s.append(2 * precision * recall / (precision + recall) if precision + recall else 0.0)
+        recalls.append(recall)
+    said_supported = sum(counts.get((g, "SUPPORTS"), 0) for g in LABELS)
+    return {
+        "macro_f1": round(sum(f1s) / len(LABELS), 4),
+        "balanced_accuracy": round(sum(recalls) / len(LABELS), 4),
+        "supported_precision": round(counts.get(("SUPPORTS", "SUPPORTS"), 0) / said_supported, 4)
+        if said_supported
+        else 0.0,
+    }
+
+
+def claim_verdict(calls: Sequence[Verdict]) -> Verdict:
+    """A claim's verdict from its sub-claims' (all jointly necessary, as the offline decomposer says), as
+    the score stage reads them (claimcourt.adjudication.score): supported only if every sub-claim is,
+    refuted if one is, conflicting if one is, else not enough evidence."""
+    if calls and all(v is Verdict.SUPPORTED for v in calls):
+        return Verdict.SUPPORTED
+    if Verdict.REFUTED in calls:
+        return Verdict.REFUTED
+    if Verdict.CONFLICTING in calls:
+        return Verdict.CONFLICTING
+    return Verdict.NOT_ENOUGH_EVIDENCE
+
+
+Pool = Sequence[tuple[float, float]]  # a sub-claim's passages as the judge weighs them: (bears, refutes)
+
+
+def fit_decision(claims: Sequence[Sequence[Pool]], gold: Sequence[str]) -> tuple[Decision, dict[str, float]]:
+    """The grid's best thresholds for the claims (each a list of its sub-claims' pools), judged as the
+    bench judges the engine (claimcourt.bench.climate_fever.LABEL_FOR_VERDICT)."""
+    summaries = [[summarise(pool) for pool in subs] for subs in claims]
+    totals = {label: gold.count(label) for label in LABELS}
+    label_for = {v: LABEL_FOR_VERDICT[v.value] for v in Verdict}
+    best: tuple[float, Decision, dict[str, float]] | None = None
+    for bears_at in _BEARS_GRID:
+        for supported_below in _REFUTES_GRID:
+            for refuted_from in _REFUTES_GRID:
+                if refuted_from < supported_below:
+                    continue
+                decision = Decision(bears_at, supported_below, refuted_from)
+                counts: dict[tuple[str, str], int] = {}
+                for subs, g in zip(summaries, gold, strict=True):
+                    verdict = claim_verdict([decide(s, decision).verdict for s in subs])
+                    key = (g, label_for[verdict])
+                    counts[key] = counts.get(key, 0) + 1
+                m = _scores(counts, totals)
+                if m["supported_precision"] < MIN_SUPPORTED_PRECISION:
+                    continue
+                objective = m["macro_f1"] + m["balanced_accuracy"]
+                if best is None or objective > best[0]:
+                    best = (objective, decision, m)
+    if best is None:
+        raise RuntimeError("no threshold reaches the precision asked for")
+    return best[1], best[2]
+
+
+def fit_weights(claims: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Stage 1: the model document's weights, from these claims' annotated (claim, sentence) pairs."""
+    pairs = [
+        (c["claim"], e["evidence"], e["article"], e["evidence_label"]) for c in claims for e in c["evidences"]
+    ]
+    raw = [features(claim, text, title) for claim, text, title, _ in pairs]
+    mean = [sum(col) / len(raw) for col in zip(*raw, strict=True)]
+    scale = [
+        math.sqrt(sum((v - m) ** 2 for v in col) / len(raw)) or 1.0
+        for col, m in zip(zip(*raw, strict=True), mean, strict=True)
+    ]
+    std = [[(v - m) / s for v, m, s in zip(row, mean, scale, strict=True)] for row in raw]
+    labels = [label for *_, label in pairs]
+    bears = fit_logistic(std, [int(label != "NOT_ENOUGH_INFO") for label in labels])
+    bearing = [i for i, label in enumerate(labels) if label != "NOT_ENOUGH_INFO"]
+    refutes = fit_logistic([std[i] for i in bearing], [int(labels[i] == "REFUTES") for i in bearing])
+    return {
+        "about": (
+            "The offline reasoner's passage stance: two logistic regressions over the lexical features of "
+            "claimcourt.reasoning.stance.FEATURES (standardised: (value - mean) / scale), and the judge's "
+            "thresholds. Written by python -m claimcourt.reasoning.stance_train from the tune half (even "
+            "line indexes) of CLIMATE-FEVER dev; do not edit by hand."
+        ),
+        "trained_on": {
+            "claims": len(claims),
+            "pairs": len(pairs),
+            "labels": {label: labels.count(label) for label in ("SUPPORTS", "REFUTES", "NOT_ENOUGH_INFO")},
+            "l2": L2,
+            "min_supported_precision": MIN_SUPPORTED_PRECISION,
+            "top": TOP,
+        },
+        "features": list(FEATURES),
+        "mean": [round(m, 6) for m in mean],
+        "scale": [round(s, 6) for s in scale],
+        "bears": _weights(bears),
+        "refutes": _weights(refutes),
+        # Placeholders until stage 2: the debaters and the moderator, who decide what is retrieved, never
+        # read them, so the pools stage 2 sees do not depend on them.
+        "decision": {"bears_at": 1.0, "supported_below": 0.0, "refuted_from": 1.0},
+    }
+
+
+def pipeline_pools(claims: Sequence[dict[str, Any]], indexes: Sequence[int]) -> list[list[Pool]]:
+    """Stage 2's input: each claim run through the real pipeline (the bench's local state machine, the
+    offline reasoner with the model in use, the bundled corpus), and each of its sub-claims' pools as the
+    judge weighs them. A claim the request validation refuses has no sub-claim (not enough evidence)."""
+    import tempfile
+
+    from claimcourt.bench.climate_fever import Claim, run_claims
+    from claimcourt.models import Evidence
+    from claimcourt.reasoning.offline import weighed_pool
+    from claimcourt.store.base import Store
+
+    found: dict[int, list[Pool]] = {}
+
+    def observe(claim: Claim, run_id: str, store: Store) -> None:
+        decomposition = store.get_artifact(run_id, "decomposition")
+        evidence: dict[str, Evidence] = {}
+        for _, doc in sorted(store.find_artifacts(run_id, "evidence/").items()):
+            for item in doc["items"]:
+                e = Evidence.model_validate(item)
+                evidence.setdefault(e.id, e)
+        found[claim.index] = [
+            [s.weighed for _, s in weighed_pool(sub["id"], sub["text"], list(evidence.values()))]
+            for sub in decomposition["sub_claims"]
+        ]
+
+    runs = [
+        Claim(i, str(c["claim_id"]), c["claim"], c["claim_label"])
+        for i, c in zip(indexes, claims, strict=True)
+    ]
+    with tempfile.TemporaryDirectory(prefix="claimcourt-stance-") as tmp:
+        run_claims(runs, Path(tmp), observe)
+    return [found.get(i, []) for i in indexes]
+
+
+def build(path: Path = CLAIMS_FILE) -> dict[str, Any]:
+    """Both stages on the tune half: the weights from its annotated pairs, then the thresholds from its
+    claims' pipeline pools judged with those weights."""
+    indexed = tune_claims(path)
+    claims = [c for _, c in indexed]
+    doc = fit_weights(claims)
+    weights_only = StanceModel.from_dict(doc)
+    use(weights_only)
+    try:
+        pools = pipeline_pools(claims, [i for i, _ in indexed])
+    finally:
+        use(None)
+    decision, fit = fit_decision(pools, [c["claim_label"] for c in claims])
+    doc["decision"] = {
+        "bears_at": decision.bears_at,
+        "supported_below": decision.supported_below,
+        "refuted_from": decision.refuted_from,
+    }
+    doc["tune_fit"] = fit
+    return doc
+
+
+def _weights(beta: Sequence[float]) -> dict[str, Any]:
+    return {
+        "bias": round(beta[0], 6),
+        "weights": {f: round(w, 6) for f, w in zip(FEATURES, beta[1:], strict=True)},
+    }
+
+
+def render(model: dict[str, Any]) -> str:
+    return json.dumps(model, indent=1) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m claimcourt.reasoning.stance_train", description=__doc__)
+    parser.add_argument(
+        "--check", action="store_true", help="fail if the shipped file differs from a fresh fit"
+    )
+    args = parser.parse_args(argv)
+    text = render(build())
+    if args.check:
+        if MODEL_FILE.read_text(encoding="utf-8") != text:
+            sys.exit(
+                f"{MODEL_FILE} differs from a fresh fit: run python -m claimcourt.reasoning.stance_train"
+            )
+        sys.stdout.write(f"{MODEL_FILE.name} matches a fresh fit\n")
+        return
+    MODEL_FILE.write_text(text, encoding="utf-8")
+    sys.stdout.write(f"wrote {MODEL_FILE}\n")
+
+
+if __name__ == "__main__":
+    main()
