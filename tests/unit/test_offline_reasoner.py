@@ -154,6 +154,21 @@ def test_compound_claim_splits_into_two_sub_claims() -> None:
     assert all(s.directive for s in result.sub_claims)
 
 
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "A global network of 500 scientists and professionals has prepared this urgent message",  # nouns
+        "They propose a plausible and terrifying scenario whereby humanity could face collapse",  # adjectives
+        # "then they" points back:
+        "Temperatures cooled from about 1940 to 1975, and then they rose from about 1975 to 2005",
+        "Coral becomes stressed and expels the algae that live in its tissues",  # no subject of its own
+    ],
+)
+def test_a_claim_splits_only_into_clauses_of_their_own(claim: str) -> None:
+    result = OfflineReasoner().decompose(DecomposeInput(claim=claim, max_sub_claims=4))
+    assert [s.text for s in result.sub_claims] == [claim]
+
+
 def test_simple_claim_is_one_sub_claim() -> None:
     result = OfflineReasoner().decompose(DecomposeInput(claim="Sea levels are rising", max_sub_claims=4))
     assert [(s.id, s.text, s.directive) for s in result.sub_claims] == [

@@ -1,0 +1,50 @@
+"""The offline engine end to end (the local state machine, the offline reasoner, the bundled corpus) on
+the claims issue 9 named: famous false claims are not supported, a true one is, opinions are stopped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from claimcourt.bench.climate_fever import Claim, Outcome, run_claims
+
+FAMOUS_FALSE = (
+    "The Earth is flat",
+    "Global warming stopped in 1998",
+    "The Sun is the main cause of recent global warming",
+    "Sea levels are falling",
+)
+TRUE = "Arctic sea ice has declined since 1979"
+OPINIONS = ("Climate change is bad", "Carbon taxes are the best climate policy")
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Outcome]:
+    texts = (*FAMOUS_FALSE, TRUE, *OPINIONS)
+    claims = [Claim(i, f"c{i}", text, "SUPPORTS") for i, text in enumerate(texts)]
+    done, _ = run_claims(claims, Path(tmp_path_factory.mktemp("offline-claims")))
+    return {text: o for text, o in zip(texts, done, strict=True)}
+
+
+@pytest.mark.parametrize("claim", FAMOUS_FALSE)
+def test_famous_false_claims_are_not_supported(outcomes: dict[str, Outcome], claim: str) -> None:
+    outcome = outcomes[claim]
+    assert outcome.status == "succeeded"
+    assert outcome.verdict != "supported"
+    assert outcome.score is not None and outcome.score < 60
+
+
+def test_warming_stopped_and_the_sun_as_main_cause_are_refuted(outcomes: dict[str, Outcome]) -> None:
+    assert outcomes["Global warming stopped in 1998"].verdict == "refuted"
+    assert outcomes["The Sun is the main cause of recent global warming"].verdict == "refuted"
+
+
+def test_a_true_claim_the_corpus_states_is_supported(outcomes: dict[str, Outcome]) -> None:
+    assert outcomes[TRUE].verdict == "supported"
+
+
+@pytest.mark.parametrize("claim", OPINIONS)
+def test_opinions_are_stopped(outcomes: dict[str, Outcome], claim: str) -> None:
+    assert outcomes[claim].status == "stopped"
+    assert outcomes[claim].verdict is None
