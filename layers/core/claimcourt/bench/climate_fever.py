@@ -8,12 +8,16 @@ handler), with the offline reasoner in every role and evidence retrieved from th
 tagged "bench". The overall verdict maps to a label (supported→SUPPORTS, refuted→REFUTES,
 not-enough-evidence→NOT_ENOUGH_INFO, conflicting→DISPUTED); a stopped or failed run has no verdict and
 counts as a NOT_ENOUGH_INFO prediction, and so does a claim the request validation refuses (two dev
-claims carry C1 control characters, mojibake in the source data). The baseline predicts the evaluated
-set's most frequent label.
+claims carry C1 control characters, mojibake in the source data). The mapping is one to one because the
+definitions agree: CLIMATE-FEVER's claim label is the aggregate of its five sentences' labels (a supporting
+and a refuting sentence: DISPUTED; only supporting: SUPPORTS; only refuting: REFUTES; none: NOT_ENOUGH_INFO),
+and the engine's verdicts are the same four readings of its own evidence (docs/scoring.md). The baseline
+predicts the evaluated set's most frequent label.
 
-Halves: claims at even line indexes of the data file are the tuning half (the offline heuristics were
-tuned on them only, see claimcourt.reasoning.offline), odd ones the held-out half; a run over both
-reports each half too. --limit takes a seeded, label-stratified sample of the chosen split.
+Halves: claims at even line indexes of the data file are the tuning half (the offline reasoner's stance
+weights and thresholds were trained and every choice made on them only, see claimcourt.reasoning.offline
+and claimcourt.reasoning.stance_train), odd ones the held-out half; a run over both reports each half
+too. --limit takes a seeded, label-stratified sample of the chosen split.
 
 Data: bench/data/climate_fever_claims_dev.jsonl.gz (Diggelmann et al. 2020, CLIMATE-FEVER; see its README).
 The corpus holds every claim's annotated evidence sentences, so retrieval here is a closed world.
@@ -257,7 +261,7 @@ def report(outcomes: Sequence[Outcome], split: str, wall_s: float, setup_s: floa
     present = sorted({o.half for o in outcomes}, key=lambda h: ("tune", "held-out").index(h))
     if len(present) > 1:
         print()
-        print("by half (tune: even line indexes, the heuristics were tuned on these; held-out: odd):")
+        print("by half (tune: even line indexes, the stance was trained on these; held-out: odd):")
         print(HEADER)
         for half in present:
             part = evaluate([o for o in outcomes if o.half == half])

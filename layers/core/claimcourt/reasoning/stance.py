@@ -1,5 +1,9 @@
-"""A lexical stance model for the offline reasoner: how relevant a passage is to a statement, and
-whether it agrees or disagrees. No model, no data, no dependencies — a transparent baseline.
+"""The lexical rule of the offline reasoner's stance: how relevant a passage is to a statement, and
+whether it states it, its opposite, or neither. No model, no data, no dependencies.
+
+It plays two parts. Its readings are the FEATURES the learned stance weighs
+(claimcourt.reasoning.stance_model), and its reading of a proposition (read(): the subject named, the
+predicate stated, the polarity) decides where the learned stance may count support at all.
 
 Relevance: the share of the statement's content stems (and bigrams) the passage contains, lowered
 when the passage states figures none of which are the statement's, or hedges what the statement asserts.
