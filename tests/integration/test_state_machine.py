@@ -10,7 +10,18 @@ from typing import Any
 import pytest
 
 from claimcourt.errors import ProviderError, TransientError
-from claimcourt.models import ArgumentDraft, ModeratorView, Point, RunEvent, RunOutput, RunRecord, RunStatus
+from claimcourt.models import (
+    ArgumentDraft,
+    Interval,
+    Judgement,
+    ModeratorView,
+    Point,
+    RunEvent,
+    RunOutput,
+    RunRecord,
+    RunStatus,
+)
+from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.runs import run_usage
 from claimcourt.store.sqlite import SqliteStore
 from claimcourt.wiring import Deps
@@ -274,11 +285,33 @@ def test_very_short_claim_is_stopped_not_failed(
     assert store.get_run(run.run_id).status is RunStatus.STOPPED
 
 
+def _second_sample_disagrees(task: Any) -> Judgement | None:
+    """The offline judgement, but the first self-consistency sample 30 points lower: the first two
+    samples disagree, so the review asks for the rest."""
+    if task.inputs.sample != 1:
+        return None
+    j = OfflineReasoner().adjudicate(task.inputs)
+    score = max(0, j.overall_score - 30)
+    return j.model_copy(
+        update={
+            "overall_score": score,
+            "overall_interval": Interval(
+                low=max(0, j.overall_interval.low - 30), high=max(score, j.overall_interval.high - 30)
+            ),
+            "sub_claims": [s.model_copy(update={"score": max(0, s.score - 30)}) for s in j.sub_claims],
+        }
+    )
+
+
 def test_high_effort_debate_stops_at_four_rounds(
     make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], store: SqliteStore
 ) -> None:
-    # Given a moderator that always wants another round
-    provider = ScriptedProvider().respond("moderate", _always_continue)
+    # Given a moderator that always wants another round, and judges whose first two samples disagree
+    provider = (
+        ScriptedProvider()
+        .respond("moderate", _always_continue)
+        .respond("adjudicate", _second_sample_disagrees)
+    )
     run = new_run(effort="high")
     execution = runtime(make_deps(provider)).execute(run.run_id, timeout_s=WAIT_S)
     assert execution.status == "SUCCEEDED", execution.error

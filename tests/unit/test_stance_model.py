@@ -8,8 +8,8 @@ import math
 
 import pytest
 
+from claimcourt.bench import stance_train
 from claimcourt.models import Verdict
-from claimcourt.reasoning import stance_train
 from claimcourt.reasoning.stance import FEATURES, features
 from claimcourt.reasoning.stance_model import (
     MODEL_FILE,

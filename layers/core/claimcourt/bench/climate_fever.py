@@ -16,7 +16,7 @@ predicts the evaluated set's most frequent label.
 
 Halves: claims at even line indexes of the data file are the tuning half (the offline reasoner's stance
 weights and thresholds were trained and every choice made on them only, see claimcourt.reasoning.offline
-and claimcourt.reasoning.stance_train), odd ones the held-out half; a run over both reports each half
+and claimcourt.bench.stance_train), odd ones the held-out half; a run over both reports each half
 too. --limit takes a seeded, label-stratified sample of the chosen split.
 
 Data: bench/data/climate_fever_claims_dev.jsonl.gz (Diggelmann et al. 2020, CLIMATE-FEVER; see its README).

@@ -16,20 +16,23 @@ the opposite refutes with all its weight.
 
 The judge, per sub-claim: the passages retrieved for it and the user's context (every passage if none
 was retrieved for it), those that share at least one content word with it (RELEVANT). If the most bearing
-passage's P(bears) is under the fitted bears_at, not enough evidence (a score within 42–58, ±25); otherwise
+passage's P(bears) is under the fitted bears_at, not enough evidence (a score within 42–58, ±25 up to ±40
+as less bears on it); otherwise
 the bears-weighted P(refutes) of the TOP most bearing passages decides: under supported_below supported,
 from refuted_from refuted, in between conflicting (±20). A call scores 65–95 (35–5) with a ±14–6 interval
 as it goes further past its thresholds, so it keeps its band through the score stage's evidence-quality
 pulls. The overall score is the contract's composition of the sub-claim scores. The thresholds are data,
-fitted by claimcourt.reasoning.stance_train on the tune half's pipeline pools (stance_model.json).
+fitted by claimcourt.bench.stance_train on the tune half's pipeline pools (stance_model.json).
 
 Measured on CLIMATE-FEVER claims-dev through the real pipeline (python -m claimcourt.bench.climate_fever):
 every weight, threshold and rule choice was made on the even-line-index half (the bench's "tune" split)
-only, comparing choices by 4-fold cross-validation within it; the odd half ("held-out") was run once, at the
-end. Macro-F1 / balanced accuracy / precision of supported (majority baseline about 0.15 / 0.25 / 0.43):
+only, comparing choices by 4-fold cross-validation within it; the odd half ("held-out") was only measured:
+at the end (macro-F1 0.322), then after two changes not made for it (onto the new main, identical; a
+wider interval for an empty pool, one claim from refuted to not enough evidence). Macro-F1 / balanced
+accuracy / precision of supported (majority baseline about 0.15 / 0.25 / 0.43):
     tune      0.318 / 0.345 / 0.743 before, 0.384 / 0.412 / 0.762 now (in-sample: thresholds fitted here)
     tune CV   0.333 / 0.361 / 0.712 now (whole system, 4 folds, two fold seeds: the expected held-out)
-    held-out  0.301 / 0.327 / 0.556 before, 0.322 / 0.338 / 0.647 now
+    held-out  0.301 / 0.327 / 0.556 before, 0.323 / 0.338 / 0.647 now
 ("before" is the lexical rule alone.) The issue's targets (held-out macro-F1 and balanced accuracy >= 0.40,
 precision of supported >= 0.70) are not met. What limits them: retrieval (five passages a query, two
 rounds) puts a gold SUPPORTS sentence in the pool for only 54 % of the held-out SUPPORTS claims and a gold
@@ -101,7 +104,8 @@ DECIDED_FROM, DECIDED_SPAN = 15, 30
 DECIDED_HALF_WIDTH = (14, 6)
 UNDECIDED_LEAN = 8
 CONFLICTING_HALF_WIDTH = 20
-UNDECIDED_HALF_WIDTH = 25
+# Not enough evidence: ±25 when a passage nearly bears on the sub-claim, up to ±40 when none does at all.
+UNDECIDED_HALF_WIDTH = (25, 40)
 
 _SELF_REFERENCE = re.compile(r"\b(this (statement|sentence|claim)|i am lying)\b", re.I)
 _UNFALSIFIABLE = re.compile(
@@ -217,7 +221,11 @@ def score_of(rated: Sequence[tuple[Evidence, PassageStance]], made: Call) -> tup
     share = min(1.0, summary.bears / decision.bears_at) if decision.bears_at else 1.0
     middle = (decision.supported_below + decision.refuted_from) / 2
     lean = max(-1.0, min(1.0, (middle - summary.refutes) / max(middle, 1 - middle)))
-    half = CONFLICTING_HALF_WIDTH if made.verdict is Verdict.CONFLICTING else UNDECIDED_HALF_WIDTH
+    if made.verdict is Verdict.CONFLICTING:
+        half = CONFLICTING_HALF_WIDTH
+    else:
+        near, empty = UNDECIDED_HALF_WIDTH
+        half = round(empty - (empty - near) * share)
     return 50 + round(UNDECIDED_LEAN * lean * share), half
 
 
@@ -543,8 +551,8 @@ class OfflineReasoner:
             sub_claims=judged,
             overall_score=overall,
             overall_interval=Interval(
-                low=max(0, overall - max(half_widths, default=UNDECIDED_HALF_WIDTH)),
-                high=min(100, overall + max(half_widths, default=UNDECIDED_HALF_WIDTH)),
+                low=max(0, overall - max(half_widths, default=UNDECIDED_HALF_WIDTH[1])),
+                high=min(100, overall + max(half_widths, default=UNDECIDED_HALF_WIDTH[1])),
             ),
             adjustment_reason=None,
             decisive_evidence_id=anchor.decisive_evidence_id if judged else None,

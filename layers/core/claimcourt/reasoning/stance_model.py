@@ -11,7 +11,7 @@ bears-weighted mean of `refutes` over its TOP most bearing passages (which way i
 Decision turns that into a verdict: nothing bears enough, not enough evidence; otherwise supported,
 refuted or, in between, conflicting (CLIMATE-FEVER's DISPUTED: good evidence both ways).
 
-The weights and thresholds are data (stance_model.json), written by claimcourt.reasoning.stance_train from
+The weights and thresholds are data (stance_model.json), written by claimcourt.bench.stance_train from
 the tune half of CLIMATE-FEVER dev only, with how they were trained; this module only reads them. Pure
 Python: it runs inside Lambda.
 """

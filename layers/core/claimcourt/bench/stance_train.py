@@ -1,27 +1,30 @@
-"""Train the offline reasoner's passage stance (stance_model.json) from the tune half of CLIMATE-FEVER dev.
+"""Train the offline reasoner's passage stance (reasoning/stance_model.json) from the tune half of
+CLIMATE-FEVER dev.
 
-Run: python -m claimcourt.reasoning.stance_train [--check]
+Run: python -m claimcourt.bench.stance_train [--check]
 
-Data: the bench's bundled claims (claimcourt/bench/data/climate_fever_claims_dev.jsonl.gz), the claims at
-even line indexes only (the bench's "tune" half; the odd, "held-out" half is never read here). Each claim
-comes with five Wikipedia sentences an annotator pool labelled SUPPORTS, REFUTES or NOT_ENOUGH_INFO for it:
-those (claim, sentence, label) pairs are the training set.
+Data: the bench's bundled claims (bench/data/climate_fever_claims_dev.jsonl.gz), the claims at even line
+indexes only (the bench's "tune" half; the odd, "held-out" half is skipped unread). Each claim comes with
+five Wikipedia sentences annotators labelled SUPPORTS, REFUTES or NOT_ENOUGH_INFO for it.
 
-Two logistic regressions over the lexical features of claimcourt.reasoning.stance.FEATURES, each with
-balanced class weights and an L2 penalty of L2 on features standardised over the training pairs, fitted by
-Newton's method to convergence (the optimum is unique, so the weights do not depend on a seed or an
-iteration count):
+Stage 1, the weights: two logistic regressions over the lexical features of
+claimcourt.reasoning.stance.FEATURES, trained on the tune half's (claim, sentence, label) pairs, each with
+balanced class weights and an L2 penalty of L2 on features standardised over those pairs, fitted by
+Newton's method to convergence (the optimum is unique: no seed, no iteration count):
   bears    does the passage bear on the statement (SUPPORTS or REFUTES) or not (NOT_ENOUGH_INFO)?
   refutes  of the passages that bear on it, does it refute (REFUTES) rather than support (SUPPORTS)?
 
-Then the judge's three thresholds (stance_model.Decision), chosen on the same tune claims with each
-claim's five annotated sentences as its pool: the grid point with the best macro-F1 + balanced accuracy
-over the four claim labels among those whose precision of supported is at least MIN_SUPPORTED_PRECISION.
-CLIMATE-FEVER's own claim label is the aggregate of its sentences' labels (supports and refutes: DISPUTED;
-only supports: SUPPORTS; only refutes: REFUTES; neither: NOT_ENOUGH_INFO), and the judge mirrors it.
+Stage 2, the judge's thresholds (stance_model.Decision): every tune claim run through the real pipeline
+(the bench's local state machine, the offline reasoner with stage 1's weights, the bundled corpus; what
+the debaters cite and the moderator asks for does not depend on the thresholds), each sub-claim's pool
+weighed as the judge weighs it, and the grid point (bears_at, and a conflicting band symmetric around
+0.5) with the best macro-F1 + balanced accuracy over the four claim labels among those whose precision of
+supported is at least MIN_SUPPORTED_PRECISION. CLIMATE-FEVER's claim label is the aggregate of its
+sentences' labels (a supporting and a refuting one: DISPUTED; only supporting: SUPPORTS; only refuting:
+REFUTES; neither: NOT_ENOUGH_INFO), and the judge's verdicts read its pool the same way.
 
-Pure Python and deterministic: the same data gives byte-identical output. --check compares a fresh fit with
-the shipped file and fails if they differ.
+Deterministic: the same data gives byte-identical output. --check compares a fresh fit with the shipped
+file and fails if they differ.
 """
 
 from __future__ import annotations
@@ -35,12 +38,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from claimcourt.bench.climate_fever import LABEL_FOR_VERDICT
+from claimcourt.bench.climate_fever import CLAIMS_FILE, LABEL_FOR_VERDICT
 from claimcourt.models import Verdict
 from claimcourt.reasoning.stance import FEATURES, features
 from claimcourt.reasoning.stance_model import MODEL_FILE, TOP, Decision, StanceModel, decide, summarise, use
 
-CLAIMS_FILE = Path(__file__).resolve().parents[1] / "bench" / "data" / "climate_fever_claims_dev.jsonl.gz"
 # The L2 penalty (on standardised weights, in units of training pairs). Chosen, like everything here, by
 # 4-fold cross-validation of the whole system within the tune half (weights and thresholds fitted on three
 # folds, claims of the fourth run through the pipeline): 100 did no better than 10.
@@ -193,7 +195,7 @@ def fit_weights(claims: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "about": (
             "The offline reasoner's passage stance: two logistic regressions over the lexical features of "
             "claimcourt.reasoning.stance.FEATURES (standardised: (value - mean) / scale), and the judge's "
-            "thresholds. Written by python -m claimcourt.reasoning.stance_train from the tune half (even "
+            "thresholds. Written by python -m claimcourt.bench.stance_train from the tune half (even "
             "line indexes) of CLIMATE-FEVER dev; do not edit by hand."
         ),
         "trained_on": {
@@ -283,7 +285,7 @@ def render(model: dict[str, Any]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m claimcourt.reasoning.stance_train", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m claimcourt.bench.stance_train", description=__doc__)
     parser.add_argument(
         "--check", action="store_true", help="fail if the shipped file differs from a fresh fit"
     )
@@ -291,9 +293,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     text = render(build())
     if args.check:
         if MODEL_FILE.read_text(encoding="utf-8") != text:
-            sys.exit(
-                f"{MODEL_FILE} differs from a fresh fit: run python -m claimcourt.reasoning.stance_train"
-            )
+            sys.exit(f"{MODEL_FILE} differs from a fresh fit: run python -m claimcourt.bench.stance_train")
         sys.stdout.write(f"{MODEL_FILE.name} matches a fresh fit\n")
         return
     MODEL_FILE.write_text(text, encoding="utf-8")
