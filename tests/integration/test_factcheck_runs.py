@@ -40,13 +40,13 @@ def test_each_side_checks_the_others_citations_after_every_round_and_answers_nex
     )
     assert started == [(1, "against"), (1, "for"), (2, "against"), (2, "for")]
     # and every citation is in the ledger once, keyed in order of appearance
-    ledger = artifacts.ledger_of(store, run_id, None)
+    ledger = artifacts.whole_ledger(store, run_id, None)
     keys = [e.key for e in ledger]
     assert len(keys) == len(set(keys)) > 0
     for side in ("for", "against"):
         numbers = [int(e.key.split("_")[1]) for e in ledger if e.side == side]
         assert numbers == list(range(1, len(numbers) + 1))
-    assert artifacts.ledger_of(store, run_id, None) == ledger  # stable: built again, the same
+    assert artifacts.whole_ledger(store, run_id, None) == ledger  # stable: built again, the same
     # each round-1 citation was checked by the other side's fact-checker in round 1 …
     first = [e for e in ledger if e.round == 1]
     assert first and all(e.checked_round == 1 and e.credibility is not None for e in first)

@@ -101,16 +101,21 @@ def argument_of(store: ArtifactStore, run_id: str, round: int, side: Side) -> Ar
 
 
 def ledger_of(
-    store: ArtifactStore, run_id: str, context: str | None, up_to_round: int | None = None
+    store: ArtifactStore, run_id: str, arguments: list[Argument], pool: list[Evidence]
 ) -> list[LedgerEntry]:
-    """The run's citation ledger (debate/ledger.py), with the fact-checks made so far."""
-    arguments = [a for a in arguments_of(store, run_id) if up_to_round is None or a.round <= up_to_round]
-    pool = evidence_pool(retrievals_of(store, run_id), context, up_to_round)
+    """The run's citation ledger (debate/ledger.py) over these arguments and this pool, with the
+    fact-checks made so far (the only artifacts it reads itself)."""
     checks = [
         (int(key.split("/")[1][1:]), doc["side"], FactcheckReply.model_validate(doc["reply"]))
         for key, doc in sorted(store.find_artifacts(run_id, FACTCHECK_PREFIX).items())
     ]
     return build_ledger(arguments, pool, checks)
+
+
+def whole_ledger(store: ArtifactStore, run_id: str, context: str | None) -> list[LedgerEntry]:
+    """The ledger of the whole run, for readers that have not read its arguments and pool."""
+    pool = evidence_pool(retrievals_of(store, run_id), context)
+    return ledger_of(store, run_id, arguments_of(store, run_id), pool)
 
 
 def moderation_of(store: ArtifactStore, run_id: str, round: int) -> tuple[bool, ModeratorView | None]:
@@ -128,14 +133,20 @@ def decisions_of(store: ArtifactStore, run_id: str) -> list[RoundDecision]:
     return [RoundDecision.model_validate(doc) for _, doc in docs]
 
 
+def decision_of(store: ArtifactStore, run_id: str, round: int) -> RoundDecision | None:
+    """The round controller's decision after `round` (None: not decided, or no such round)."""
+    if round < 1:
+        return None
+    try:
+        return RoundDecision.model_validate(store.get_artifact(run_id, decision_key(round)))
+    except NotFoundError:
+        return None
+
+
 def persona_for(store: ArtifactStore, run_id: str, round: int) -> int:
     """The debaters' persona this round: what the previous round's decision said (0 at first)."""
-    if round <= 1:
-        return 0
-    try:
-        return RoundDecision.model_validate(store.get_artifact(run_id, decision_key(round - 1))).persona
-    except NotFoundError:
-        return 0
+    previous = decision_of(store, run_id, round - 1)
+    return previous.persona if previous is not None else 0
 
 
 @dataclass(frozen=True)

@@ -97,8 +97,12 @@ def export(store: Store, run_id: str, name: str) -> str:
 
 def build_exports(store: Store, run_id: str, record: RunRecord | None = None) -> dict[str, str]:
     record = record or store.get_run(run_id)
-    ledger = artifacts.ledger_of(store, run_id, record.request.context)
     arguments = artifacts.arguments_of(store, run_id)
+    if record.result is not None and record.result.citations:
+        ledger = record.result.citations  # a scored run carries its ledger
+    else:
+        pool = artifacts.evidence_pool(artifacts.retrievals_of(store, run_id), record.request.context)
+        ledger = artifacts.ledger_of(store, run_id, arguments, pool)
     rounds = sorted({a.round for a in arguments})
     views = {r: artifacts.moderation_of(store, run_id, r)[1] for r in rounds}
     decisions = {d.round: d for d in artifacts.decisions_of(store, run_id)}

@@ -280,7 +280,7 @@ def build_app() -> APIGatewayHttpResolver:
         side's fact-check and its own side's response; `key` picks one (a_/b_ are aliases)."""
         store = _deps().store
         record = tenant_run(store, tenant(), run_id)
-        citations = artifacts.ledger_of(store, run_id, record.request.context)
+        citations = artifacts.whole_ledger(store, run_id, record.request.context)
         if key is not None:
             citations = [c for c in citations if c.key == canonical_key(key)]
         return Ledger(run_id=run_id, citations=citations)

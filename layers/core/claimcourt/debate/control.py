@@ -30,7 +30,8 @@ from claimcourt.models import (
     RoundSignals,
 )
 
-Similarity = Callable[[str, str, Sequence[str]], float]  # (a, b, every text of the debate) → 0–1
+Cosine = Callable[[str, str], float]  # two texts → 0–1
+Similarity = Callable[[Sequence[str]], Cosine]  # given every text of the debate, a Cosine
 
 # A side whose argument is at least this similar to its previous round has stopped moving.
 SIMILAR = 0.85
@@ -50,19 +51,29 @@ def _terms(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.lower()) if len(w) > 2]
 
 
+def tfidf(corpus: Sequence[str]) -> Cosine:
+    """The cosine of two texts' TF-IDF vectors, the IDF taken over `corpus` plus the two texts; the
+    corpus's document frequencies are counted once, however many pairs are compared."""
+    counts = Counter(t for d in corpus for t in set(_terms(d)))
+    n = len(corpus) + 2
+
+    def cosine(a: str, b: str) -> float:
+        in_a, in_b = set(_terms(a)), set(_terms(b))
+
+        def vector(text: str) -> dict[str, float]:
+            df = {t: counts[t] + (t in in_a) + (t in in_b) for t in set(_terms(text))}
+            return {t: c * (math.log((1 + n) / (1 + df[t])) + 1) for t, c in Counter(_terms(text)).items()}
+
+        va, vb = vector(a), vector(b)
+        dot = sum(w * vb.get(t, 0.0) for t, w in va.items())
+        norm = math.sqrt(sum(w * w for w in va.values())) * math.sqrt(sum(w * w for w in vb.values()))
+        return dot / norm if norm else 0.0
+
+    return cosine
+
+
 def tfidf_cosine(a: str, b: str, corpus: Sequence[str]) -> float:
-    """Cosine of a's and b's TF-IDF vectors, the IDF taken over `corpus` (plus a and b)."""
-    docs = [set(_terms(d)) for d in (*corpus, a, b)]
-    n = len(docs)
-
-    def vector(text: str) -> dict[str, float]:
-        tf = Counter(_terms(text))
-        return {t: c * (math.log((1 + n) / (1 + sum(t in d for d in docs))) + 1) for t, c in tf.items()}
-
-    va, vb = vector(a), vector(b)
-    dot = sum(w * vb.get(t, 0.0) for t, w in va.items())
-    norm = math.sqrt(sum(w * w for w in va.values())) * math.sqrt(sum(w * w for w in vb.values()))
-    return dot / norm if norm else 0.0
+    return tfidf(corpus)(a, b)
 
 
 def argument_text(argument: Argument | None) -> str:
@@ -102,12 +113,13 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def signals(state: RoundState, similarity: Similarity = tfidf_cosine) -> RoundSignals:
+def signals(state: RoundState, similarity: Similarity = tfidf) -> RoundSignals:
     texts = [argument_text(a) for a in (*state.earlier, state.case_for, state.case_against)]
+    cosine = similarity(texts)
     now_for, now_against = argument_text(state.case_for), argument_text(state.case_against)
 
     def moved(now: str, before: Argument | None) -> float | None:
-        return None if before is None else round(similarity(now, argument_text(before), texts), 3)
+        return None if before is None else round(cosine(now, argument_text(before)), 3)
 
     shifts = [
         abs(now[k] - before[k])
@@ -127,7 +139,7 @@ def signals(state: RoundState, similarity: Similarity = tfidf_cosine) -> RoundSi
         1
         for a in (state.case_for, state.case_against)
         for p in a.points
-        if all(similarity(p.argument, old, texts) < NEW_POINT for old in earlier_points)
+        if all(cosine(p.argument, old) < NEW_POINT for old in earlier_points)
     )
     view = state.moderator
     provisional = view.provisional_score if view is not None else None

@@ -40,7 +40,9 @@ def by_position(ledger: list[LedgerEntry], mapping: Mapping[Label, Side]) -> lis
 
 def run(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
     request = deps.store.get_run(p.run_id).request
-    positions, mapping = anonymize(artifacts.arguments_of(deps.store, p.run_id), seed=p.run_id)
+    arguments = artifacts.arguments_of(deps.store, p.run_id)
+    pool = artifacts.evidence_pool(artifacts.retrievals_of(deps.store, p.run_id), request.context)
+    positions, mapping = anonymize(arguments, seed=p.run_id)
     decomposition = artifacts.decomposition_of(deps.store, p.run_id)
     reconsider = None
     if p.reconsider:
@@ -55,10 +57,10 @@ def run(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
             sub_claims=decomposition.sub_claims,
             shape=decomposition.shape,
             positions=positions,
-            evidence=artifacts.evidence_pool(artifacts.retrievals_of(deps.store, p.run_id), request.context),
+            evidence=pool,
             sample=p.sample,
             reconsider=reconsider,
-            ledger=by_position(artifacts.ledger_of(deps.store, p.run_id, request.context), mapping),
+            ledger=by_position(artifacts.ledger_of(deps.store, p.run_id, arguments, pool), mapping),
         ),
         deps.reasoner,
         CallContext(p.run_id, STAGE),

@@ -24,6 +24,8 @@ def run(deps: Deps, p: ArguePayload) -> dict[str, Any]:
         artifacts.retrievals_of(deps.store, p.run_id), request.context, up_to_round=p.round
     )
     other: Side = "against" if p.side == "for" else "for"
+    earlier = [a for a in artifacts.arguments_of(deps.store, p.run_id) if a.round < p.round]
+    last = {a.side: a for a in earlier if a.round == p.round - 1}
     inputs = ArgueInput(
         claim=request.claim,
         context=request.context,
@@ -34,17 +36,11 @@ def run(deps: Deps, p: ArguePayload) -> dict[str, Any]:
         sub_claims=artifacts.decomposition_of(deps.store, p.run_id).sub_claims,
         evidence=pool,
         new_evidence_ids=[e.id for e in pool if e.round == p.round] if p.round > 1 else [],
-        own_previous=artifacts.argument_of(deps.store, p.run_id, p.round - 1, p.side),
-        opponent_previous=artifacts.argument_of(deps.store, p.run_id, p.round - 1, other),
+        own_previous=last.get(p.side),
+        opponent_previous=last.get(other),
         frontier=_frontier(deps, p),
         cited_before=sorted(
-            {
-                c
-                for a in artifacts.arguments_of(deps.store, p.run_id)
-                if a.side == p.side and a.round < p.round
-                for pt in a.points
-                for c in pt.citations
-            }
+            {c for a in earlier if a.side == p.side for pt in a.points for c in pt.citations}
         ),
     )
     result = argue(inputs, deps.reasoner, CallContext(p.run_id, STAGE, p.round, p.side))

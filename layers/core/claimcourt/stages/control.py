@@ -33,9 +33,8 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
         raise NotFoundError(f"run {p.run_id} round {p.round} is missing an argument")
     moderated, view = artifacts.moderation_of(store, p.run_id, p.round)
     known = [s.id for s in artifacts.decomposition_of(store, p.run_id).sub_claims]
-    decisions = artifacts.decisions_of(store, p.run_id)
-    previous = next((d for d in reversed(decisions) if d.round == p.round - 1), None)
-    persona = artifacts.persona_for(store, p.run_id, p.round)
+    previous = artifacts.decision_of(store, p.run_id, p.round - 1)
+    persona = previous.persona if previous is not None else 0  # as artifacts.persona_for reads it
     state = RoundState(
         round=p.round,
         min_rounds=MIN_ROUNDS,

@@ -22,7 +22,9 @@ class FactcheckPayload(RoundPayload):
 
 def run(deps: Deps, p: FactcheckPayload) -> dict[str, Any]:
     request = deps.store.get_run(p.run_id).request
-    ledger = artifacts.ledger_of(deps.store, p.run_id, request.context, up_to_round=p.round)
+    arguments = [a for a in artifacts.arguments_of(deps.store, p.run_id) if a.round <= p.round]
+    pool = artifacts.evidence_pool(artifacts.retrievals_of(deps.store, p.run_id), request.context, p.round)
+    ledger = artifacts.ledger_of(deps.store, p.run_id, arguments, pool)
     inputs = FactcheckInput(
         claim=request.claim,
         side=p.side,

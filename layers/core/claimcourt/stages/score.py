@@ -25,13 +25,15 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
     retrievals = artifacts.retrievals_of(deps.store, p.run_id)
     hits = sum(1 for doc in retrievals.values() if doc["cache_hit"])
     calls = deps.store.run_calls(p.run_id)
+    arguments = artifacts.arguments_of(deps.store, p.run_id)
+    pool = artifacts.evidence_pool(retrievals, record.request.context)
     result = compose_result(
         run_id=p.run_id,
         request=record.request,
         decomposition=artifacts.decomposition_of(deps.store, p.run_id),
-        arguments=artifacts.arguments_of(deps.store, p.run_id),
+        arguments=arguments,
         judgements=judgements,
-        evidence=artifacts.evidence_pool(retrievals, record.request.context),
+        evidence=pool,
         usage=usage_from(calls, hits, len(retrievals) - hits),
         warnings=artifacts.suitability_of(deps.store, p.run_id).warnings,
         reasoner=deps.reasoner.label(ROLES),
@@ -43,7 +45,7 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         update={
             "round_control": summarize(artifacts.decisions_of(deps.store, p.run_id), calls),
             "re_deliberation": re_deliberation,
-            "citations": artifacts.ledger_of(deps.store, p.run_id, record.request.context),
+            "citations": artifacts.ledger_of(deps.store, p.run_id, arguments, pool),
         }
     )
     # The four artifacts, kept with the run: stored first, so the run is never seen succeeded without them.
