@@ -5,7 +5,6 @@ Chromium driven by Playwright (browsers cannot be downloaded here: the system bi
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -17,6 +16,7 @@ from typing import Any
 
 import httpx
 
+from claimcourt.bench import processes
 from tests.integration.served import free_port
 
 CLAIMCOURT = str(Path(sys.executable).parent / "claimcourt")
@@ -25,10 +25,7 @@ SHOTS = ROOT / "build" / "screenshots"  # written by the tests; the best are cop
 
 
 def chromium_path() -> str:
-    """Debian's Chromium (`apt-get install chromium`, as .ci/run does), or CLAIMCOURT_CHROMIUM."""
-    found = (
-        os.environ.get("CLAIMCOURT_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    )
+    found = processes.chromium_path()
     if not found:
         raise AssertionError(
             "no Chromium: install Debian's package (apt-get install -y chromium), as .ci/run does"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -13,6 +12,7 @@ import httpx
 import uvicorn
 
 from claimcourt.access import issue_key
+from claimcourt.bench.processes import free_port
 from claimcourt.local.server import LocalServer
 from claimcourt.wiring import Deps
 
@@ -28,12 +28,6 @@ class Served:
     @property
     def ws_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}/"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextmanager

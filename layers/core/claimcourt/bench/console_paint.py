@@ -15,9 +15,6 @@ whether the median first paint meets the goal (< 300 ms); exit status 1 if it do
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -28,6 +25,8 @@ from typing import Any
 
 import httpx
 
+from claimcourt.bench.processes import child_env, chromium_path, free_port
+
 GOAL_MS = 300.0
 CLAIM = "Arctic sea ice has declined since 1979"
 TIMINGS = """() => ({
@@ -37,16 +36,8 @@ TIMINGS = """() => ({
 })"""
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _chromium() -> str:
-    found = (
-        os.environ.get("CLAIMCOURT_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    )
+    found = chromium_path()
     if not found:
         raise SystemExit("no Chromium: apt-get install -y chromium (Debian's package)")
     return found
@@ -95,7 +86,7 @@ def main() -> None:
 
     claimcourt = str(Path(sys.executable).parent / "claimcourt")
     with tempfile.TemporaryDirectory() as data_dir:
-        env = {**os.environ, "CLAIMCOURT_DATA_DIR": data_dir, "CLAIMCOURT_PROVIDER": "offline"}
+        env = child_env(CLAIMCOURT_DATA_DIR=data_dir, CLAIMCOURT_PROVIDER="offline")
         key = subprocess.run(
             [claimcourt, "keys", "create", "--tenant", "bench"],
             env=env,
@@ -103,7 +94,7 @@ def main() -> None:
             text=True,
             check=True,
         ).stdout.strip()
-        port = _free_port()
+        port = free_port()
         server = subprocess.Popen(
             [claimcourt, "serve", "--port", str(port)],
             env=env,

@@ -21,7 +21,6 @@ import argparse
 import dataclasses
 import json
 import logging
-import os
 import random
 import tempfile
 import threading
@@ -249,7 +248,6 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if not 0 <= args.fail <= 1:
         parser.error("--fail is a share between 0 and 1")
-    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "ERROR")  # the figures, not each retry's warning
     with tempfile.TemporaryDirectory(prefix="claimcourt-faults-") as tmp:
         outcome = measure(args.runs, args.fail, args.sdk_retries, args.seed, Path(tmp))
     report(outcome, args.runs, args.fail, args.sdk_retries)

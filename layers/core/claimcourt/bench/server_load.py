@@ -34,7 +34,6 @@ import asyncio
 import logging
 import os
 import resource
-import socket
 import statistics
 import subprocess
 import sys
@@ -48,6 +47,7 @@ from typing import Any
 import httpx
 
 from claimcourt.bench.latency import CLAIMS
+from claimcourt.bench.processes import child_env, free_port
 
 DB_FILE = "claimcourt.sqlite3"  # the file wiring.build_store uses, so `claimcourt show` could read it
 TENANT = "bench"
@@ -99,12 +99,6 @@ def serve_child(port: int, data_dir: Path, latency: float, max_active: int) -> N
 
 
 # ---------------------------------------------------------------- the load generator (this process)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass(frozen=True)
@@ -367,7 +361,7 @@ def main(argv: list[str] | None = None) -> None:
         port = free_port()
         command = [sys.executable, "-m", "claimcourt.bench.server_load", "--serve", str(port)]
         command += ["--data-dir", tmp, "--latency", str(args.latency), "--runs", str(args.runs)]
-        env = {**os.environ, "POWERTOOLS_LOG_LEVEL": "WARNING"}
+        env = child_env(POWERTOOLS_LOG_LEVEL="WARNING")
         # Its own session: Ctrl-C reaches this process only, which then stops the server itself.
         child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, start_new_session=True)
         try:

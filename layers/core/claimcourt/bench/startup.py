@@ -30,6 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from claimcourt.bench.processes import child_env, provider_setting
 from claimcourt.local.template import load_template, project_root
 
 CLAIM = "Global warming is causing sea levels to rise and glaciers to retreat"
@@ -47,9 +48,9 @@ print(round((time.perf_counter() - started) * 1000, 1), round((time.process_time
 
 def _offline_env(data_dir: Path) -> dict[str, str]:
     """The environment of an offline run: no provider keys, the offline reasoner, a scratch store."""
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "OPENAI_BASE_URL"}
-    env.update(CLAIMCOURT_PROVIDER="offline", CLAIMCOURT_DATA_DIR=str(data_dir), COLUMNS="100")
-    return env
+    return child_env(
+        provider_setting, CLAIMCOURT_PROVIDER="offline", CLAIMCOURT_DATA_DIR=str(data_dir), COLUMNS="100"
+    )
 
 
 def _cli() -> list[str]:
@@ -120,7 +121,7 @@ def bench_imports(repeat: int) -> float:
     root = project_root()
     functions = load_template(root).functions
     bytecode = ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
-    base = {k: v for k, v in os.environ.items() if k not in bytecode}
+    base = child_env(lambda name: name in bytecode)
     slowest = 0.0
     with tempfile.TemporaryDirectory(prefix="claimcourt-nopyc-") as empty:
         without_pyc = {**base, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": empty}

@@ -1,0 +1,34 @@
+"""What the benches (and the browser tests) give the processes they start: a free loopback port,
+this process's environment adjusted, and Debian's Chromium. The one place a bench reads os.environ:
+a child process inherits the caller's environment; the product's own settings are read by
+claimcourt.settings only."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+from collections.abc import Callable
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def provider_setting(name: str) -> bool:
+    """A variable that would send a child's calls to a model: a provider key or base URL."""
+    return name.endswith("_API_KEY") or name == "OPENAI_BASE_URL"
+
+
+def child_env(drop: Callable[[str], bool] = lambda name: False, **overrides: str) -> dict[str, str]:
+    """This process's environment, without the variables `drop` names, with `overrides`."""
+    return {k: v for k, v in os.environ.items() if not drop(k)} | overrides
+
+
+def chromium_path() -> str | None:
+    """Debian's Chromium (`apt-get install chromium`, as .ci/run does), or CLAIMCOURT_CHROMIUM."""
+    return (
+        os.environ.get("CLAIMCOURT_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    )
