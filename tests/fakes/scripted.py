@@ -41,6 +41,7 @@ class Call:
     feedback: str | None
     n: int  # 1-based: the nth call of this kind
     temperature: float | None
+    prompt: str = ""  # the rendered system and user prompt, as the model reads them
 
 
 # What a scripted reply may be: an output model, raw JSON-ish content (dict, or a str that may not
@@ -112,7 +113,10 @@ class ScriptedProvider:
     def complete(self, task: Task[Any], model: str, feedback: str | None = None) -> ProviderReply:
         with self._lock:
             n = sum(1 for c in self.calls if c.kind == task.kind) + 1
-            self.calls.append(Call(task.kind, task.role, task.inputs, model, feedback, n, task.temperature))
+            rendered = task.system + "\n" + task.prompt
+            self.calls.append(
+                Call(task.kind, task.role, task.inputs, model, feedback, n, task.temperature, rendered)
+            )
             failure = self._failures.get((task.kind, n))
             queued = self._queues.get(task.kind)
             # A failing call does not use up a queued reply: the retry gets it.

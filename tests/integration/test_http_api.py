@@ -30,14 +30,16 @@ CLAIM = {"claim": "Sea levels are rising"}
 class RecordingExecutor:
     def __init__(self, fail: bool = False) -> None:
         self.started: list[str] = []
+        self.machines: dict[str, str] = {}
         self.fail = fail
         self._lock = threading.Lock()
 
-    def start(self, run_id: str) -> str:
+    def start(self, run_id: str, machine: str = "debate") -> str:
         if self.fail:
             raise RuntimeError("Step Functions said no")
         with self._lock:
             self.started.append(run_id)
+            self.machines[run_id] = machine
         return f"arn:aws:states:us-east-1:123456789012:execution:debate:{run_id}"
 
     def execution_status(self, run_id: str) -> str | None:
@@ -519,3 +521,41 @@ def test_a_run_recorded_without_its_first_event_ends_failed_and_frees_its_slot(
     # The store failed its end event too, so the sweeper finishes the job
     assert sweep(api.store, lambda run_id: None) == [run.run_id]
     assert api.store.leases() == [] and api.store.list_events(run.run_id)[-1].type == "run.failed"
+
+
+# ---------------------------------------------------------------- motion debates
+
+
+def test_a_motion_debate_starts_on_its_own_state_machine_and_reads_back(api: Api) -> None:
+    body = {"motion": "Resolved: social media does more harm than good.", "rounds": 3, "crowd": 30}
+    status, headers, view = api.call("POST", "/motions", body=body)
+    assert (status, view["status"], view["motion"]["rounds"]) == (202, "running", 3)
+    run_id = view["run_id"]
+    assert headers["location"] == f"/motions/{run_id}"
+    assert api.executor.machines[run_id] == "motion"
+    status, _, got = api.call("GET", f"/motions/{run_id}")
+    assert (status, got["result"]) == (200, None)  # no result until it concludes
+    status, _, votes = api.call("GET", f"/motions/{run_id}/votes")
+    assert (status, votes["tallies"], votes["personas"]) == (200, [], "crowd-2026.11")
+    # another tenant sees nothing; a claim run is not a motion
+    assert api.call("GET", f"/motions/{run_id}", key=api.other_key)[0] == 404
+    claim_run = api.call("POST", "/runs", body=CLAIM)[2]["run_id"]
+    assert api.executor.machines[claim_run] == "debate"
+    assert api.call("GET", f"/motions/{claim_run}")[0] == 404
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"motion": ""}, "motion"),
+        ({"motion": "Resolved: x.", "crowd": 101}, "crowd"),
+        ({"motion": "Resolved: x.", "rounds": 7}, "rounds"),
+        ({"motion": "Resolved: x.", "lineup": {"judge": "gpt-4o"}}, "lineup.judge"),
+        ({"motion": "Resolved: x.", "lineup": {"audience": "openai:gpt-4o"}}, "lineup.audience.[key]"),
+    ],
+)
+def test_a_bad_motion_is_refused_before_anything_starts(api: Api, body: dict[str, Any], field: str) -> None:
+    status, _, problem = api.call("POST", "/motions", body=body)
+    assert (status, problem["code"]) == (422, "invalid_request")
+    assert problem["field"] == field
+    assert api.executor.started == []

@@ -34,14 +34,22 @@ def _tasks(states: dict[str, Any]) -> list[tuple[str, str]]:
     return found
 
 
-MACHINE = TEMPLATE.state_machines["DebateStateMachine"]
-TASKS = _tasks(json.loads((ROOT / MACHINE.definition_uri).read_text())["States"])
+# Every Task state of both state machines (the claim debate's and the motion debate's), with its machine.
+TASKS = [
+    (machine, state, placeholder)
+    for machine, spec in TEMPLATE.state_machines.items()
+    for state, placeholder in _tasks(json.loads((ROOT / spec.definition_uri).read_text())["States"])
+]
 
 
-@pytest.mark.parametrize(("state", "placeholder"), TASKS)
-def test_every_task_state_reaches_the_stage_of_its_own_name(state: str, placeholder: str) -> None:
+@pytest.mark.parametrize(("machine", "state", "placeholder"), TASKS)
+def test_every_task_state_reaches_the_stage_of_its_own_name(
+    machine: str, state: str, placeholder: str
+) -> None:
     # The state's placeholder names a function of the template …
-    substitution = MACHINE.substitutions[placeholder.removeprefix("${").removesuffix("}")]
+    substitution = TEMPLATE.state_machines[machine].substitutions[
+        placeholder.removeprefix("${").removesuffix("}")
+    ]
     [logical_id] = [k for k, v in TEMPLATE.functions.items() if substitution == {"Fn::GetAtt": [k, "Arn"]}]
     spec = TEMPLATE.functions[logical_id]
     # … whose folder is a stage's name, and the state is named for that stage
@@ -59,9 +67,10 @@ def test_every_task_state_reaches_the_stage_of_its_own_name(state: str, placehol
 def test_every_stage_has_a_task_state_a_folder_and_a_module() -> None:
     invoked = {TEMPLATE.functions[k].code_uri.name for k in TEMPLATE.functions} & {s.value for s in Stage}
     assert invoked == {s.value for s in Stage}
-    modules = {p.stem for p in (PACKAGE / "stages").glob("*.py")} - {"__init__", "payloads"}
+    # payloads and motions: what the stages share (a payload's base, a motion's line-up)
+    modules = {p.stem for p in (PACKAGE / "stages").glob("*.py")} - {"__init__", "payloads", "motions"}
     assert modules == {s.value for s in Stage}
-    states = {name for name, _ in TASKS}
+    states = {name for _, name, _ in TASKS}
     assert all(any(name.startswith(s.value.capitalize()) for name in states) for s in Stage)
 
 
@@ -70,7 +79,7 @@ LAYERS: list[set[str]] = [
     {"contract", "errors"},
     {"models", "settings", "prompts", "aws", "observability"},
     {"reasoning", "evidence", "store", "access", "execution", "bus", "delivery"},
-    {"debate", "adjudication"},
+    {"debate", "adjudication", "motions"},
     {"artifacts", "wiring"},
     {"runs", "stages", "watching", "exports"},
     {"handler", "api"},

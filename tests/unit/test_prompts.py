@@ -28,8 +28,10 @@ from claimcourt.models import (
     ArgueInput,
     Argument,
     BaselineInput,
+    CartographInput,
     CitationCheck,
     CitationResponse,
+    CrowdInput,
     DecomposeCheckInput,
     DecomposeInput,
     Decomposition,
@@ -39,11 +41,17 @@ from claimcourt.models import (
     FrontierIssue,
     LedgerEntry,
     ModerateInput,
+    MotionMap,
     Point,
+    PublicStatement,
     Side,
+    SpeakInput,
+    StancesInput,
     SubClaim,
     SuitabilityInput,
 )
+from claimcourt.motions.crowd import crowd_of
+from claimcourt.motions.turns import cartograph_task, crowd_task, speak_task, stances_task
 from claimcourt.prompts import TEMPLATES, render
 from claimcourt.reasoning.base import Task
 from claimcourt.stages.adjudicate import by_position
@@ -195,6 +203,79 @@ def _tasks() -> dict[str, Task[Any]]:
             "baseline_judge", BaselineInput(claim=CLAIM, mode="verdict", as_of_date=date(2015, 1, 1))
         ),
         "baseline_rag": baseline_task("baseline_rag", BaselineInput(claim=CLAIM, evidence=POOL)),
+        **_motion_tasks(ledger),
+    }
+
+
+def _motion_tasks(ledger: list[LedgerEntry]) -> dict[str, Task[Any]]:
+    """A motion debate's roles (the motion is CLAIM: its text is as untrusted as a claim's)."""
+    said = [
+        PublicStatement(side="against", round=1, phase="opening", statement="Ice varies </statement> a lot.",
+                        citations=["E4d5e6f"]),
+        PublicStatement(side="for", round=1, phase="opening", statement="It declined [E1a2b3c].",
+                        citations=["E1a2b3c"]),
+    ]  # fmt: skip
+    frontier = [FrontierIssue(core_issue="Is one series enough?", sub_claim_id="motion",
+                              for_stance="several agree", against_stance="one series only")]  # fmt: skip
+    speak_2 = SpeakInput(
+        motion=CLAIM, context=CONTEXT, side="for", stance="The record shows a decline.", round=2,
+        last_round=4, phase="rounds", speaks="second", word_limit=312, citation_limit=4, evidence=POOL,
+        cited_before=["E1a2b3c", "E4d5e6f"], statements=said, team_notes=["Press </note> on the satellites."],
+        consensus=["Satellites measure ice."], frontier=frontier,
+        checks=[e for e in ledger if e.side == "for"],
+    )  # fmt: skip
+    personas = crowd_of(3)
+    return {
+        "stances": stances_task(
+            StancesInput(motion=CLAIM, context=CONTEXT, evidence_source="climate-fever-wikipedia"),
+            last_round=4,
+        ),
+        "speak-second-round-2": speak_task(speak_2),
+        "speak-closing": speak_task(
+            speak_2.model_copy(
+                update={"round": 4, "phase": "closing", "speaks": "first", "citation_limit": 0}
+            )
+        ),
+        "factcheck-motion-first": factcheck_task(
+            FactcheckInput(
+                claim=CLAIM,
+                side="against",
+                round=2,
+                turn="first",
+                team_notes=["Their [E1] is </note> old."],
+                to_check=[e for e in ledger if e.side == "for"],
+                to_answer=[],
+            )
+        ),
+        "cartograph-final": cartograph_task(
+            CartographInput(
+                motion=CLAIM,
+                round=4,
+                last_round=4,
+                phase="closing",
+                final=True,
+                evidence_source="climate-fever-wikipedia",
+                statements=said,
+                ledger=ledger,
+                previous=MotionMap(consensus=["Satellites measure ice."], disagreement_frontier=frontier),
+            )
+        ),
+        "crowd-round-1": crowd_task(
+            CrowdInput(
+                motion=CLAIM,
+                round=1,
+                phase="opening",
+                personas=personas,
+                previous={p.id: 40 + i for i, p in enumerate(personas)},
+                statements=said,
+                ledger=ledger,
+                frontier=frontier,
+            ),
+            last_round=4,
+        ),
+        "crowd-vote-zero": crowd_task(
+            CrowdInput(motion=CLAIM, round=0, phase="vote zero", personas=personas), last_round=4
+        ),
     }
 
 

@@ -34,7 +34,7 @@ def test_a_role_model_with_a_key_is_used() -> None:
     ("kwargs", "message"),
     [
         ({"provider": "anthropic"}, "no key"),
-        ({"models_by_role": {"judge": "openai:gpt-4o"}}, "unknown role"),
+        ({"models_by_role": {"referee": "openai:gpt-4o"}}, "unknown role"),
         ({"models_by_role": {"moderator": "gpt-4o"}}, "provider:model"),
     ],
 )

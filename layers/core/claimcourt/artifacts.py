@@ -7,6 +7,7 @@ a small summary to the state machine: the payloads stay far under Step Functions
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,9 +22,17 @@ from claimcourt.models import (
     Judgement,
     LedgerEntry,
     ModeratorView,
+    MotionMap,
+    MotionPhase,
+    MotionPlan,
+    MotionResult,
+    PersonaVote,
+    PublicStatement,
     RoundDecision,
     Side,
+    Stances,
     Suitability,
+    VoteTally,
 )
 from claimcourt.store.base import ArtifactStore
 
@@ -180,3 +189,95 @@ def review_of(store: ArtifactStore, run_id: str) -> dict[str, Any] | None:
 def contrarian_evidence_ids(retrievals: dict[str, dict[str, Any]]) -> list[str]:
     """The ids of evidence that contrarian directives retrieved."""
     return [item["id"] for doc in retrievals.values() if doc.get("contrarian") for item in doc["items"]]
+
+
+# ---------------------------------------------------------------- motion debates
+# A motion debate's statements are stored as arguments (one point each), so the ledger, the
+# fact-checkers and the exports read them as they read a claim debate's.
+
+STANCES, PLAN, MOTION_RESULT = "motion/stances", "motion/plan", "motion/result"
+VOTES_PREFIX, TALLY_PREFIX, MAP_PREFIX, TURN_PREFIX = "votes/", "tally/", "map/", "turn/"
+MOTION_POINT = "motion"  # the sub-claim id of a statement's one point
+
+
+def votes_key(round: int, batch: int) -> str:
+    return f"{VOTES_PREFIX}r{round:02d}/b{batch:02d}"
+
+
+def tally_key(round: int) -> str:
+    return f"{TALLY_PREFIX}r{round:02d}"
+
+
+def map_key(round: int) -> str:
+    return f"{MAP_PREFIX}r{round:02d}"
+
+
+def turn_key(round: int, side: Side) -> str:
+    """A turn's private record: the team's notes, the limits it had, what was cut."""
+    return f"{TURN_PREFIX}r{round:02d}/{side}"
+
+
+def stances_of(store: ArtifactStore, run_id: str) -> Stances:
+    return Stances.model_validate(store.get_artifact(run_id, STANCES))
+
+
+def plan_of(store: ArtifactStore, run_id: str) -> MotionPlan:
+    return MotionPlan.model_validate(store.get_artifact(run_id, PLAN))
+
+
+def statements_of(arguments: list[Argument], phase: Callable[[int], MotionPhase]) -> list[PublicStatement]:
+    """What everyone heard, in the order it was said (refusals say nothing)."""
+    return [
+        PublicStatement(
+            side=a.side,
+            round=a.round,
+            phase=phase(a.round),
+            statement=a.points[0].argument,
+            citations=a.points[0].citations,
+        )
+        for a in arguments
+        if a.points
+    ]
+
+
+def spoken_in_order(store: ArtifactStore, run_id: str) -> list[Argument]:
+    """The statements (and refusals) so far, in speaking order: by round, then who spoke first."""
+    turns = store.find_artifacts(run_id, TURN_PREFIX)
+    order = {key: doc.get("order", 0) for key, doc in turns.items()}
+    return sorted(
+        arguments_of(store, run_id),
+        key=lambda a: (a.round, order.get(turn_key(a.round, a.side), 0)),
+    )
+
+
+def team_notes_of(store: ArtifactStore, run_id: str, side: Side) -> list[str]:
+    """A team's private notes so far: only its own debater and fact-checker read them."""
+    turns = store.find_artifacts(run_id, TURN_PREFIX)
+    return [
+        doc["notes"] for key, doc in sorted(turns.items()) if key.endswith("/" + side) and doc.get("notes")
+    ]
+
+
+def votes_of(store: ArtifactStore, run_id: str, round: int) -> list[PersonaVote]:
+    docs = store.find_artifacts(run_id, f"{VOTES_PREFIX}r{round:02d}/")
+    return [PersonaVote.model_validate(v) for _, doc in sorted(docs.items()) for v in doc["votes"]]
+
+
+def tallies_of(store: ArtifactStore, run_id: str) -> list[VoteTally]:
+    return [
+        VoteTally.model_validate(doc) for _, doc in sorted(store.find_artifacts(run_id, TALLY_PREFIX).items())
+    ]
+
+
+def maps_of(store: ArtifactStore, run_id: str) -> dict[int, MotionMap]:
+    return {
+        int(key.split("/")[1][1:]): MotionMap.model_validate(doc)
+        for key, doc in store.find_artifacts(run_id, MAP_PREFIX).items()
+    }
+
+
+def motion_result_of(store: ArtifactStore, run_id: str) -> MotionResult | None:
+    try:
+        return MotionResult.model_validate(store.get_artifact(run_id, MOTION_RESULT))
+    except NotFoundError:
+        return None

@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 from claimcourt.aws import LazyClient
 
+# Which state machine runs a run: a claim debate's, or a motion debate's.
+Machine = Literal["debate", "motion"]
+
 
 class Executor(Protocol):
-    def start(self, run_id: str) -> str:
+    def start(self, run_id: str, machine: Machine = "debate") -> str:
         """Start the run's execution, named by its run id; the execution's ARN."""
         ...
 
@@ -40,30 +43,45 @@ def execution_input(run_id: str) -> str:
 
 
 class StepFunctionsExecutor:
-    def __init__(self, state_machine_arn: str, region: str | None = None) -> None:
+    def __init__(
+        self, state_machine_arn: str, region: str | None = None, motion_state_machine_arn: str | None = None
+    ) -> None:
         self.state_machine_arn = state_machine_arn
+        self.arns: dict[str, str] = {"debate": state_machine_arn}
+        if motion_state_machine_arn:
+            self.arns["motion"] = motion_state_machine_arn
         self._sfn = LazyClient("stepfunctions", region_name=region)  # a read-only API call needs none
 
     @property
     def client(self) -> Any:
         return self._sfn.get()
 
-    def start(self, run_id: str) -> str:
+    def start(self, run_id: str, machine: Machine = "debate") -> str:
+        if machine not in self.arns:
+            raise ValueError(f"this deployment has no {machine} state machine")
         # The run id names the execution: a second start of the same run is refused, not repeated.
         reply = self.client.start_execution(
-            stateMachineArn=self.state_machine_arn, name=run_id, input=execution_input(run_id)
+            stateMachineArn=self.arns[machine], name=run_id, input=execution_input(run_id)
         )
         return str(reply["executionArn"])
 
-    def _arn(self, run_id: str) -> str:
-        return self.state_machine_arn.replace(":stateMachine:", ":execution:") + f":{run_id}"
+    def _described(self, run_id: str) -> dict[str, Any] | None:
+        """The run's execution, on whichever state machine has it (None: neither)."""
+        for arn in self.arns.values():
+            try:
+                described: dict[str, Any] = self.client.describe_execution(
+                    executionArn=arn.replace(":stateMachine:", ":execution:") + f":{run_id}"
+                )
+                return described
+            except self.client.exceptions.ExecutionDoesNotExist:
+                continue
+        return None
 
     def execution_status(self, run_id: str) -> str | None:
-        try:
-            return str(self.client.describe_execution(executionArn=self._arn(run_id))["status"])
-        except self.client.exceptions.ExecutionDoesNotExist:
-            return None
+        described = self._described(run_id)
+        return str(described["status"]) if described is not None else None
 
     def ended(self, run_id: str) -> Ended | None:
-        """How the run's execution ended; None while it runs."""
-        return ended_from(self.client.describe_execution(executionArn=self._arn(run_id)))
+        """How the run's execution ended; None while it runs (or not found yet)."""
+        described = self._described(run_id)
+        return ended_from(described) if described is not None else None

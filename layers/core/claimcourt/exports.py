@@ -97,6 +97,8 @@ def export(store: Store, run_id: str, name: str) -> str:
 
 def build_exports(store: Store, run_id: str, record: RunRecord | None = None) -> dict[str, str]:
     record = record or store.get_run(run_id)
+    if record.motion is not None:
+        return motion_exports(store, record)
     arguments = artifacts.arguments_of(store, run_id)
     if record.result is not None and record.result.citations:
         ledger = record.result.citations  # a scored run carries its ledger
@@ -230,6 +232,120 @@ def transcript(
             ]
             if m.action is not None:
                 lines.append(f"- Round controller: {m.action.value} ({_cell(m.rule)})")
+    lines += ["", "## Citation ledger", "", "| key | round | source | tier | credibility | correspondence |"]
+    lines.append("|---|---|---|---|---|---|")
+    for e in ledger:
+        lines.append(
+            f"| {e.key} | {e.round} | [{_cell(e.title)}]({e.source_url}) | {e.tier} | "
+            f"{e.credibility if e.credibility is not None else '–'} | "
+            f"{e.correspondence if e.correspondence is not None else '–'} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def motion_exports(store: Store, record: RunRecord) -> dict[str, str]:
+    """A motion debate's four artifacts: its statements in speaking order, the ledger, the judge's maps,
+    and every voter's score per round (score_trajectory.csv, beside the debaters' implied scores)."""
+    run_id, motion = record.run_id, record.motion
+    assert motion is not None
+    arguments = artifacts.spoken_in_order(store, run_id)
+    pool = artifacts.evidence_pool(artifacts.retrievals_of(store, run_id), motion.context)
+    ledger = artifacts.ledger_of(store, run_id, arguments, pool)
+    maps = artifacts.maps_of(store, run_id)
+    logic = DebateLogicMap(
+        run_id=run_id,
+        claim=motion.motion,
+        rounds=[
+            RoundMap(
+                round=r, consensus=m.consensus, disagreement_frontier=m.disagreement_frontier, rule=m.summary
+            )
+            for r, m in sorted(maps.items())
+        ],
+    )
+    tallies = artifacts.tallies_of(store, run_id)
+    out = io.StringIO()
+    rows = csv.writer(out, lineterminator="\n")
+    rows.writerow(["round", "role", "sub_claim_id", "score", "confidence"])
+    for t in tallies:
+        rows.writerows(
+            [t.round, f"voter:{persona}", "motion", score, ""] for persona, score in sorted(t.scores.items())
+        )
+        rows.writerow([t.round, "crowd", "motion", t.mean, ""])
+    for a in arguments:
+        rows.writerows([a.round, a.side, "motion", p.implied_score, f"{p.confidence:.2f}"] for p in a.points)
+    result = artifacts.motion_result_of(store, run_id)
+    return {
+        "transcript_full.md": motion_transcript(record, arguments, ledger, maps, tallies, result),
+        "citation_ledger.json": CitationLedger(
+            run_id=run_id, claim=motion.motion, citations=ledger
+        ).model_dump_json(indent=2),
+        "debate_logic_map.json": logic.model_dump_json(indent=2),
+        "score_trajectory.csv": out.getvalue(),
+    }
+
+
+def motion_transcript(
+    record: RunRecord,
+    arguments: list[Argument],
+    ledger: list[LedgerEntry],
+    maps: dict[int, Any],
+    tallies: list[Any],
+    result: Any,
+) -> str:
+    motion = record.motion
+    assert motion is not None
+    lines = [f"# {_cell(motion.motion)}", ""]
+    lines.append(
+        f"Motion debate `{record.run_id}` · {record.status.value} · {record.created_at:%Y-%m-%d %H:%M} UTC"
+    )
+    if result is not None:
+        z, f = result.vote_zero, result.final_vote
+        lines += [
+            "",
+            "## The vote",
+            "",
+            f"Vote zero: {z.for_pct:g} % for, {z.against_pct:g} % against, {z.undecided_pct:g} % undecided "
+            f"({z.voters} voters). Final: {f.for_pct:g} % for, {f.against_pct:g} % against, "
+            f"{f.undecided_pct:g} % undecided. Swing: for {result.swing['for']:+g}, against "
+            f"{result.swing['against']:+g} points.",
+            "",
+            f"The team {result.plan.first} spoke first"
+            + (" (drawn: vote zero was a tie)" if result.plan.tie else " (the side vote zero favoured)")
+            + (
+                f"; the time knob gave the team {result.plan.minority} "
+                f"{result.plan.allowance[result.plan.minority].words} words a statement."
+                if result.plan.minority
+                else "."
+            ),
+        ]
+        if result.ended_early is not None:
+            e = result.ended_early
+            lines += ["", f"The team {e.side} declined to go on in round {e.round}: {_cell(e.reason)}"]
+        lines += ["", "## The judge's report", "", _cell(result.report)]
+    elif record.error:
+        lines += ["", f"The debate failed: {_cell(record.error)}"]
+    by_side = {(e.side, e.evidence_id): e for e in ledger}
+    means = {t.round: t for t in tallies}
+    for r in sorted({a.round for a in arguments}):
+        lines += ["", f"## Round {r} ({motion.phase(r)})"]
+        for a in (a for a in arguments if a.round == r):
+            keys = {evidence_id: e for (side, evidence_id), e in by_side.items() if side == a.side}
+            lines += ["", f"### {'For' if a.side == 'for' else 'Against'}", ""]
+            if a.refusal is not None:
+                lines.append(f"Declined to go on: {_cell(a.refusal.reason)}")
+            for p in a.points:
+                lines.append(_linked(_cell(p.argument), keys))
+        m = maps.get(r)
+        if m is not None:
+            lines += ["", "### The judge's map", "", _cell(m.summary)]
+            lines += [f"- Agreed: {_cell(c)}" for c in m.consensus]
+            lines += [
+                f"- Disputed: {_cell(f.core_issue)} — for: {_cell(f.for_stance)}; "
+                f"against: {_cell(f.against_stance)}"
+                for f in m.disagreement_frontier
+            ]
+        if (t := means.get(r)) is not None:
+            lines += ["", f"The crowd: {t.for_pct:g} % for, {t.against_pct:g} % against (mean {t.mean:g})."]
     lines += ["", "## Citation ledger", "", "| key | round | source | tier | credibility | correspondence |"]
     lines.append("|---|---|---|---|---|---|")
     for e in ledger:

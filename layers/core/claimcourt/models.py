@@ -68,10 +68,17 @@ class Stage(StrEnum):
     REVIEW = "review"  # the judge's samples: more of them, a re-deliberation, or neither
     SCORE = "score"
     FINISH = "finish"  # the ends that are not a score: stopped by suitability, or failed
+    # motion debates (statemachine/motion.asl.json); they share retrieve, factcheck and finish
+    STANCES = "stances"  # phase 0: the teams' stances and the opening research
+    VOTE = "vote"  # a batch of the crowd votes
+    TALLY = "tally"  # a round's votes counted; at vote zero, who speaks first and the time knob
+    SPEAK = "speak"  # a team's statement
+    CARTOGRAPH = "cartograph"  # the judge maps the round: consensus and frontier, no winner
+    CONCLUDE = "conclude"  # the vote swing and the judge's report: the motion's result
 
     @property
     def ends_run(self) -> bool:
-        return self in (Stage.SCORE, Stage.FINISH)
+        return self in (Stage.SCORE, Stage.FINISH, Stage.CONCLUDE)
 
 
 class Strict(BaseModel):
@@ -450,6 +457,9 @@ class FactcheckInput(Strict):
     round: int
     to_check: list[LedgerEntry] = Field(description="The other side's citations new this round.")
     to_answer: list[LedgerEntry] = Field(description="Own side's citations checked last round.")
+    # Motion debates: the team speaks first or second in its round; its private notes.
+    turn: Literal["together", "first", "second"] = "together"
+    team_notes: list[str] = Field(default_factory=list)
 
 
 class SubClaimJudgement(Strict):
@@ -738,6 +748,8 @@ class RunRecord(Strict):
     error: str | None = None
     warnings: list[str] = Field(default_factory=list)
     result: Result | None = None
+    # A motion debate (statemachine/motion.asl.json); `request` then carries its motion as the claim.
+    motion: MotionRequest | None = None
 
 
 class RunOutput(BaseModel):
@@ -1003,3 +1015,265 @@ class BaselineInput(Strict):
     mode: Mode = "spectral"
     as_of_date: date | None = Field(default=None, description="Judge the claim as of this date.")
     evidence: list[Evidence] = Field(default_factory=list)
+
+
+# ---------------------------------------------------------------- motion debates
+# The second format (statemachine/motion.asl.json): two teams debate a motion in turns before a crowd
+# of personas that votes 0–100 (0 against, 100 for) before the debate and after every round.
+
+MotionRole = Literal[
+    "debater_for", "debater_against", "factchecker_for", "factchecker_against", "judge", "crowd"
+]
+MotionPhase = Literal["opening", "rounds", "closing"]
+MODEL_NAME = r"^(anthropic|openai|offline):[A-Za-z0-9._:/-]{0,100}$"
+MAX_MOTION_ROUNDS = 6
+MAX_CROWD = 100
+
+
+class TimeKnob(Strict):
+    """When the crowd leans more than `lean_above` one way at vote zero, the minority side gets `ratio`
+    times the word limit and citation allowance (at or below it: 1:1)."""
+
+    lean_above: float = Field(default=0.60, ge=0.5, le=1.0)
+    ratio: float = Field(default=1.25, ge=1.0, le=3.0)
+
+
+class MotionRequest(Strict):
+    """A motion to debate before a crowd. Validated before anything is stored or spent."""
+
+    motion: str = Field(description="The motion, e.g. 'Resolved: social media does more harm than good.'")
+    context: str | None = Field(default=None, description="Optional background text for the teams.")
+    rounds: int = Field(
+        default=2, ge=1, le=MAX_MOTION_ROUNDS, description="Rounds between opening and closing."
+    )
+    crowd: int = Field(
+        default=24, ge=1, le=MAX_CROWD, description="Personas voting (the first N of the set)."
+    )
+    words: int = Field(
+        default=250, ge=50, le=1500, description="Word limit of a statement (before the knob)."
+    )
+    citations: int = Field(default=3, ge=0, le=10, description="New citations a statement may add.")
+    time_knob: TimeKnob = Field(default_factory=TimeKnob)
+    seed: int = Field(default=0, ge=0, le=2**31 - 1, description="Breaks a vote-zero tie (recorded).")
+    lineup: dict[MotionRole, Annotated[str, Field(pattern=MODEL_NAME)]] = Field(
+        default_factory=dict, description="provider:model per role; a role not named uses the deployment's."
+    )
+    effort: Effort = "standard"
+
+    @field_validator("motion")
+    @classmethod
+    def _motion(cls, value: str) -> str:
+        try:
+            return _clean_claim(value)
+        except ValueError as err:
+            raise ValueError(str(err).replace("claim", "motion", 1)) from None
+
+    @field_validator("context")
+    @classmethod
+    def _context(cls, value: str | None) -> str | None:
+        return _clean_context(value)
+
+    def run_request(self) -> RunRequest:
+        """What the platform's shared parts (retrieval, the ledger, listings) read of a run."""
+        return RunRequest(claim=self.motion, context=self.context, effort=self.effort)
+
+    @property
+    def last_round(self) -> int:
+        """Rounds are numbered: 1 the opening, 2…rounds+1 the debate, rounds+2 the closing."""
+        return self.rounds + 2
+
+    def phase(self, round: int) -> MotionPhase:
+        if round <= 1:
+            return "opening"
+        return "closing" if round >= self.last_round else "rounds"
+
+
+class Persona(Strict):
+    """One voter of the crowd: who they are, and the priors the offline crowd votes from."""
+
+    id: str = Field(pattern=r"^p[0-9]{3}$")
+    name: str
+    description: str
+    leanings: dict[str, float] = Field(
+        description="Per value axis, -1…1: how a motion that moves that way sits with them."
+    )
+    openness: float = Field(ge=0.0, le=1.0, description="How far a round's arguments move them.")
+    evidence_weight: float = Field(ge=0.0, le=2.0, description="How much checked evidence counts for them.")
+
+
+class Stances(Strict):
+    """Phase 0: what each team must argue, and the opening research."""
+
+    for_stance: str = Field(min_length=1, max_length=600, description="What the team for the motion holds.")
+    against_stance: str = Field(min_length=1, max_length=600, description="What the team against holds.")
+    queries: list[str] = Field(
+        min_length=1, max_length=4, description="Search queries for the opening research, both sides' needs."
+    )
+
+
+class StancesInput(Strict):
+    motion: str
+    context: str | None = None
+    evidence_source: str = ""
+
+
+class PersonaVote(Strict):
+    persona_id: str
+    score: Score = Field(description="0 = firmly against the motion, 50 = undecided, 100 = firmly for.")
+    reason: str = Field(default="", max_length=300)
+
+
+class CrowdVotes(Strict):
+    votes: list[PersonaVote]
+
+
+class PublicStatement(Strict):
+    """A statement as everyone heard it: what the crowd, the judge and the other team see."""
+
+    side: Side
+    round: int
+    phase: MotionPhase
+    statement: str
+    citations: list[str] = Field(default_factory=list)
+
+
+class CrowdInput(Strict):
+    motion: str
+    round: int = Field(description="0 = vote zero, before anyone spoke.")
+    phase: MotionPhase | Literal["vote zero"]
+    personas: list[Persona]
+    previous: dict[str, int] = Field(default_factory=dict, description="Persona id → last score.")
+    statements: list[PublicStatement] = Field(default_factory=list, description="Everything said so far.")
+    ledger: list[LedgerEntry] = Field(default_factory=list, description="The citations, as checked.")
+    consensus: list[str] = Field(default_factory=list)
+    frontier: list[FrontierIssue] = Field(default_factory=list)
+
+
+class MotionStatement(Strict):
+    """A team's turn: a public statement with its citations and private notes for its own team, or a
+    refusal (which ends the debate early), never both."""
+
+    statement: str = Field(default="", description="Public: the crowd, the judge and the other team hear it.")
+    citations: list[str] = Field(default_factory=list, description="Evidence ids from the pool.")
+    notes: str = Field(
+        default="", max_length=2000, description="Private to your team (debater and fact-checker): strategy."
+    )
+    implied_score: Score = Field(
+        default=50, description="Your honest probability, 0–100, that the motion's claim holds: belief."
+    )
+    refusal: Refusal | None = Field(
+        default=None, description="Only if you decline to go on; then no statement."
+    )
+
+    @model_validator(mode="after")
+    def _statement_xor_refusal(self) -> MotionStatement:
+        if self.statement.strip() and self.refusal is not None:
+            raise ValueError("give a statement or a refusal, not both")
+        if not self.statement.strip() and self.refusal is None:
+            raise ValueError("give a statement, or a refusal")
+        return self
+
+
+class SpeakInput(Strict):
+    motion: str
+    context: str | None = None
+    side: Side
+    stance: str
+    round: int
+    last_round: int
+    phase: MotionPhase
+    speaks: Literal["first", "second"]
+    word_limit: int
+    citation_limit: int = Field(description="New citations this statement may add (0 in the closing).")
+    evidence: list[Evidence] = Field(default_factory=list)
+    cited_before: list[str] = Field(
+        default_factory=list, description="Ids anyone cited in earlier turns (in the closing: your team)."
+    )
+    statements: list[PublicStatement] = Field(default_factory=list, description="Everything said so far.")
+    team_notes: list[str] = Field(default_factory=list, description="Your team's private notes so far.")
+    consensus: list[str] = Field(default_factory=list)
+    frontier: list[FrontierIssue] = Field(default_factory=list)
+    checks: list[LedgerEntry] = Field(
+        default_factory=list, description="Your side's citations with the other side's checks."
+    )
+
+
+class MotionMap(Strict):
+    """The judge after a round, as a cartographer: no winner, the state of the argument."""
+
+    consensus: list[str] = Field(default_factory=list, description="What both teams now accept.")
+    disagreement_frontier: list[FrontierIssue] = Field(default_factory=list, description="What is disputed.")
+    next_query: str | None = Field(
+        default=None, max_length=300, description="A search for what the frontier needs (null: none)."
+    )
+    summary: str = Field(default="", description="The round in a few sentences, for the audience.")
+    report: str | None = Field(
+        default=None, description="After the last round only: the final report on the whole debate."
+    )
+
+
+class CartographInput(Strict):
+    motion: str
+    round: int
+    last_round: int
+    phase: MotionPhase
+    final: bool = Field(description="The last map: write the final report.")
+    evidence_source: str = ""
+    statements: list[PublicStatement]
+    ledger: list[LedgerEntry] = Field(default_factory=list)
+    previous: MotionMap | None = None
+
+
+class SideAllowance(Strict):
+    words: int
+    citations: int
+
+
+class MotionPlan(Strict):
+    """What vote zero decided: who speaks first, and the time knob's allowances."""
+
+    first: Side
+    second: Side
+    tie: bool = Field(description="Vote zero split evenly: the first speaker was drawn (seeded).")
+    lean: float = Field(description="The majority's share of decided voters at vote zero, 0.5–1.")
+    knob_applied: bool
+    minority: Side | None = None
+    allowance: dict[Side, SideAllowance]
+
+
+class VoteTally(Strict):
+    round: int
+    phase: MotionPhase | Literal["vote zero"]
+    voters: int
+    mean: float = Field(description="Mean score, 0–100 (100 = for).")
+    for_pct: float = Field(description="Share of voters above 50, %.")
+    against_pct: float = Field(description="Share of voters below 50, %.")
+    undecided_pct: float
+    scores: dict[str, int] = Field(default_factory=dict, description="Persona id → score.")
+
+
+class EarlyEnd(Strict):
+    side: Side
+    round: int
+    reason: str
+
+
+class MotionResult(Strict):
+    run_id: str
+    motion: str
+    rounds: int = Field(description="Rounds between opening and closing, as asked.")
+    turns: int = Field(description="Statements made.")
+    plan: MotionPlan
+    vote_zero: VoteTally
+    final_vote: VoteTally
+    swing: dict[Side, float] = Field(description="Final − vote zero, percentage points, per side.")
+    sentiment: list[VoteTally] = Field(description="Every round's tally, vote zero first.")
+    report: str = Field(description="The judge's final report.")
+    consensus: list[str] = Field(default_factory=list)
+    frontier: list[FrontierIssue] = Field(default_factory=list)
+    ended_early: EarlyEnd | None = None
+    citations: list[LedgerEntry] = Field(default_factory=list)
+    personas: str = Field(description="The persona set's version.")
+    reasoner: str
+    models: dict[str, str] = Field(default_factory=dict)
+    usage: Usage

@@ -18,6 +18,7 @@ from claimcourt.execution import Ended, Executor
 from claimcourt.models import (
     LOCAL_TENANT,
     Lease,
+    MotionRequest,
     RunEvent,
     RunRecord,
     RunRequest,
@@ -47,11 +48,15 @@ def new_run_id() -> str:
 
 def create_run(
     store: Store,
-    request: RunRequest,
+    request: RunRequest | MotionRequest,
     source_tag: SourceTag = SourceTag.APP,
     tenant_id: str = LOCAL_TENANT,
     run_id: str | None = None,
 ) -> RunRecord:
+    """Record a run: a claim debate, or a motion debate (its motion then stands as the request's claim)."""
+    motion = request if isinstance(request, MotionRequest) else None
+    request = motion.run_request() if motion is not None else request
+    assert isinstance(request, RunRequest)
     record = RunRecord(
         run_id=run_id or new_run_id(),
         claim_id=claim_id_for(request.claim),
@@ -59,6 +64,7 @@ def create_run(
         request=request,
         source_tag=source_tag,
         tenant_id=tenant_id,
+        motion=motion,
     )
     store.create_run(record)
     store.append_event(
@@ -73,12 +79,13 @@ def submit_run(
     executor: Executor,
     settings: Settings,
     tenant_id: str,
-    request: RunRequest,
+    request: RunRequest | MotionRequest,
     source_tag: SourceTag = SourceTag.APP,
     run_id: str | None = None,
 ) -> RunRecord:
-    """Admit, record and start a run. Over a cap: RateLimitedError, with nothing stored. If the
-    execution cannot be started, the run ends failed with the reason (and gives its lease back).
+    """Admit, record and start a run (a claim debate, or a motion debate on its own state machine).
+    Over a cap: RateLimitedError, with nothing stored. If the execution cannot be started, the run
+    ends failed with the reason (and gives its lease back).
     A caller that names the run (a drift tick, an event) gets ConflictError `run_exists` if that
     run was started before, and nothing happens twice."""
     if run_id is not None and _exists(store, run_id):
@@ -104,7 +111,7 @@ def submit_run(
             store.release(run_id)
         raise
     try:
-        executor.start(run_id)
+        executor.start(run_id, "motion" if record.motion is not None else "debate")
     except Exception as err:
         end_failed(store, run_id, f"could not start the execution: {type(err).__name__}")
         raise
@@ -116,7 +123,7 @@ def submit_when_free(
     executor: Executor,
     settings: Settings,
     tenant_id: str,
-    request: RunRequest,
+    request: RunRequest | MotionRequest,
     source_tag: SourceTag = SourceTag.APP,
     *,
     timeout_s: float,

@@ -15,6 +15,16 @@ ProviderName = Literal["anthropic", "openai", "offline"]
 ROLES = ("suitability", "decomposer", "case_for", "case_against", "fact_checker", "moderator", "adjudicator")
 # The roles asked to sample at the model's natural temperature (Task.temperature None): the debaters.
 SAMPLED_ROLES = frozenset({"case_for", "case_against"})
+# A motion debate's roles (claimcourt.motions), each routed as the claim role it plays unless named in
+# CLAIMCOURT_MODELS_BY_ROLE or in the motion's own line-up.
+MOTION_ROLES = {
+    "debater_for": "case_for",
+    "debater_against": "case_against",
+    "factchecker_for": "fact_checker",
+    "factchecker_against": "fact_checker",
+    "judge": "moderator",
+    "crowd": "moderator",
+}
 
 
 class EffortProfile(BaseModel):
@@ -112,6 +122,9 @@ class Settings(BaseSettings):
     # The API.
     max_body_bytes: int = Field(default=64 * 1024, ge=1024, description="Larger request bodies get 413.")
     state_machine_arn: str | None = Field(default=None, description="Where the API starts executions.")
+    motion_state_machine_arn: str | None = Field(
+        default=None, description="Where the API starts motion debates (statemachine/motion.asl.json)."
+    )
     websocket_url: str | None = Field(default=None, description="wss://… for clients (the events link).")
     dead_letter_queue_url: str | None = Field(
         default=None, description="Where the monitor function puts bus events it cannot act on."
@@ -141,8 +154,9 @@ class Settings(BaseSettings):
         if self.provider is not None and not self.has_key(self.provider):
             found.append(f"CLAIMCOURT_PROVIDER={self.provider} but no key or base URL is set for it")
         for role, wanted in self.models_by_role.items():
-            if role not in ROLES:
-                found.append(f"CLAIMCOURT_MODELS_BY_ROLE names an unknown role {role!r}; roles: {ROLES}")
+            if role not in ROLES and role not in MOTION_ROLES:
+                known = ", ".join(ROLES + tuple(MOTION_ROLES))
+                found.append(f"CLAIMCOURT_MODELS_BY_ROLE names an unknown role {role!r}; roles: {known}")
             elif wanted.partition(":")[0] not in ("anthropic", "openai", "offline"):
                 found.append(f"CLAIMCOURT_MODELS_BY_ROLE[{role}] must be provider:model, got {wanted!r}")
         return found
@@ -185,12 +199,19 @@ class Settings(BaseSettings):
             return self.openai_api_key is not None or self.openai_base_url is not None
         return provider == "offline"
 
+    def named_route(self, wanted: str) -> tuple[str, str]:
+        """(provider, model) of a "provider:model" name; an empty model is the provider's default."""
+        provider, _, model = wanted.partition(":")
+        return provider, model or self.default_model(provider)
+
     def default_model(self, provider: str) -> str:
         return {"anthropic": self.anthropic_model, "openai": self.openai_model}.get(provider, "offline")
 
     def route(self, role: str) -> tuple[str, str]:
         """(provider, model) for a role; a role whose provider has no key falls back to the default."""
         wanted = self.models_by_role.get(role)
+        if not wanted and role in MOTION_ROLES:
+            return self.route(MOTION_ROLES[role])
         if wanted:
             provider, _, model = wanted.partition(":")
             if self.has_key(provider):

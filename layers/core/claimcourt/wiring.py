@@ -78,6 +78,7 @@ def build_providers(settings: Settings) -> dict[str, Provider]:
         offline = Paced(offline, settings.offline_pace_ms)
     providers: dict[str, Provider] = {"offline": offline}
     used = {settings.route(role)[0] for role in ROLES}
+    used |= {p for p in ("anthropic", "openai") if settings.has_key(p)}  # a motion's line-up may name it
     if "anthropic" in used and settings.anthropic_api_key is not None:
         from claimcourt.reasoning.anthropic_provider import AnthropicProvider
 
@@ -237,7 +238,9 @@ def build_deps(settings: Settings, store: Store | None = None) -> Deps:
 def build_executor(settings: Settings) -> Executor | None:
     if settings.state_machine_arn is None:
         return None
-    return StepFunctionsExecutor(settings.state_machine_arn, settings.aws_region)
+    return StepFunctionsExecutor(
+        settings.state_machine_arn, settings.aws_region, settings.motion_state_machine_arn
+    )
 
 
 def build_publisher(settings: Settings, store: Store) -> Publisher | None:

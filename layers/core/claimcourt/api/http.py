@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import threading
 from collections.abc import Callable
+from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
@@ -35,14 +36,19 @@ from claimcourt.models import (
     LedgerEntry,
     Monitor,
     MonitorRequest,
+    MotionRequest,
+    MotionResult,
     RoundDecision,
     RunEvent,
     RunOutput,
     RunPage,
     RunRecord,
     RunRequest,
+    RunStatus,
     SourceTag,
+    VoteTally,
 )
+from claimcourt.motions.crowd import persona_set
 from claimcourt.observability import logger, observed
 from claimcourt.runs import delete_tenant_run, run_usage, submit_run, tenant_run
 from claimcourt.settings import ROLES
@@ -97,6 +103,26 @@ class RoundDecisionList(BaseModel):
 class Ledger(BaseModel):
     run_id: str
     citations: list[LedgerEntry]
+
+
+class MotionView(BaseModel):
+    """A motion debate as the API gives it: its status, and its result once it has concluded."""
+
+    run_id: str
+    status: RunStatus
+    motion: MotionRequest
+    created_at: datetime
+    finished_at: datetime | None
+    error: str | None
+    cost_usd: float
+    result: MotionResult | None = Field(default=None, description="The vote swing and the judge's report.")
+    links: Links
+
+
+class VoteList(BaseModel):
+    run_id: str
+    personas: str = Field(description="The persona set's version.")
+    tallies: list[VoteTally] = Field(description="Vote zero first, then one per round: every voter's score.")
 
 
 class ClaimList(BaseModel):
@@ -293,12 +319,44 @@ def build_app() -> APIGatewayHttpResolver:
     def get_artifact(run_id: str, name: str) -> Response[str]:
         """One of the run's four artifacts, as a file: the transcript, the citation ledger, the
         debate's logic map, the score trajectory."""
-        store = _deps().store
-        tenant_run(store, tenant(), run_id)
-        if name not in MEDIA_TYPES:
-            raise NotFoundError(f"no artifact {name}: one of {', '.join(MEDIA_TYPES)}")
-        headers = {"Content-Disposition": f'attachment; filename="{run_id}-{name}"'}
-        return Response(200, MEDIA_TYPES[name], export(store, run_id, name), headers=headers)
+        tenant_run(_deps().store, tenant(), run_id)
+        return _artifact(run_id, name)
+
+    @app.post("/motions", responses={202: {"description": "Accepted: the motion debate has started."}})
+    def post_motion(request: MotionRequest) -> Response[MotionView]:
+        """Start a motion debate before a crowd (statemachine/motion.asl.json), under the same cost guard
+        as a run. Its progress streams on the WebSocket like a run's (subscribe with its run_id)."""
+        deps = _deps()
+        if deps.executor is None:
+            raise ConfigurationError("no executor: CLAIMCOURT_MOTION_STATE_MACHINE_ARN is not set")
+        record = submit_run(deps.store, deps.executor, deps.settings, tenant(), request)
+        view = _motion_view(record)
+        return Response(202, "application/json", view, headers={"Location": view.links.self})
+
+    @app.get("/motions/<run_id>")
+    def get_motion(run_id: str) -> MotionView:
+        return _motion_view(_tenant_motion(tenant(), run_id), full=True)
+
+    @app.get("/motions/<run_id>/events")
+    def get_motion_events(run_id: str, after: Annotated[int, Query(ge=0)] = 0) -> EventList:
+        _tenant_motion(tenant(), run_id)
+        return EventList(
+            run_id=run_id, events=_deps().store.list_events(run_id, after_seq=min(after, LAST_SEQ))
+        )
+
+    @app.get("/motions/<run_id>/votes")
+    def get_votes(run_id: str) -> VoteList:
+        """Every round's tally with every voter's score (vote zero first): the sentiment series."""
+        _tenant_motion(tenant(), run_id)
+        return VoteList(
+            run_id=run_id, personas=persona_set()[0], tallies=artifacts.tallies_of(_deps().store, run_id)
+        )
+
+    @app.get("/motions/<run_id>/artifacts/<name>")
+    def get_motion_artifact(run_id: str, name: str) -> Response[str]:
+        """One of the debate's four artifacts; score_trajectory.csv holds every voter's score per round."""
+        _tenant_motion(tenant(), run_id)
+        return _artifact(run_id, name)
 
     @app.get("/claims")
     def list_claims(limit: Annotated[int, Query(ge=1, le=200)] = 50) -> ClaimList:
@@ -371,6 +429,38 @@ def build_app() -> APIGatewayHttpResolver:
         return _console_file(name)
 
     return app
+
+
+def _artifact(run_id: str, name: str) -> Response[str]:
+    if name not in MEDIA_TYPES:
+        raise NotFoundError(f"no artifact {name}: one of {', '.join(MEDIA_TYPES)}")
+    headers = {"Content-Disposition": f'attachment; filename="{run_id}-{name}"'}
+    return Response(200, MEDIA_TYPES[name], export(_deps().store, run_id, name), headers=headers)
+
+
+def _tenant_motion(tenant_id: str, run_id: str) -> RunRecord:
+    """The tenant's motion debate (a claim run is not one: 404, as for any other id)."""
+    record = tenant_run(_deps().store, tenant_id, run_id)
+    if record.motion is None:
+        raise NotFoundError(f"no motion debate {run_id}")
+    return record
+
+
+def _motion_view(record: RunRecord, full: bool = False) -> MotionView:
+    assert record.motion is not None
+    base = f"/motions/{record.run_id}"
+    links = Links(self=base, events=f"{base}/events", websocket=_deps().settings.websocket_url)
+    return MotionView(
+        run_id=record.run_id,
+        status=record.status,
+        motion=record.motion,
+        created_at=record.created_at,
+        finished_at=record.finished_at,
+        error=record.error,
+        cost_usd=record.cost_usd,
+        result=artifacts.motion_result_of(_deps().store, record.run_id) if full else None,
+        links=links,
+    )
 
 
 def _console_file(name: str) -> Response[str]:

@@ -11,6 +11,23 @@ from claimcourt.reasoning.reasoner import Reasoner
 SIDE_TEXT = {"for": "TRUE", "against": "FALSE"}
 
 
+def _round_note(inputs: FactcheckInput) -> str:
+    if inputs.turn == "together":
+        return f"Round {inputs.round} has just ended."
+    return (
+        f"It is round {inputs.round} of a motion debate (the claim is the motion); your team speaks "
+        f"{inputs.turn} this round, and you check before it does."
+    )
+
+
+def _notes_block(inputs: FactcheckInput) -> str:
+    """Your own team's private notes (motion debates): only your side ever sees them."""
+    if not inputs.team_notes:
+        return ""
+    notes = "\n".join(f"<note>{escape(n)}</note>" for n in inputs.team_notes)
+    return f'\n<team_notes side="{inputs.side}">\n{notes}\n</team_notes>'
+
+
 def factcheck_task(inputs: FactcheckInput) -> Task[FactcheckReply]:
     other = "against" if inputs.side == "for" else "for"
     system, prompt = render(
@@ -18,10 +35,11 @@ def factcheck_task(inputs: FactcheckInput) -> Task[FactcheckReply]:
         side=inputs.side,
         other_side=other,
         side_text=SIDE_TEXT[inputs.side],
-        round=str(inputs.round),
+        round_note=_round_note(inputs),
         claim=escape(inputs.claim),
         to_check=ledger_block(inputs.to_check, checked=False),
         to_answer=ledger_block(inputs.to_answer),
+        team_notes=_notes_block(inputs),
     )
     wanted, answerable = {e.key for e in inputs.to_check}, {e.key for e in inputs.to_answer}
 
@@ -36,7 +54,7 @@ def factcheck_task(inputs: FactcheckInput) -> Task[FactcheckReply]:
 
     return Task(
         kind="factcheck",
-        role="fact_checker",
+        role="fact_checker" if inputs.turn == "together" else f"factchecker_{inputs.side}",
         inputs=inputs,
         output=FactcheckReply,
         system=system,

@@ -24,12 +24,13 @@ from rich.markup import escape
 
 from claimcourt import artifacts
 from claimcourt.errors import ConfigurationError, InvalidRequestError, NotFoundError, RateLimitedError
-from claimcourt.execution import Executor
+from claimcourt.execution import Executor, Machine
 from claimcourt.local.cloud import EXECUTION_CHECK_S, FOLLOW_POLL_S, Stack, load_stack
 from claimcourt.local.console import resume_collector
 from claimcourt.local.render import ProgressView, render_decisions, render_record, render_runs
 from claimcourt.models import (
     LOCAL_TENANT,
+    MotionRequest,
     RunOutput,
     RunRecord,
     RunRequest,
@@ -213,7 +214,9 @@ def run(
     _print_record(deps.store, deps.store.get_run(record.run_id), as_json)
 
 
-def _submit(store: Store, executor: Executor, settings: Settings, request: RunRequest) -> RunRecord:
+def _submit(
+    store: Store, executor: Executor, settings: Settings, request: RunRequest | MotionRequest
+) -> RunRecord:
     """Start a run of the CLI's own under the cost guard, as the API's: while the concurrency cap is
     full (runs of `claimcourt serve`, or of the stack), wait for a slot; over the hourly cap, stop."""
 
@@ -276,6 +279,103 @@ def _print_record(store: Store, record: RunRecord, as_json: bool) -> None:
         sys.exit(EXIT_FAILED)
     if record.status is RunStatus.STOPPED:
         sys.exit(EXIT_STOPPED)
+
+
+def _parse_motion(raw: dict[str, Any]) -> MotionRequest:
+    try:
+        return MotionRequest.model_validate(raw)
+    except ValidationError as exc:
+        field, message = first_problem(exc, "motion")
+        _fail(f"{field}: {message}", EXIT_BAD_INPUT)
+
+
+def _lineup(pairs: tuple[str, ...]) -> dict[str, str]:
+    found = {}
+    for pair in pairs:
+        role, sep, model = pair.partition("=")
+        if not sep:
+            _fail(f"lineup: {pair!r} is not role=provider:model", EXIT_BAD_INPUT)
+        found[role.strip()] = model.strip()
+    return found
+
+
+@main.command()
+@click.argument("motion")
+@click.option(
+    "--rounds", default=2, show_default=True, help="Rounds between the opening and the closing (1–6)."
+)
+@click.option("--crowd", default=24, show_default=True, help="Personas in the audience (1–100).")
+@click.option(
+    "--words", default=250, show_default=True, help="Word limit of a statement, before the time knob."
+)
+@click.option("--citations", default=3, show_default=True, help="New citations a statement may add.")
+@click.option("--seed", default=0, show_default=True, help="Draws the first speaker when vote zero is a tie.")
+@click.option("--context", default=None, help="Background text the teams may use.")
+@click.option(
+    "--lineup",
+    multiple=True,
+    help="role=provider:model, e.g. debater_for=anthropic:claude-sonnet-4-5 (roles: debater_for, "
+    "debater_against, factchecker_for, factchecker_against, judge, crowd). Repeatable.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the run and its result as JSON.")
+@click.option("--verbose", is_flag=True, help="Show each stage's structured log on stderr.")
+@data_dir_option
+def motion(
+    motion: str,
+    rounds: int,
+    crowd: int,
+    words: int,
+    citations: int,
+    seed: int,
+    context: str | None,
+    lineup: tuple[str, ...],
+    as_json: bool,
+    verbose: bool,
+    data_dir: Path | None,
+) -> None:
+    """Debate MOTION before a crowd that votes before and after every round; print the vote swing."""
+    request = _parse_motion(
+        {
+            "motion": motion,
+            "rounds": rounds,
+            "crowd": crowd,
+            "words": words,
+            "citations": citations,
+            "seed": seed,
+            "context": context,
+            "lineup": _lineup(lineup),
+        }
+    )
+    settings = _settings(data_dir)
+    for role, wanted in request.lineup.items():
+        if not settings.has_key(wanted.partition(":")[0]):
+            _fail(f"lineup.{role}: no key or base URL is set for {wanted.partition(':')[0]}", EXIT_BAD_INPUT)
+    from claimcourt.local.motion_cli import Progress, print_result
+    from claimcourt.local.runtime import LocalRuntime
+
+    deps = build_deps(settings)
+    with LocalRuntime(deps) as runtime:
+        _quiet_logs(verbose)
+        record = _submit(deps.store, runtime, deps.settings, request)
+        progress = Progress(err, deps.store, record.run_id, request)
+        runtime.follow(record.run_id, on_tick=progress.tick)
+        progress.tick()
+    ended = deps.store.get_run(record.run_id)
+    result = artifacts.motion_result_of(deps.store, ended.run_id)
+    if as_json:
+        doc = {
+            "run_id": ended.run_id,
+            "status": ended.status.value,
+            "error": ended.error,
+            "cost_usd": ended.cost_usd,
+            "result": result.model_dump(mode="json") if result else None,
+        }
+        click.echo(json.dumps(doc, indent=2))
+    elif result is not None:
+        print_result(out, result)
+    if ended.status is not RunStatus.SUCCEEDED:
+        err.print(f"[red]the debate failed: {ended.error}[/]")
+        sys.exit(EXIT_FAILED)
 
 
 @main.command()
@@ -529,9 +629,9 @@ class _Starts:
         self.runtime = runtime
         self.started: list[str] = []
 
-    def start(self, run_id: str) -> str:
+    def start(self, run_id: str, machine: Machine = "debate") -> str:
         self.started.append(run_id)
-        return str(self.runtime.start(run_id))
+        return str(self.runtime.start(run_id, machine))
 
     def execution_status(self, run_id: str) -> str | None:
         status: str | None = self.runtime.execution_status(run_id)

@@ -15,14 +15,16 @@ from pathlib import Path
 from typing import Any
 
 from claimcourt import artifacts
-from claimcourt.execution import Ended, ended_from
+from claimcourt.errors import NotFoundError
+from claimcourt.execution import Ended, Machine, ended_from
 from claimcourt.local.console import resume_collector
 from claimcourt.local.dispatch import ENDS, LambdaDispatcher, load_handlers
 from claimcourt.local.template import ACCOUNT, REGION, load_template, project_root
 from claimcourt.runs import end_failed, execution_end_reason, follow
 from claimcourt.wiring import Deps, use_deps
 
-STATE_MACHINE = "DebateStateMachine"
+# The template's state machines, by the Machine name runs use (execution.Machine).
+STATE_MACHINES = {"debate": "DebateStateMachine", "motion": "MotionStateMachine"}
 POLL_S = 0.01
 REMOTE_POLL_S = 0.1  # a remote store is asked ten times a second, not a hundred
 DESCRIBE_EVERY_S = 0.5
@@ -65,7 +67,7 @@ class LocalRuntime:
         self.dispatcher = LambdaDispatcher(load_handlers(self.template))
         self._stack = ExitStack()
         self._sfn: Any = None
-        self._arn = ""
+        self._arns: dict[str, str] = {}
 
     def __enter__(self) -> LocalRuntime:
         import boto3
@@ -88,36 +90,43 @@ class LocalRuntime:
         self._stack.enter_context(self.dispatcher.installed())
         self._stack.enter_context(use_deps(self.deps))
         self._sfn = boto3.client("stepfunctions", region_name=REGION)
-        self._arn = self._sfn.create_state_machine(
-            name="claimcourt-debate-local",
-            definition=self.template.render(STATE_MACHINE),
-            roleArn=f"arn:aws:iam::{ACCOUNT}:role/claimcourt-local",
-            type="STANDARD",
-        )["stateMachineArn"]
+        for machine, logical_id in STATE_MACHINES.items():
+            self._arns[machine] = self._sfn.create_state_machine(
+                name=f"claimcourt-{machine}-local",
+                definition=self.template.render(logical_id),
+                roleArn=f"arn:aws:iam::{ACCOUNT}:role/claimcourt-local",
+                type="STANDARD",
+            )["stateMachineArn"]
         resume_collector()  # the console script's start-up is over (see console.py)
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._stack.close()
 
-    def start(self, run_id: str) -> str:
+    def start(self, run_id: str, machine: Machine | None = None) -> str:
+        """Start the run's execution on its state machine (by default, the one its record asks for)."""
         # Who runs it: a later process that finds the run unfinished and this one gone ends it at once.
         self.deps.store.put_artifact(run_id, artifacts.OWNER, this_process())
+        machine = machine or self._machine(run_id)
         # The run id is the execution name: starting the same run twice is refused, not repeated.
         return str(
             self._sfn.start_execution(
-                stateMachineArn=self._arn, name=run_id, input=json.dumps({"run_id": run_id})
+                stateMachineArn=self._arns[machine], name=run_id, input=json.dumps({"run_id": run_id})
             )["executionArn"]
         )
 
+    def _machine(self, run_id: str) -> Machine:
+        return "motion" if self.deps.store.get_run(run_id).motion is not None else "debate"
+
     def _execution_arn(self, run_id: str) -> str:
-        return self._arn.replace(":stateMachine:", ":execution:") + f":{run_id}"
+        arn = self._arns[self._machine(run_id)]
+        return arn.replace(":stateMachine:", ":execution:") + f":{run_id}"
 
     def execution_status(self, run_id: str) -> str | None:
         """RUNNING, SUCCEEDED, FAILED, TIMED_OUT or ABORTED; None if this runtime never started it."""
         try:
             return str(self._sfn.describe_execution(executionArn=self._execution_arn(run_id))["status"])
-        except self._sfn.exceptions.ExecutionDoesNotExist:
+        except (self._sfn.exceptions.ExecutionDoesNotExist, NotFoundError):
             return None
 
     def ended(self, run_id: str) -> Ended | None:

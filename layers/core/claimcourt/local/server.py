@@ -34,6 +34,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from claimcourt import artifacts
 from claimcourt.delivery import ENDS_A_RUN, notify
 from claimcourt.errors import ConnectionGoneError, NotFoundError
+from claimcourt.execution import Machine
 from claimcourt.local.runtime import LocalRuntime, owner_gone
 from claimcourt.models import utcnow
 from claimcourt.observability import logger
@@ -244,10 +245,10 @@ class LocalServer:
         self._handler = handler
         self._socket_handler = socket_handler
 
-    def start(self, run_id: str) -> str:
+    def start(self, run_id: str, machine: Machine = "debate") -> str:
         self._started.add(run_id)
         self.feed.watch(run_id)
-        return self.runtime.start(run_id)
+        return self.runtime.start(run_id, machine)
 
     def execution_status(self, run_id: str) -> str | None:
         return self.runtime.execution_status(run_id)

@@ -75,7 +75,7 @@ def escape(text: str) -> str:
     return html.escape(text, quote=False)
 
 
-def _attr(value: object) -> str:
+def attr(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
@@ -84,7 +84,7 @@ def context_block(context: str | None) -> str:
 
 
 def sub_claims_block(sub_claims: Iterable[SubClaim]) -> str:
-    return "\n".join(f'<sub_claim id="{_attr(s.id)}">{escape(s.text)}</sub_claim>' for s in sub_claims)
+    return "\n".join(f'<sub_claim id="{attr(s.id)}">{escape(s.text)}</sub_claim>' for s in sub_claims)
 
 
 def evidence_block(evidence: Iterable[Evidence]) -> str:
@@ -92,8 +92,8 @@ def evidence_block(evidence: Iterable[Evidence]) -> str:
     for e in evidence:
         dated = f' published="{e.published.isoformat()}"' if e.published else ""
         lines.append(
-            f'<evidence id="{_attr(e.id)}" tier="{e.tier}"{dated} title="{_attr(e.title)}" '
-            f'url="{_attr(e.source_url)}">{escape(e.text)}</evidence>'
+            f'<evidence id="{attr(e.id)}" tier="{e.tier}"{dated} title="{attr(e.title)}" '
+            f'url="{attr(e.source_url)}">{escape(e.text)}</evidence>'
         )
     return "\n".join(lines) or "(no evidence was found)"
 
@@ -102,8 +102,8 @@ def points_block(points: Iterable[Point]) -> str:
     lines = []
     for p in points:
         lines.append(
-            f'<point sub_claim="{_attr(p.sub_claim_id)}" implied_score="{p.implied_score}" '
-            f'confidence="{p.confidence:.2f}" citations="{_attr(", ".join(p.citations))}">'
+            f'<point sub_claim="{attr(p.sub_claim_id)}" implied_score="{p.implied_score}" '
+            f'confidence="{p.confidence:.2f}" citations="{attr(", ".join(p.citations))}">'
             f"{escape(p.argument)}</point>"
         )
     return "\n".join(lines) or "(no points)"
@@ -133,8 +133,8 @@ def ledger_block(
             if e.response:
                 exchange += f"\n<response>{escape(e.response)}</response>"
         lines.append(
-            f'<citation key="{_attr(key)}" evidence="{_attr(e.evidence_id)}" tier="{e.tier}" '
-            f'round="{e.round}" sub_claim="{_attr(e.sub_claim_id)}"{scores}>\n'
+            f'<citation key="{attr(key)}" evidence="{attr(e.evidence_id)}" tier="{e.tier}" '
+            f'round="{e.round}" sub_claim="{attr(e.sub_claim_id)}"{scores}>\n'
             f"<sentence>{escape(e.sentence)}</sentence>\n<passage>{escape(e.passage)}</passage>{exchange}\n"
             "</citation>"
         )
@@ -144,7 +144,7 @@ def ledger_block(
 def frontier_block(issues: Iterable[FrontierIssue]) -> str:
     """The moderator's disagreement frontier, as tagged data (empty: no block at all)."""
     lines = [
-        f'<issue sub_claim="{_attr(i.sub_claim_id)}">{escape(i.core_issue)}\n'
+        f'<issue sub_claim="{attr(i.sub_claim_id)}">{escape(i.core_issue)}\n'
         f"<for>{escape(i.for_stance)}</for>\n<against>{escape(i.against_stance)}</against>\n</issue>"
         for i in issues
     ]

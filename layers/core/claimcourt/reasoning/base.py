@@ -84,6 +84,8 @@ class CallContext:
     stage: str
     round: int = 0
     side: str = ""
+    # (provider, model) for this call instead of its role's: a motion debate's own line-up.
+    route: tuple[str, str] | None = None
 
     def key(self, task: Task[Any], suffix: str = "") -> str:
         return ":".join(str(p) for p in (self.stage, self.round, self.side, task.kind, suffix))

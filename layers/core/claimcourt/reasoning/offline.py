@@ -76,7 +76,7 @@ from claimcourt.models import (
     SuitabilityInput,
     Verdict,
 )
-from claimcourt.reasoning import offline_factcheck
+from claimcourt.reasoning import offline_factcheck, offline_motion
 from claimcourt.reasoning.base import ProviderReply, Task
 from claimcourt.reasoning.stance import content_stems, key_terms, stance, subject_words, tokens
 from claimcourt.reasoning.stance_model import TOP, Call, PassageStance, decide, summarise
@@ -272,6 +272,11 @@ class OfflineReasoner:
             "moderate": self.moderate,
             "adjudicate": self.adjudicate,
             "factcheck": offline_factcheck.factcheck,
+            # motion debates (reasoning/offline_motion.py)
+            "stances": offline_motion.stances,
+            "speak": offline_motion.speak,
+            "cartograph": offline_motion.cartograph,
+            "crowd": offline_motion.crowd,
         }
         # The scorecard's baselines (claimcourt.bench): one call each, answered by this judge.
         from claimcourt.reasoning.offline_baselines import OfflineBaselines

@@ -108,7 +108,7 @@ class Reasoner:
             raise BudgetExceededError(
                 f"run {ctx.run_id} has spent ${spent:.4f} of its ${self._budget_usd:.2f} budget"
             )
-        provider_name, model = self._route(task.role)
+        provider_name, model = ctx.route or self._route(task.role)
         provider = self._providers.get(provider_name)
         if provider is None:
             raise ProviderError(f"no provider '{provider_name}' is configured for role {task.role}")

@@ -4,12 +4,13 @@ The reply is the `factcheck/rNN/<side>` artifact; the ledger (artifacts.ledger_o
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from claimcourt import artifacts
 from claimcourt.debate.factcheck import factcheck
 from claimcourt.models import FactcheckInput, Side, Stage
 from claimcourt.reasoning.base import CallContext
+from claimcourt.stages.motions import route_for
 from claimcourt.stages.payloads import RoundPayload
 from claimcourt.wiring import Deps
 
@@ -18,21 +19,34 @@ STAGE = Stage.FACTCHECK
 
 class FactcheckPayload(RoundPayload):
     side: Side = "for"  # the fact-checker's own side: it checks the other side's citations
+    # together: a claim debate's round, both sides argued at once. first / second: a motion debate's
+    # team checks before it speaks, first or second in its round.
+    turn: Literal["together", "first", "second"] = "together"
 
 
 def run(deps: Deps, p: FactcheckPayload) -> dict[str, Any]:
-    request = deps.store.get_run(p.run_id).request
+    record = deps.store.get_run(p.run_id)
     arguments = [a for a in artifacts.arguments_of(deps.store, p.run_id) if a.round <= p.round]
-    pool = artifacts.evidence_pool(artifacts.retrievals_of(deps.store, p.run_id), request.context, p.round)
+    pool = artifacts.evidence_pool(
+        artifacts.retrievals_of(deps.store, p.run_id), record.request.context, p.round
+    )
     ledger = artifacts.ledger_of(deps.store, p.run_id, arguments, pool)
+    # Which of the other side's citations are new to check, and which checks on its own to answer:
+    # after a round argued together, that round's; before speaking first, the other side's last
+    # statement (the previous round's); before speaking second, the statement just made.
+    other_round = p.round - 1 if p.turn == "first" else p.round
+    answered_round = p.round if p.turn == "second" else p.round - 1
     inputs = FactcheckInput(
-        claim=request.claim,
+        claim=record.request.claim,
         side=p.side,
         round=p.round,
-        to_check=[e for e in ledger if e.side != p.side and e.round == p.round],
-        to_answer=[e for e in ledger if e.side == p.side and e.checked_round == p.round - 1],
+        to_check=[e for e in ledger if e.side != p.side and e.round == other_round],
+        to_answer=[e for e in ledger if e.side == p.side and e.checked_round == answered_round],
+        turn=p.turn,
+        team_notes=artifacts.team_notes_of(deps.store, p.run_id, p.side) if record.motion else [],
     )
-    reply = factcheck(inputs, deps.reasoner, CallContext(p.run_id, STAGE, p.round, p.side))
+    route = route_for(deps, record.motion, f"factchecker_{p.side}") if record.motion else None
+    reply = factcheck(inputs, deps.reasoner, CallContext(p.run_id, STAGE, p.round, p.side, route=route))
     doc = {"side": p.side, "reply": reply.model_dump(mode="json")}
     deps.store.put_artifact(p.run_id, artifacts.factcheck_key(p.round, p.side), doc)
     failed = sum(1 for c in reply.checks if c.correspondence <= 3)

@@ -1,0 +1,75 @@
+"""What `claimcourt motion` shows (the command is in cli.py): one line per vote, statement and map as
+it lands, then the vote swing and the judge's report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+
+from claimcourt import artifacts
+from claimcourt.models import MotionRequest, MotionResult, RunEvent
+from claimcourt.store.base import Store
+
+
+class Progress:
+    """One line on stderr per event worth a line: a tally, a statement, a map."""
+
+    def __init__(self, console: Console, store: Store, run_id: str, request: MotionRequest) -> None:
+        self.console, self.store, self.run_id, self.request = console, store, run_id, request
+        self.seen = 0
+
+    def tick(self) -> None:
+        for event in self.store.list_events(self.run_id, after_seq=self.seen):
+            self.seen = event.seq
+            line = self.line(event)
+            if line:
+                self.console.print(line, highlight=False)
+
+    def line(self, event: RunEvent) -> str | None:
+        if event.type != "stage.completed":
+            return None
+        s, r = event.data.get("summary", {}), event.round
+        if event.stage == "tally" and r == 0:
+            plan = artifacts.plan_of(self.store, self.run_id)
+            knob = (
+                f"; time knob: the team {plan.minority} gets {plan.allowance[plan.minority].words} words"
+                if plan.minority
+                else ""
+            )
+            drawn = " (a tie: drawn)" if plan.tie else ""
+            return f"vote zero   {_shares(s)} → the team {plan.first} speaks first{drawn}{knob}"
+        if event.stage == "tally":
+            return f"  crowd     {_shares(s)} (mean {s.get('mean')})"
+        if event.stage == "speak" and r is not None:
+            what = (
+                "declined to go on"
+                if s.get("refused")
+                else f"{s.get('words')} words, {s.get('citations')} citations"
+            )
+            return f"round {r} ({self.request.phase(r)}) · {event.side}: {what}"
+        if event.stage == "cartograph":
+            return f"  judge     {s.get('consensus')} agreed, {s.get('frontier')} disputed"
+        return None
+
+
+def _shares(s: dict[str, Any]) -> str:
+    return (
+        f"{s.get('for_pct')} % for · {s.get('against_pct')} % against · {s.get('undecided_pct')} % undecided"
+    )
+
+
+def print_result(out: Console, result: MotionResult) -> None:
+    z, f = result.vote_zero, result.final_vote
+    out.print(f"\n[bold]{result.motion}[/]")
+    out.print(f"vote zero  {z.for_pct:g} % for, {z.against_pct:g} % against ({z.voters} voters)")
+    out.print(f"final      {f.for_pct:g} % for, {f.against_pct:g} % against")
+    out.print(f"swing      for {result.swing['for']:+g} · against {result.swing['against']:+g} points")
+    if result.ended_early is not None:
+        e = result.ended_early
+        out.print(f"ended early: the team {e.side} declined in round {e.round}: {e.reason}")
+    out.print(f"\n{result.report}")
+    out.print(
+        f"\n{result.turns} statements, {len(result.citations)} citations, reasoner {result.reasoner}, "
+        f"${result.usage.total_cost_usd:.4f} · artifacts: claimcourt export {result.run_id}"
+    )

@@ -1,0 +1,53 @@
+"""The judge after each round of a motion debate, as a cartographer: consensus, the disagreement
+frontier and a summary (no winner), the next round's search; after the last round (or a refusal,
+which ends the debate early) the final report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from claimcourt import artifacts
+from claimcourt.models import CartographInput, Directive, MotionMap, Stage
+from claimcourt.motions.turns import cartograph_task
+from claimcourt.reasoning.base import CallContext
+from claimcourt.stages.motions import motion_of, route_for
+from claimcourt.stages.payloads import RoundPayload
+from claimcourt.wiring import Deps
+
+STAGE = Stage.CARTOGRAPH
+
+
+def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
+    motion = motion_of(deps, p.run_id)
+    said = artifacts.spoken_in_order(deps.store, p.run_id)
+    refused = any(a.refusal is not None for a in said if a.round == p.round)
+    ended = refused or p.round >= motion.last_round
+    pool = artifacts.evidence_pool(artifacts.retrievals_of(deps.store, p.run_id), motion.context, p.round)
+    inputs = CartographInput(
+        motion=motion.motion,
+        round=p.round,
+        last_round=motion.last_round,
+        phase=motion.phase(p.round),
+        final=ended,
+        evidence_source=deps.evidence.name,
+        statements=artifacts.statements_of(said, motion.phase),
+        ledger=artifacts.ledger_of(deps.store, p.run_id, said, pool),
+        previous=artifacts.maps_of(deps.store, p.run_id).get(p.round - 1),
+    )
+    ctx = CallContext(p.run_id, STAGE, p.round, route=route_for(deps, motion, "judge"))
+    view = deps.reasoner.call(cartograph_task(inputs), ctx).output or MotionMap(summary="The judge declined.")
+    deps.store.put_artifact(p.run_id, artifacts.map_key(p.round), view.model_dump(mode="json"))
+    next_round = p.round + 1
+    closing_next = next_round >= motion.last_round
+    directives = []
+    if not ended and not closing_next and view.next_query:  # the closing adds no evidence
+        directives = [Directive(sub_claim_id="q1", query=view.next_query[:300]).model_dump(mode="json")]
+    return {
+        "ended": ended,
+        "refused": refused,
+        "next_round": next_round,
+        "closing_next": closing_next,
+        "directives": directives,
+        "consensus": len(view.consensus),
+        "frontier": len(view.disagreement_frontier),
+    }

@@ -1,0 +1,60 @@
+"""The crowd: one batch of personas votes (one model call), before the debate (round 0) or after a
+round. The crowd hears only what was said in public and the checked ledger, never a team's notes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from claimcourt import artifacts
+from claimcourt.models import CrowdInput, PersonaVote, Stage
+from claimcourt.motions.crowd import batch_of
+from claimcourt.motions.turns import crowd_task
+from claimcourt.reasoning.base import CallContext
+from claimcourt.stages.motions import motion_of, route_for
+from claimcourt.stages.payloads import Payload
+from claimcourt.wiring import Deps
+
+STAGE = Stage.VOTE
+
+
+class VotePayload(Payload):
+    round: int
+    batch: int
+
+
+def run(deps: Deps, p: VotePayload) -> dict[str, Any]:
+    motion = motion_of(deps, p.run_id)
+    personas = batch_of(motion.crowd, p.batch)
+    inputs = CrowdInput(motion=motion.motion, round=p.round, phase="vote zero", personas=personas)
+    if p.round > 0:
+        arguments = artifacts.spoken_in_order(deps.store, p.run_id)
+        pool = artifacts.evidence_pool(artifacts.retrievals_of(deps.store, p.run_id), motion.context)
+        view = artifacts.maps_of(deps.store, p.run_id).get(p.round)
+        wanted = {v.id for v in personas}
+        inputs = inputs.model_copy(
+            update={
+                "phase": motion.phase(p.round),
+                "previous": {
+                    v.persona_id: v.score
+                    for v in artifacts.votes_of(deps.store, p.run_id, p.round - 1)
+                    if v.persona_id in wanted
+                },
+                "statements": artifacts.statements_of(arguments, motion.phase),
+                "ledger": artifacts.ledger_of(deps.store, p.run_id, arguments, pool),
+                "consensus": view.consensus if view else [],
+                "frontier": view.disagreement_frontier if view else [],
+            }
+        )
+    ctx = CallContext(p.run_id, STAGE, p.round, f"b{p.batch}", route=route_for(deps, motion, "crowd"))
+    reply = deps.reasoner.call(crowd_task(inputs, motion.last_round), ctx).output
+    given = {v.persona_id: v for v in (reply.votes if reply else [])}
+    # A persona the reply left out (or a refused reply) keeps its last score: undecided at vote zero.
+    votes = [
+        given.get(q.id)
+        or PersonaVote(persona_id=q.id, score=inputs.previous.get(q.id, 50), reason="no vote given")
+        for q in personas
+    ]
+    deps.store.put_artifact(
+        p.run_id, artifacts.votes_key(p.round, p.batch), {"votes": [v.model_dump(mode="json") for v in votes]}
+    )
+    return {"round": p.round, "batch": p.batch, "votes": len(votes)}

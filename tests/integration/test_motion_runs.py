@@ -1,0 +1,189 @@
+"""Motion debates through the real statemachine/motion.asl.json (moto's interpreter, stages in-process),
+with the scripted reasoner where a test needs to decide what a role says."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from claimcourt import artifacts
+from claimcourt.exports import build_exports
+from claimcourt.models import (
+    CrowdVotes,
+    MotionRequest,
+    MotionResult,
+    MotionStatement,
+    PersonaVote,
+    Refusal,
+    RunStatus,
+    SpeakInput,
+)
+from claimcourt.motions.crowd import crowd_of
+from claimcourt.runs import create_run
+from claimcourt.store.sqlite import SqliteStore
+from claimcourt.wiring import Deps
+from tests.fakes.scripted import ScriptedProvider
+
+pytestmark = pytest.mark.timeout(120)
+WAIT_S = 60
+MOTION = "Resolved: social media does more harm than good."
+Runtime = Callable[[Deps], Any]
+
+
+def _debate(
+    make_deps: Any, runtime: Runtime, store: SqliteStore, provider: ScriptedProvider | None, **request: Any
+) -> tuple[str, MotionResult | None]:
+    record = create_run(store, MotionRequest(motion=MOTION, **request))
+    deps = make_deps(provider) if provider is not None else make_deps()
+    execution = runtime(deps).execute(record.run_id, timeout_s=WAIT_S)
+    assert execution.status == "SUCCEEDED", execution.error
+    return record.run_id, artifacts.motion_result_of(store, record.run_id)
+
+
+def _vote_zero(for_count: int) -> Callable[[Any], CrowdVotes | None]:
+    """Vote zero: the first `for_count` personas of the crowd for (70), the rest against (30)."""
+    wanted = {p.id: i for i, p in enumerate(crowd_of(100))}
+
+    def crowd(task: Any) -> CrowdVotes | None:
+        if task.inputs.round != 0:
+            return None  # later rounds: the offline crowd
+        votes = [
+            PersonaVote(persona_id=p.id, score=70 if wanted[p.id] < for_count else 30)
+            for p in task.inputs.personas
+        ]
+        return CrowdVotes(votes=votes)
+
+    return crowd
+
+
+def _speeches(provider: ScriptedProvider) -> list[SpeakInput]:
+    found = [c.inputs for c in provider.calls_of("speak")]
+    assert all(isinstance(s, SpeakInput) for s in found)
+    return found  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize(("crowd", "for_count", "knob"), [(18, 11, True), (20, 11, False)])
+def test_vote_zero_picks_the_first_speaker_and_the_time_knob_applies_past_its_lean(
+    make_deps: Any, runtime: Runtime, store: SqliteStore, crowd: int, for_count: int, knob: bool
+) -> None:
+    # Given vote zero at 61 % for (11 of 18), or at 55 % (11 of 20)
+    provider = ScriptedProvider().respond("crowd", _vote_zero(for_count))
+    # When the motion is debated
+    _, result = _debate(make_deps, runtime, store, provider, crowd=crowd, rounds=1)
+    assert result is not None
+    # Then the side the majority favours speaks first in every round
+    assert (result.plan.first, result.plan.tie) == ("for", False)
+    speeches = _speeches(provider)
+    assert [s.side for s in speeches] == ["for", "against"] * 3  # opening, one round, closing
+    assert all(s.speaks == ("first" if s.side == "for" else "second") for s in speeches)
+    # And past 60 % the minority gets 1.25x the words and citations; at 55 % both get the same
+    against = next(s for s in speeches if s.side == "against" and s.phase == "opening")
+    favoured = next(s for s in speeches if s.side == "for" and s.phase == "opening")
+    assert result.plan.knob_applied is knob
+    assert (against.word_limit, against.citation_limit) == ((312, 4) if knob else (250, 3))
+    assert (favoured.word_limit, favoured.citation_limit) == (250, 3)
+    assert result.vote_zero.for_pct == round(100 * for_count / crowd, 1)
+
+
+def test_a_tied_vote_zero_draws_the_first_speaker_with_the_seed_and_says_so(
+    make_deps: Any, runtime: Runtime, store: SqliteStore
+) -> None:
+    provider = ScriptedProvider().respond("crowd", _vote_zero(12))
+    _, result = _debate(make_deps, runtime, store, provider, crowd=24, rounds=1, seed=7)
+    assert result is not None and result.plan.tie and not result.plan.knob_applied
+    assert _speeches(provider)[0].side == result.plan.first
+
+
+def test_the_closing_adds_no_citations_and_no_evidence(
+    make_deps: Any, runtime: Runtime, store: SqliteStore
+) -> None:
+    # Given debaters who, in the closing, try to cite a passage nobody cited
+    def speak(task: Any) -> MotionStatement | None:
+        s: SpeakInput = task.inputs
+        if s.phase != "closing":
+            return None
+        return MotionStatement(statement="In closing [E_new].", citations=["E_new", *s.cited_before[:1]])
+
+    provider = ScriptedProvider().respond("speak", speak)
+    run_id, result = _debate(make_deps, runtime, store, provider, rounds=1)
+    assert result is not None
+    closing = [s for s in _speeches(provider) if s.phase == "closing"]
+    # Then they were told they may add none, and shown only what was cited before
+    assert closing and all(s.citation_limit == 0 for s in closing)
+    assert all({e.id for e in s.evidence} <= set(s.cited_before) for s in closing)
+    # And nothing new entered the ledger in the closing; no retrieval ran for it
+    last = MotionRequest(motion=MOTION, rounds=1).last_round
+    assert not [e for e in result.citations if e.round == last]
+    assert not [k for k in artifacts.retrievals_of(store, run_id) if k.startswith(f"evidence/r{last:02d}")]
+    turns = store.find_artifacts(run_id, artifacts.TURN_PREFIX)
+    assert any("citation E_new dropped" in t["cuts"] for t in turns.values())
+
+
+def test_team_notes_never_reach_the_other_team_the_judge_or_the_crowd(
+    make_deps: Any, runtime: Runtime, store: SqliteStore
+) -> None:
+    # Given debaters who write private notes
+    def speak(task: Any) -> MotionStatement | None:
+        s: SpeakInput = task.inputs
+        ids = [e.id for e in s.evidence if e.id not in s.cited_before][:1]
+        return MotionStatement(
+            statement=f"Our case, round {s.round} [{ids[0] if ids else ''}].",
+            citations=ids,
+            notes=f"SECRET-{s.side}-r{s.round}",
+        )
+
+    provider = ScriptedProvider().respond("speak", speak)
+    _debate(make_deps, runtime, store, provider, rounds=2, crowd=12)
+    # Then every rendered prompt that holds a team's notes is one of that team's own
+    seen = {"for": set(), "against": set()}
+    for call in provider.calls:
+        for side in ("for", "against"):
+            if f"SECRET-{side}-" in call.prompt:
+                seen[side].add(call.role)
+    assert seen["for"] == {"debater_for", "factchecker_for"}
+    assert seen["against"] == {"debater_against", "factchecker_against"}
+    # And the crowd, the judge and the other team did read the statements (the test can see leaks)
+    assert any("Our case, round 1" in c.prompt for c in provider.calls if c.kind in ("crowd", "cartograph"))
+
+
+def test_a_refusal_ends_the_debate_early_with_what_was_said(
+    make_deps: Any, runtime: Runtime, store: SqliteStore
+) -> None:
+    def speak(task: Any) -> MotionStatement | None:
+        s: SpeakInput = task.inputs
+        if s.round == 2 and s.speaks == "first":
+            return MotionStatement(refusal=Refusal(reason="I will not argue this further."))
+        return None
+
+    provider = ScriptedProvider().respond("speak", speak)
+    run_id, result = _debate(make_deps, runtime, store, provider, rounds=3)
+    assert result is not None and result.ended_early is not None
+    assert (result.ended_early.round, result.ended_early.reason) == (2, "I will not argue this further.")
+    # The second team did not speak after the refusal, and no later round ran
+    assert max(s.round for s in _speeches(provider)) == 2
+    assert [(s.round, s.speaks) for s in _speeches(provider)][-1] == (2, "first")
+    assert [t.round for t in result.sentiment] == [0, 1, 2]
+    assert result.turns == 2  # statements: a refusal is none
+    assert store.get_run(run_id).status is RunStatus.SUCCEEDED
+
+
+def test_an_offline_motion_debate_gives_the_swing_and_four_artifacts_with_a_crowd_of_24(
+    make_deps: Any, runtime: Runtime, store: SqliteStore, tmp_path: Path
+) -> None:
+    run_id, result = _debate(make_deps, runtime, store, None)
+    assert result is not None and result.reasoner == "offline"
+    assert result.final_vote.voters == 24 and len(result.sentiment) == 5  # vote zero + 4 rounds
+    assert result.swing["for"] == round(result.final_vote.for_pct - result.vote_zero.for_pct, 1)
+    exported = build_exports(store, run_id)
+    rows = list(csv.DictReader(io.StringIO(exported["score_trajectory.csv"])))
+    voters = [r for r in rows if r["role"].startswith("voter:")]
+    assert len(voters) == 24 * 5
+    assert json.loads(exported["citation_ledger.json"])["claim"] == MOTION
+    assert "## The vote" in exported["transcript_full.md"]
+    assert len(json.loads(exported["debate_logic_map.json"])["rounds"]) == 4
