@@ -51,6 +51,7 @@ class SourceTag(StrEnum):
     BENCH = "bench"
     DRIFT = "drift"
     MONITOR = "monitor"
+    EXPERIMENT = "experiment"  # a debate of an experiment suite (claimcourt suite)
 
 
 class Stage(StrEnum):
@@ -1055,6 +1056,10 @@ class MotionRequest(Strict):
     citations: int = Field(default=3, ge=0, le=10, description="New citations a statement may add.")
     time_knob: TimeKnob = Field(default_factory=TimeKnob)
     seed: int = Field(default=0, ge=0, le=2**31 - 1, description="Breaks a vote-zero tie (recorded).")
+    first: Side | None = Field(
+        default=None,
+        description="Who speaks first, whatever vote zero says (an experiment's factor); null: vote zero.",
+    )
     lineup: dict[MotionRole, Annotated[str, Field(pattern=MODEL_NAME)]] = Field(
         default_factory=dict, description="provider:model per role; a role not named uses the deployment's."
     )
@@ -1235,6 +1240,7 @@ class MotionPlan(Strict):
     first: Side
     second: Side
     tie: bool = Field(description="Vote zero split evenly: the first speaker was drawn (seeded).")
+    forced: bool = Field(default=False, description="The request named the first speaker, not vote zero.")
     lean: float = Field(description="The majority's share of decided voters at vote zero, 0.5–1.")
     knob_applied: bool
     minority: Side | None = None

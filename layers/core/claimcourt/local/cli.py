@@ -379,6 +379,65 @@ def motion(
 
 
 @main.command()
+@click.option("--claims", default=4, show_default=True, type=click.IntRange(0, 98), help="Fact-checked claims.")
+@click.option("--motions", default=2, show_default=True, type=click.IntRange(0, 37), help="Motions with real votes.")
+@click.option("--rounds", default=2, show_default=True, type=click.IntRange(1, 6), help="Rounds of each debate.")
+@click.option(
+    "--max-rounds", default=3, show_default=True, type=click.IntRange(1, 6), help="Stability: 1 to this many."
+)
+@click.option("--seed", default=0, show_default=True, help="Which claims and motions the sample draws.")
+@click.option(
+    "--models",
+    default=None,
+    help="A,B: the two models of the 2x2 as provider:model (default: the configured debaters' model, twice).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("suite-results"),
+    show_default=True,
+    help="Where suite.json, the CSV tables and the PNG plots go.",
+)
+@data_dir_option
+def suite(
+    claims: int,
+    motions: int,
+    rounds: int,
+    max_rounds: int,
+    seed: int,
+    models: str | None,
+    out: Path,
+    data_dir: Path | None,
+) -> None:
+    """Run an experiment suite: a 2x2 per claim and motion (which model argues which side x who speaks
+    first), verdict stability by rounds; every debate tagged source=experiment. Prints the report."""
+    from claimcourt.bench.suite import report, run_suite, write
+
+    settings = _settings(data_dir)
+    pair = tuple(m.strip() for m in models.split(",")) if models else (":".join(settings.route("case_for")),) * 2
+    if len(pair) != 2 or not all(m.partition(":")[0] in ("anthropic", "openai", "offline") for m in pair):
+        _fail(f"models: {models!r} is not two provider:model names, A,B", EXIT_BAD_INPUT)
+    for m in pair:
+        if not settings.has_key(m.partition(":")[0]):
+            _fail(f"models: no key or base URL is set for {m.partition(':')[0]}", EXIT_BAD_INPUT)
+    _quiet_logs(False)
+
+    def progress(d: Any) -> None:
+        err.print(f"[dim]{d.kind:<6} {d.cell:<18} r{d.rounds} {d.status:<9} {escape(d.case[:70])}[/]")
+
+    debates = run_suite(
+        settings, claims=claims, motions=motions, rounds=rounds, max_rounds=max_rounds, seed=seed,
+        models=(pair[0], pair[1]), progress=progress,
+    )  # fmt: skip
+    for line in report(debates):
+        click.echo(line)
+    for path in write(debates, out):
+        click.echo(str(path))
+    if any(d.status != "succeeded" for d in debates):
+        sys.exit(EXIT_FAILED)
+
+
+@main.command()
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
 @click.option("--json", "as_json", is_flag=True, help="One JSON record per line.")
 @click.option(

@@ -8,7 +8,7 @@ import random
 from functools import cache
 from pathlib import Path
 
-from claimcourt.models import MotionPlan, MotionRequest, Persona, PersonaVote, SideAllowance, VoteTally
+from claimcourt.models import MotionPlan, MotionRequest, Persona, PersonaVote, Side, SideAllowance, VoteTally
 
 HERE = Path(__file__).parent
 BATCH = 12  # personas one model call scores: 24 voters are 2 calls a round
@@ -60,14 +60,18 @@ def plan(request: MotionRequest, zero: VoteTally) -> MotionPlan:
     the minority side gets `ratio` times the word limit and citation allowance."""
     decided = zero.for_pct + zero.against_pct
     tie = zero.for_pct == zero.against_pct
-    if tie:
+    majority: Side = "for" if zero.for_pct > zero.against_pct else "against"
+    if request.first is not None:  # an experiment's factor: who speaks first is set, not voted
+        first: Side = request.first
+    elif tie:
         first = random.Random(request.seed).choice(["for", "against"])
     else:
-        first = "for" if zero.for_pct > zero.against_pct else "against"
-    second = "against" if first == "for" else "for"
+        first = majority
+    second: Side = "against" if first == "for" else "for"
     lean = max(zero.for_pct, zero.against_pct) / decided if decided else 0.5
     applied = not tie and lean > request.time_knob.lean_above
-    minority = second if applied else None
+    # The knob favours the side the crowd leans against, whoever speaks first.
+    minority: Side | None = ("against" if majority == "for" else "for") if applied else None
 
     def allowance(side: str) -> SideAllowance:
         ratio = request.time_knob.ratio if side == minority else 1.0
@@ -77,6 +81,7 @@ def plan(request: MotionRequest, zero: VoteTally) -> MotionPlan:
         first=first,
         second=second,
         tie=tie,
+        forced=request.first is not None,
         lean=round(lean, 3),
         knob_applied=applied,
         minority=minority,

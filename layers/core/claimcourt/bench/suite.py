@@ -1,0 +1,300 @@
+"""Experiment suites (`claimcourt suite`): the research use of both formats.
+
+A 2×2 design per claim and per motion — which model argues which side (A for and B against, or
+swapped) × who speaks first (for, or against) — over a seeded random sample of the bundled sets: the
+fact-checked claims (motions/claims_verified_*.json, each with its fact-checker's verdict) and the
+motions with their real audiences' votes (motions/debate_motions.json). Every debate runs through the
+real state machine, is stored with source tag `experiment` and an `experiment` artifact (suite, cell,
+configuration, ground truth), and is retried once if it fails. Claims are also debated at 1…N rounds
+(A for, parallel) for the verdict-stability plot.
+
+Writes to the output directory: suite.json (every debate), claims.csv, motions.csv, stability.png
+(each claim's score by number of rounds, and the share of verdicts that already match the last),
+swing.png (the AI crowd's swing against the real audience's, per motion). Prints the tables and the
+report: claim verdicts against the fact-checkers' ratings, per cell; the crowd's swing against the
+audience's (sign agreement, correlation).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+import statistics
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from claimcourt import artifacts
+from claimcourt.bench.report import _pyplot
+from claimcourt.local.runtime import LocalRuntime
+from claimcourt.models import LOCAL_TENANT, MotionRequest, RunRecord, RunRequest, RunStatus, Side, SourceTag
+from claimcourt.motions.crowd import HERE as MOTION_DATA
+from claimcourt.runs import submit_when_free
+from claimcourt.settings import Settings
+from claimcourt.wiring import Deps, build_deps
+
+EXPERIMENT = "experiment"  # the artifact each debate of a suite carries
+# The fact-checkers' verdicts (ai-debate's four) as claimcourt's.
+FACT_CHECK_VERDICTS = {
+    "supported": "supported",
+    "contradicted": "refuted",
+    "misleading": "conflicting",
+    "needs more evidence": "not-enough-evidence",
+}
+CLAIM_SETS = ("claims_verified_climate_48.json", "claims_verified_health_50.json")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell of the 2×2: which model argues for (A or B), who speaks first."""
+
+    for_model: str  # "A" or "B"
+    first: Side
+
+    @property
+    def label(self) -> str:
+        return f"{self.for_model} for, {self.first} first"
+
+
+CELLS = (Cell("A", "for"), Cell("A", "against"), Cell("B", "for"), Cell("B", "against"))
+
+
+@dataclass
+class Debate:
+    kind: str  # claim | motion
+    case: str
+    cell: str
+    rounds: int
+    run_id: str
+    status: str
+    attempts: int
+    truth: dict[str, Any]
+    outcome: dict[str, Any] = field(default_factory=dict)
+
+
+def claim_cases(n: int, seed: int) -> list[dict[str, Any]]:
+    found = [c for name in CLAIM_SETS for c in json.loads((MOTION_DATA / name).read_text(encoding="utf-8"))]
+    return random.Random(seed).sample(found, min(n, len(found)))
+
+
+def motion_cases(n: int, seed: int) -> list[dict[str, Any]]:
+    found = json.loads((MOTION_DATA / "debate_motions.json").read_text(encoding="utf-8"))
+    return random.Random(seed + 1).sample(found, min(n, len(found)))
+
+
+def lineup(models: tuple[str, str], cell: Cell) -> tuple[str, str]:
+    """(the model for, the model against) in this cell."""
+    a, b = models
+    return (a, b) if cell.for_model == "A" else (b, a)
+
+
+@contextmanager
+def runtime_for(settings: Settings, for_model: str, against_model: str) -> Iterator[tuple[Deps, LocalRuntime]]:
+    """A runtime whose claim debaters are these models (a claim run has no line-up of its own)."""
+    routed = settings.model_copy(
+        update={"models_by_role": {**settings.models_by_role, "case_for": for_model, "case_against": against_model}}
+    )
+    deps = build_deps(routed)
+    with LocalRuntime(deps) as runtime:
+        yield deps, runtime
+
+
+def debate(
+    deps: Deps, runtime: LocalRuntime, request: RunRequest | MotionRequest, tag: dict[str, Any]
+) -> tuple[RunRecord, int]:
+    """Run one debate to its end; once more if it failed. (the last record, attempts)."""
+    for attempt in (1, 2):
+        record = submit_when_free(
+            deps.store, runtime, deps.settings, LOCAL_TENANT, request, SourceTag.EXPERIMENT,
+            timeout_s=deps.settings.run_timeout_s,
+        )  # fmt: skip
+        deps.store.put_artifact(record.run_id, EXPERIMENT, {**tag, "attempt": attempt})
+        runtime.follow(record.run_id)
+        record = deps.store.get_run(record.run_id)
+        if record.status is RunStatus.SUCCEEDED:
+            break
+    return record, attempt
+
+
+def run_suite(
+    settings: Settings,
+    *,
+    claims: int,
+    motions: int,
+    rounds: int,
+    max_rounds: int,
+    seed: int,
+    models: tuple[str, str],
+    progress: Callable[[Debate], None] = lambda d: None,
+) -> list[Debate]:
+    suite = f"suite-{seed}-{claims}c{motions}m{rounds}r"
+    done: list[Debate] = []
+
+    def keep(d: Debate) -> None:
+        done.append(d)
+        progress(d)
+
+    claim_set, motion_set = claim_cases(claims, seed), motion_cases(motions, seed)
+    for for_model_key in ("A", "B"):
+        for_model, against_model = lineup(models, Cell(for_model_key, "for"))
+        with runtime_for(settings, for_model, against_model) as (deps, runtime):
+            for cell in (c for c in CELLS if c.for_model == for_model_key):
+                config = {"suite": suite, "cell": cell.label, "for_model": for_model, "against_model": against_model}
+                for case in claim_set:
+                    request = RunRequest(claim=case["claim"], first=cell.first, rounds=rounds)
+                    truth = {"verdict": FACT_CHECK_VERDICTS.get(case["verdict"], case["verdict"]),
+                             "publisher": case.get("publisher"), "url": case.get("url")}  # fmt: skip
+                    record, attempts = debate(deps, runtime, request, {**config, "truth": truth})
+                    keep(_claim_debate(record, cell.label, rounds, attempts, truth))
+                for case in motion_set:
+                    motion = MotionRequest(
+                        motion=case["motion"], rounds=rounds, first=cell.first,
+                        lineup={"debater_for": for_model, "debater_against": against_model},
+                    )  # fmt: skip
+                    truth = {"pre": case["preVote"], "post": case["postVote"], "swing_for": case["voteSwing"]["pro"],
+                             "winner": case.get("winner"), "source": case.get("source")}  # fmt: skip
+                    record, attempts = debate(deps, runtime, motion, {**config, "truth": truth})
+                    keep(_motion_debate(deps, record, cell.label, rounds, attempts, truth))
+            if for_model_key == "A":  # verdict stability: A for, both at once, 1…max_rounds rounds
+                for case in claim_set:
+                    truth = {"verdict": FACT_CHECK_VERDICTS.get(case["verdict"], case["verdict"])}
+                    for r in range(1, max_rounds + 1):
+                        request = RunRequest(claim=case["claim"], rounds=r)
+                        tag = {"suite": suite, "cell": "stability", "truth": truth}
+                        record, attempts = debate(deps, runtime, request, tag)
+                        keep(_claim_debate(record, "stability", r, attempts, truth))
+    return done
+
+
+def _claim_debate(record: RunRecord, cell: str, rounds: int, attempts: int, truth: dict[str, Any]) -> Debate:
+    outcome = {"score": record.score, "verdict": record.verdict.value if record.verdict else None}
+    return Debate("claim", record.request.claim, cell, rounds, record.run_id, record.status.value, attempts, truth,
+                  outcome)  # fmt: skip
+
+
+def _motion_debate(
+    deps: Deps, record: RunRecord, cell: str, rounds: int, attempts: int, truth: dict[str, Any]
+) -> Debate:
+    result = artifacts.motion_result_of(deps.store, record.run_id)
+    outcome = (
+        {"vote_zero_for": result.vote_zero.for_pct, "final_for": result.final_vote.for_pct,
+         "swing_for": result.swing["for"], "first": result.plan.first}
+        if result is not None else {}
+    )  # fmt: skip
+    return Debate("motion", record.request.claim, cell, rounds, record.run_id, record.status.value, attempts,
+                  truth, outcome)  # fmt: skip
+
+
+# ---------------------------------------------------------------- the report
+
+
+def write(debates: list[Debate], out: Path) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    written = [out / "suite.json"]
+    written[0].write_text(json.dumps([asdict(d) for d in debates], indent=2) + "\n", encoding="utf-8")
+    for kind in ("claim", "motion"):
+        rows = [d for d in debates if d.kind == kind]
+        if not rows:
+            continue
+        path = out / f"{kind}s.csv"
+        with path.open("w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(["case", "cell", "rounds", "run_id", "status", "attempts", "truth", "outcome"])
+            for d in rows:
+                w.writerow([d.case, d.cell, d.rounds, d.run_id, d.status, d.attempts, json.dumps(d.truth),
+                            json.dumps(d.outcome)])  # fmt: skip
+        written.append(path)
+    if any(d.cell == "stability" for d in debates):
+        written.append(stability_plot(debates, out / "stability.png"))
+    if any(d.kind == "motion" for d in debates):
+        written.append(swing_plot(debates, out / "swing.png"))
+    return written
+
+
+def stability(debates: list[Debate]) -> dict[int, float]:
+    """Per number of rounds: the share of claims whose verdict already is the one the most rounds gave."""
+    runs = [d for d in debates if d.cell == "stability" and d.outcome.get("verdict")]
+    if not runs:
+        return {}
+    most = max(d.rounds for d in runs)
+    final = {d.case: d.outcome["verdict"] for d in runs if d.rounds == most}
+    shares = {}
+    for r in sorted({d.rounds for d in runs}):
+        at = [d for d in runs if d.rounds == r and d.case in final]
+        shares[r] = round(sum(d.outcome["verdict"] == final[d.case] for d in at) / len(at), 3) if at else 0.0
+    return shares
+
+
+def stability_plot(debates: list[Debate], path: Path) -> Path:
+    plt = _pyplot()
+    runs = [d for d in debates if d.cell == "stability" and d.outcome.get("score") is not None]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    for case in sorted({d.case for d in runs}):
+        points = sorted((d.rounds, d.outcome["score"]) for d in runs if d.case == case)
+        left.plot(*zip(*points, strict=True), marker="o", linewidth=1, label=case[:40])
+    left.set(xlabel="rounds", ylabel="score (0–100)", ylim=(0, 100), title="each claim's score by rounds")
+    shares = stability(debates)
+    right.bar(list(shares), list(shares.values()), color="#1b9e77")
+    right.set(xlabel="rounds", ylabel="share", ylim=(0, 1), title="verdict already the final one")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def swing_plot(debates: list[Debate], path: Path) -> Path:
+    plt = _pyplot()
+    runs = [d for d in debates if d.kind == "motion" and "swing_for" in d.outcome]
+    fig, ax = plt.subplots(figsize=(5.5, 5))
+    for cell in sorted({d.cell for d in runs}):
+        mine = [d for d in runs if d.cell == cell]
+        ax.scatter([d.truth["swing_for"] for d in mine], [d.outcome["swing_for"] for d in mine], label=cell)
+    ax.axhline(0, color="#999999", linewidth=0.8)
+    ax.axvline(0, color="#999999", linewidth=0.8)
+    ax.set(xlabel="real audience's swing for (points)", ylabel="AI crowd's swing for (points)")
+    ax.set_title("vote swing: the AI crowd against the real audience")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def report(debates: list[Debate]) -> list[str]:
+    lines = []
+    claims = [d for d in debates if d.kind == "claim" and d.cell != "stability"]
+    if claims:
+        lines.append("claims: verdict against the fact-checker's, per cell")
+        for cell in dict.fromkeys(d.cell for d in claims):
+            mine = [d for d in claims if d.cell == cell]
+            agree = sum(d.outcome.get("verdict") == d.truth["verdict"] for d in mine)
+            lines.append(f"  {cell:<22} {agree} of {len(mine)} agree")
+        for case in dict.fromkeys(d.case for d in claims):
+            mine = [d for d in claims if d.case == case]
+            cells = "  ".join(f"{d.outcome.get('score', '–')!s:>3} {d.outcome.get('verdict') or d.status}" for d in mine)
+            lines.append(f"  {case[:60]:<60} truth {mine[0].truth['verdict']:<20} {cells}")
+    motions = [d for d in debates if d.kind == "motion" and "swing_for" in d.outcome]
+    if motions:
+        lines.append("motions: the AI crowd's swing for, against the real audience's (points)")
+        per_case = {}
+        for case in dict.fromkeys(d.case for d in motions):
+            mine = [d for d in motions if d.case == case]
+            ai = statistics.mean(d.outcome["swing_for"] for d in mine)
+            per_case[case] = (mine[0].truth["swing_for"], ai)
+            cells = " ".join(f"{d.outcome['swing_for']:+6.1f}" for d in mine)
+            lines.append(f"  {case[:60]:<60} real {mine[0].truth['swing_for']:+6.1f}  AI {cells}")
+        same_sign = sum(1 for real, ai in per_case.values() if real * ai > 0)
+        lines.append(f"  same direction: {same_sign} of {len(per_case)} motions")
+        if len(per_case) >= 3 and len({ai for _, ai in per_case.values()}) > 1:
+            real, ai = zip(*per_case.values(), strict=True)
+            lines.append(f"  correlation (Pearson r): {statistics.correlation(real, ai):+.2f}")
+    shares = stability(debates)
+    if shares:
+        lines.append("verdict stability: " + ", ".join(f"{r} rounds {s:.0%}" for r, s in shares.items()))
+    failed = [d for d in debates if d.status != "succeeded"]
+    retried = [d for d in debates if d.attempts > 1]
+    lines.append(f"{len(debates)} debates, {len(retried)} retried, {len(failed)} failed after the retry")
+    return lines

@@ -1,0 +1,49 @@
+"""`claimcourt suite` offline: the 2x2 per claim and motion through the real state machines, its
+report, its files and its plots."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from claimcourt.bench.suite import CELLS, report, run_suite, write
+from claimcourt.models import SourceTag
+from claimcourt.settings import Settings
+from claimcourt.store.sqlite import SqliteStore
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def test_a_suite_runs_every_cell_tags_its_debates_and_writes_its_tables_and_plots(
+    clean_env: None, tmp_path: Path
+) -> None:
+    settings = Settings(data_dir=tmp_path / "data", provider="offline", web_search=False)
+    debates = run_suite(
+        settings, claims=2, motions=1, rounds=1, max_rounds=2, seed=3, models=("offline:offline",) * 2
+    )
+    # 2 claims and 1 motion in each of the 4 cells, and 2 claims at 1 and 2 rounds
+    assert len(debates) == 3 * len(CELLS) + 2 * 2
+    assert {d.cell for d in debates if d.kind == "motion"} == {c.label for c in CELLS}
+    assert all(d.status == "succeeded" for d in debates), [d for d in debates if d.status != "succeeded"]
+    # who speaks first is the cell's, whatever vote zero said
+    for d in (d for d in debates if d.kind == "motion"):
+        assert d.outcome["first"] == ("for" if d.cell.endswith("for first") else "against")
+    # stored as experiments, with their configuration and ground truth
+    store = SqliteStore(tmp_path / "data" / "claimcourt.sqlite3")
+    tagged = store.list_runs("local", 100, source=SourceTag.EXPERIMENT).runs
+    assert {r.run_id for r in tagged} == {d.run_id for d in debates}
+    doc = store.get_artifact(debates[0].run_id, "experiment")
+    assert doc["cell"] == debates[0].cell and "verdict" in doc["truth"]
+    store.close()
+    # the report and the files
+    lines = report(debates)
+    assert any(line.startswith("claims: verdict against") for line in lines)
+    assert any("real" in line and "AI" in line for line in lines)
+    assert any(line.startswith("verdict stability:") for line in lines)
+    written = write(debates, tmp_path / "out")
+    names = {p.name for p in written}
+    assert names == {"suite.json", "claims.csv", "motions.csv", "stability.png", "swing.png"}
+    assert (tmp_path / "out" / "stability.png").read_bytes()[:4] == b"\x89PNG"
+    assert len(json.loads((tmp_path / "out" / "suite.json").read_text())) == len(debates)
