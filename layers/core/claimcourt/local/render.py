@@ -11,7 +11,17 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from claimcourt.models import Result, RoundDecision, RunEvent, RunRecord, RunStatus, Stage, Verdict
+from claimcourt.debate.argue import opposite
+from claimcourt.models import (
+    Result,
+    RoundDecision,
+    RubricVerdict,
+    RunEvent,
+    RunRecord,
+    RunStatus,
+    Stage,
+    Verdict,
+)
 from claimcourt.store.base import Store
 
 # Stages that share a line because the state machine runs them side by side.
@@ -122,7 +132,9 @@ class ProgressView:
 
     def _line(self, step: _Step, now: float) -> tuple[Text, str, str, str]:
         parts = [p for p in [*step.done, *step.running] if p]
-        joined = " ∥ ".join(parts) if len(parts) > 1 else (parts[0] if parts else "")
+        # In turn (--first), the sides argue one after the other: in the order they spoke.
+        beside = " → " if step.title == STEP_TITLE[Stage.ARGUE] and self.record.request.first else " ∥ "
+        joined = beside.join(parts) if len(parts) > 1 else (parts[0] if parts else "")
         if step.title == STEP_TITLE[ASSESS]:
             joined = ""
         span = (step.last_end if step.finished else now) - step.first_start
@@ -212,6 +224,9 @@ def render_result(console: Console, r: Result) -> None:
             console.print(f"[dim]  • {escape(a.target)}: {escape(a.kind)}{moved}: {escape(a.detail)}[/]")
     if r.reasoner == "offline":
         console.print("[dim]Produced by the offline reasoner: no language model was used.[/]")
+    console.print(f"[dim]{escape(debate_line(r))}[/]")
+    if r.rubric is not None:
+        render_rubric(console, r.rubric)
     for w in r.warnings:
         console.print(f"[yellow]⚠ {escape(w)}[/]")
 
@@ -251,6 +266,26 @@ def render_result(console: Console, r: Result) -> None:
         f"${u.total_cost_usd:.4f} · retrieval cache {u.cache_hits} hits / {u.cache_misses} misses · "
         f"{r.run_id}[/]"
     )
+
+
+def debate_line(r: Result) -> str:
+    """How the debate was run: its rounds, its order, its judge."""
+    rounds = f"{r.rounds} round{'s' * (r.rounds != 1)}" + (
+        " (as asked)" if r.rounds_fixed is not None else ""
+    )
+    order = "both sides at once" if r.first is None else f"{r.first} first, {opposite(r.first)} answering"
+    return f"Debate: {rounds}, {order}; judge: {r.judge}."
+
+
+def render_rubric(console: Console, rubric: RubricVerdict) -> None:
+    """The rubric judge's own words: its rating and each side's level on the disagreement hierarchy."""
+    said = (
+        "null (needs more evidence)" if rubric.rating is None else f"{rubric.rating} of 10 ({rubric.reading})"
+    )
+    console.print(f"[bold]Rubric judge[/]  rated the claim {said}")
+    for h in rubric.hierarchy:
+        level = h.name or "no argument"
+        console.print(f"  {h.side:8} {h.sub_claim_id}: {escape(level)}  [dim]{escape(h.comment)}[/]")
 
 
 def render_runs(console: Console, records: list[RunRecord]) -> None:
