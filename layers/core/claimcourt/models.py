@@ -150,6 +150,17 @@ class ClaimAsked(Strict):
     def _context(cls, value: str | None) -> str | None:
         return _clean_context(value)
 
+    @field_validator("rounds", mode="before")
+    @classmethod
+    def _rounds(cls, value: Any) -> Any:
+        """A whole number out of range says what is allowed (anything else: the type's own message)."""
+        number = value.strip() if isinstance(value, str) else value
+        if isinstance(number, str) and number.lstrip("-").isdigit():
+            number = int(number)
+        if isinstance(number, int) and not isinstance(number, bool) and not 1 <= number <= MAX_FIXED_ROUNDS:
+            raise ValueError(f"a debate has 1 to {MAX_FIXED_ROUNDS} rounds, not {number}")
+        return value
+
     def run_request(self) -> RunRequest:
         """A live run of this claim, as asked."""
         return RunRequest(**{name: getattr(self, name) for name in ClaimAsked.model_fields})
