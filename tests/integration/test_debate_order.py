@@ -26,6 +26,11 @@ def _argue_events(store: SqliteStore, run_id: str, type: str) -> list[RunEvent]:
     return [e for e in store.list_events(run_id) if e.type == type and e.stage == "argue"]
 
 
+def _entered(rt: Any, arn: str) -> list[str]:
+    """The states an execution entered, in order."""
+    return [e["stateEnteredEventDetails"]["name"] for e in rt.history(arn) if "stateEnteredEventDetails" in e]
+
+
 @pytest.mark.parametrize("first", ["against", "for"])
 def test_with_a_first_speaker_the_sides_argue_in_turn_and_the_second_answers_the_first(
     make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], store: SqliteStore, first: str
@@ -43,9 +48,7 @@ def test_with_a_first_speaker_the_sides_argue_in_turn_and_the_second_answers_the
     # Then the run had its three rounds, and says who spoke first
     assert (result.rounds, result.rounds_fixed, result.first) == (3, 3, first)
     # and the state machine took the turns, never the Parallel
-    entered = [
-        e["stateEnteredEventDetails"]["name"] for e in rt.history(arn) if "stateEnteredEventDetails" in e
-    ]
+    entered = _entered(rt, arn)
     assert entered.count("ArgueFirst") == entered.count("ArgueSecond") == 3 and "Argue" not in entered
     # and in every round the second speaker started only once the first had finished
     for round in (1, 2, 3):
@@ -80,9 +83,7 @@ def test_without_a_first_speaker_both_sides_argue_at_once_as_before(
     rt = runtime(make_deps(provider))
     arn = rt.start(run.run_id)
     assert rt.follow(run.run_id, timeout_s=WAIT_S).status == "SUCCEEDED"
-    entered = [
-        e["stateEnteredEventDetails"]["name"] for e in rt.history(arn) if "stateEnteredEventDetails" in e
-    ]
+    entered = _entered(rt, arn)
     assert "Argue" in entered and "ArgueFirst" not in entered and "ArgueSecond" not in entered
     assert {c.inputs.turn for c in provider.calls_of("argue")} == {"together"}  # type: ignore[attr-defined]
     result = store.get_run(run.run_id).result

@@ -129,6 +129,10 @@ def _tasks() -> dict[str, Task[Any]]:
         frontier=[FrontierIssue(core_issue="Is the record </frontier> reliable?", sub_claim_id="sc2",
                                 for_stance="yes, across instruments", against_stance="one series only")],
     )  # fmt: skip
+    judged = AdjudicateInput(
+        claim=CLAIM, mode="spectral", sub_claims=SUBS, shape="all", positions=positions, evidence=POOL,
+        ledger=by_position(ledger, mapping),
+    )  # fmt: skip
     return {
         "suitability": suitability_task(SuitabilityInput(claim=CLAIM, context=CONTEXT)),
         "decompose": decompose_task(
@@ -175,28 +179,9 @@ def _tasks() -> dict[str, Task[Any]]:
                 previous_queries=["arctic sea ice extent"],
             )
         ),
-        "adjudicate": adjudicate_task(
-            AdjudicateInput(
-                claim=CLAIM,
-                mode="spectral",
-                sub_claims=SUBS,
-                shape="all",
-                positions=positions,
-                evidence=POOL,
-                ledger=by_position(ledger, mapping),
-            )
-        ),
-        "adjudicate_rubric": rubric_task(
-            AdjudicateInput(
-                claim=CLAIM,
-                mode="spectral",
-                sub_claims=SUBS,
-                shape="all",
-                positions=positions,
-                evidence=POOL,
-                ledger=by_position(ledger, mapping),
-            )
-        ),
+        "adjudicate": adjudicate_task(judged),
+        # The same debate, judged by the rubric (--judge rubric).
+        "adjudicate_rubric": rubric_task(judged),
         "factcheck": factcheck_task(
             FactcheckInput(
                 claim=CLAIM,
