@@ -60,8 +60,10 @@ def test_run_in_turn_for_fixed_rounds_with_the_rubric_judge_as_the_readme_shows(
     assert result.exit_code == 0, result.output
     # the progress shows the turns in order, every round; the verdict says how the debate was run
     assert result.stderr.count("argue  against → for") == 3 and "round 4" not in result.stderr
-    assert "Debate: 3 rounds (as asked), against first, for answering; judge: rubric." in result.stdout
-    assert "Rubric judge  rated the claim" in result.stdout and "rubric_scale" in result.stdout
+    assert "Debate: 3 rounds (as asked), against first, for answering; judge: rubric, rating the claim" in (
+        " ".join(result.stdout.split())
+    )
+    assert "Disagreement hierarchy" in result.stdout and "rubric_scale" in result.stdout
     body = json.loads(invoke(tmp_path, "runs", "--json").stdout.splitlines()[0])
     scored = json.loads(invoke(tmp_path, "show", body["run_id"], "--json").stdout)["result"]
     assert (scored["rounds"], scored["rounds_fixed"], scored["first"], scored["judge"]) == (

@@ -5,12 +5,14 @@ fixes against the round controller's modes."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from claimcourt.debate.argue import argue_task
+from claimcourt.exports import export
 from claimcourt.models import ArgueInput, RoundsMode, RunEvent, RunRecord
 from claimcourt.store.sqlite import SqliteStore
 from claimcourt.wiring import Deps
@@ -56,6 +58,12 @@ def test_with_a_first_speaker_the_sides_argue_in_turn_and_the_second_answers_the
         completed = [e for e in _argue_events(store, run.run_id, "stage.completed") if e.round == round]
         assert [e.side for e in started] == [first, second] == [e.side for e in completed], round
         assert completed[0].seq < started[1].seq, round
+    # and the transcript tells the rounds in the order they were spoken, and how the debate was run
+    transcript = export(store, run.run_id, "transcript_full.md")
+    for round in (1, 2, 3):
+        section = transcript.split(f"## Round {round}\n")[1].split("\n## ")[0]
+        assert re.findall(r"^### (For|Against)$", section, re.M) == [first.capitalize(), second.capitalize()]
+    assert f"Debate: 3 rounds (as asked), {first} first, {second} answering; judge: contract." in transcript
     # and the second read the first's argument of the same round, the first read none of this round
     calls = provider.calls_of("argue")
     assert len(calls) == 6

@@ -21,6 +21,7 @@ from claimcourt.models import (
     HierarchyRating,
     Point,
     RubricJudgement,
+    SubClaim,
     SubClaimJudgement,
     SubClaimRubric,
     Verdict,
@@ -204,8 +205,8 @@ def test_the_offline_rubrics_overall_rating_follows_the_composition(
 
 
 def test_the_offline_rubric_judge_rates_the_hierarchy_from_what_the_points_do() -> None:
-    # Given a debate where one side cites the passage the rating rests on and names the other's, and
-    # the other states its case without a citation
+    # Given a supported sub-claim, one side citing the passage the rating rests on (G1) and naming the
+    # other's (G2), the other citing a passage without engaging anything
     cite = Point(
         sub_claim_id="sc1", argument="[G1] says so; [G2] does not.", implied_score=80, confidence=0.8,
         citations=["G1"],
@@ -213,25 +214,41 @@ def test_the_offline_rubric_judge_rates_the_hierarchy_from_what_the_points_do() 
     bare = Point(
         sub_claim_id="sc1", argument="It is not so.", implied_score=30, confidence=0.4, citations=["G2"]
     )
-    silent = Point(sub_claim_id="sc1", argument="No passage bears on it.", implied_score=50, confidence=0.2)
     argued = [Argument(side="for", round=1, points=[cite]), Argument(side="against", round=1, points=[bare])]
     positions, mapping = anonymize(argued, seed="run_h")
-    pool = [e.model_copy(update={"text": "Sea levels are rising fast."}) for e in T1_POOL]
+    texts = {
+        "G1": "Global sea levels are rising: the global mean has risen about 21 to 24 cm since 1880.",
+        "G2": "Sea levels rise because warming oceans expand.",
+        "G3": "Tide gauges show sea levels rising.",
+    }
+    pool = [e.model_copy(update={"text": texts[e.id]}) for e in T1_POOL]
+    sub = SubClaim(id="sc1", text="Sea levels are rising", directive="sea levels rising")
     inputs = AdjudicateInput(
-        claim="Sea levels are rising", mode="spectral", sub_claims=[_sub(1)], shape="all",
-        positions=positions, evidence=pool,
+        claim="Sea levels are rising", mode="spectral", sub_claims=[sub], shape="all", positions=positions,
+        evidence=pool,
     )  # fmt: skip
-    reply = OfflineReasoner().complete(rubric_task(inputs), "offline").content
-    levels = {mapping[h["position"]]: h["level"] for h in reply["hierarchy"]}
-    decisive = reply["sub_claims"][0]["decisive_evidence_id"]
-    assert levels["for"] == (6 if decisive == "G1" else 5)
-    assert levels["against"] == (6 if decisive == "G2" else 4)
+    reply = RubricJudgement.model_validate(OfflineReasoner().complete(rubric_task(inputs), "offline").content)
+    # Then the pool supports it (9), resting on G1: refuting the central point for one, a counterargument
+    assert (reply.rating, reply.sub_claims[0].rating, reply.sub_claims[0].decisive_evidence_id) == (
+        9,
+        9,
+        "G1",
+    )
+    assert {mapping[h.position]: h.level for h in reply.hierarchy} == {"for": 6, "against": 4}
+    # and on a sub-claim the pool is silent on, no passage is central: naming the other's is a refutation
+    silent = inputs.model_copy(update={"sub_claims": [_sub(1)]})
+    reply = RubricJudgement.model_validate(OfflineReasoner().complete(rubric_task(silent), "offline").content)
+    assert reply.rating is None and {mapping[h.position]: h.level for h in reply.hierarchy} == {
+        "for": 5,
+        "against": 4,
+    }
     # and a side with a point but no citation contradicts (DH3); a side with no point has no level
-    argued = [Argument(side="for", round=1, points=[silent]), Argument(side="against", round=1)]
+    nothing = Point(sub_claim_id="sc1", argument="No passage bears on it.", implied_score=50, confidence=0.2)
+    argued = [Argument(side="for", round=1, points=[nothing]), Argument(side="against", round=1)]
     positions, mapping = anonymize(argued, seed="run_h")
-    reply = (
+    reply = RubricJudgement.model_validate(
         OfflineReasoner()
         .complete(rubric_task(inputs.model_copy(update={"positions": positions})), "x")
         .content
     )
-    assert {mapping[h["position"]]: h["level"] for h in reply["hierarchy"]} == {"for": 3, "against": None}
+    assert {mapping[h.position]: h.level for h in reply.hierarchy} == {"for": 3, "against": None}

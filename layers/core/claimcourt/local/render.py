@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from claimcourt.debate.argue import opposite
+from claimcourt.exports import debate_line
 from claimcourt.models import (
     Result,
     RoundDecision,
@@ -217,7 +217,7 @@ def render_result(console: Console, r: Result) -> None:
     )
     if r.judge_score is not None and r.adjustments:
         console.print(
-            f"[dim]The judge said {r.judge_score}; the scoring contract (docs/scoring.md) adjusted:[/]"
+            f"[dim]The judge said {_judge_said(r)}; the scoring contract (docs/scoring.md) adjusted:[/]"
         )
         for a in r.adjustments:
             moved = f" {a.before} → {a.after}" if a.before is not None and a.after is not None else ""
@@ -268,21 +268,16 @@ def render_result(console: Console, r: Result) -> None:
     )
 
 
-def debate_line(r: Result) -> str:
-    """How the debate was run: its rounds, its order, its judge."""
-    rounds = f"{r.rounds} round{'s' * (r.rounds != 1)}" + (
-        " (as asked)" if r.rounds_fixed is not None else ""
-    )
-    order = "both sides at once" if r.first is None else f"{r.first} first, {opposite(r.first)} answering"
-    return f"Debate: {rounds}, {order}; judge: {r.judge}."
+def _judge_said(r: Result) -> str:
+    if r.rubric is None:
+        return str(r.judge_score)
+    rating = "null (needs more evidence)" if r.rubric.rating is None else f"{r.rubric.rating} of 10"
+    return f"{rating}, read as {r.judge_score}"
 
 
 def render_rubric(console: Console, rubric: RubricVerdict) -> None:
-    """The rubric judge's own words: its rating and each side's level on the disagreement hierarchy."""
-    said = (
-        "null (needs more evidence)" if rubric.rating is None else f"{rubric.rating} of 10 ({rubric.reading})"
-    )
-    console.print(f"[bold]Rubric judge[/]  rated the claim {said}")
+    """Where the rubric judge put each side's arguments on the disagreement hierarchy."""
+    console.print("[bold]Disagreement hierarchy[/] (the rubric judge, on each side's arguments)")
     for h in rubric.hierarchy:
         level = h.name or "no argument"
         console.print(f"  {h.side:8} {h.sub_claim_id}: {escape(level)}  [dim]{escape(h.comment)}[/]")

@@ -10,7 +10,8 @@ offline rubric judge never departs from the composition rule beyond a rubric ste
 
 The disagreement hierarchy is read from what each position's points do, from the evidence and the
 ledger of ids, never from wording (offline debaters call no one names: nothing here scores DH0–DH2):
-- DH6, refuting the central point: a point cites the passage the sub-claim's rating rests on;
+- DH6, refuting the central point: a point cites the passage a supported or contradicted rating of the
+  sub-claim rests on (a misleading or null rating rests on no one passage);
 - DH5, refutation: a point cites evidence and names a passage the other position cited on it;
 - DH4, counterargument: a point cites evidence;
 - DH3, contradiction: points, but no citation;
@@ -122,7 +123,12 @@ class OfflineRubric:
         ]
         return RubricJudgement(
             hierarchy=hierarchy(
-                inputs, {j.sub_claim_id: j.decisive_evidence_id for j in judgement.sub_claims}
+                inputs,
+                {
+                    j.sub_claim_id: j.decisive_evidence_id
+                    for j in judgement.sub_claims
+                    if j.verdict in (Verdict.SUPPORTED, Verdict.REFUTED)
+                },
             ),
             sub_claims=subs,
             rating=overall_rating([s.rating for s in subs], inputs),
