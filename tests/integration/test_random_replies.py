@@ -135,16 +135,16 @@ def random_runtime(make_deps: Any, runtime: Any) -> tuple[RandomReplies, Any]:
     return replies, runtime(make_deps(provider))
 
 
+FUZZ: dict[str, Any] = {
+    "deadline": None,
+    "suppress_health_check": [HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+}
 _drawn = st.fixed_dictionaries(
     {kind: st.lists(_reply(kind), min_size=REPLIES_PER_KIND, max_size=REPLIES_PER_KIND) for kind in SCHEMAS}
 )
 
 
-@settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@settings(max_examples=40, **FUZZ)
 @given(drawn=_drawn)
 def test_random_schema_valid_replies_never_crash_a_run(
     drawn: dict[str, list[dict[str, Any]]],
@@ -155,11 +155,7 @@ def test_random_schema_valid_replies_never_crash_a_run(
     _terminal_and_consistent(drawn, random_runtime, new_run(), store)
 
 
-@settings(
-    max_examples=15,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@settings(max_examples=15, **FUZZ)
 @given(drawn=_drawn)
 def test_random_replies_never_crash_a_run_in_turn_judged_by_the_rubric(
     drawn: dict[str, list[dict[str, Any]]],
