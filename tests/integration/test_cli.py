@@ -54,6 +54,27 @@ def test_run_json_is_the_full_result_on_a_clean_stdout(tmp_path: Path) -> None:
     assert json.loads(shown.stdout) == body
 
 
+def test_run_in_turn_for_fixed_rounds_with_the_rubric_judge_as_the_readme_shows(tmp_path: Path) -> None:
+    claim = "Global warming is causing sea levels to rise and glaciers to retreat"
+    result = invoke(tmp_path, "run", claim, "--first", "against", "--rounds", "3", "--judge", "rubric")
+    assert result.exit_code == 0, result.output
+    # the progress shows the turns in order, every round; the verdict says how the debate was run
+    assert result.stderr.count("argue  against → for") == 3 and "round 4" not in result.stderr
+    assert "Debate: 3 rounds (as asked), against first, for answering; judge: rubric, rating the claim" in (
+        " ".join(result.stdout.split())
+    )
+    assert "Disagreement hierarchy" in result.stdout and "rubric_scale" in result.stdout
+    body = json.loads(invoke(tmp_path, "runs", "--json").stdout.splitlines()[0])
+    scored = json.loads(invoke(tmp_path, "show", body["run_id"], "--json").stdout)["result"]
+    assert (scored["rounds"], scored["rounds_fixed"], scored["first"], scored["judge"]) == (
+        3,
+        3,
+        "against",
+        "rubric",
+    )
+    assert {h["side"] for h in scored["rubric"]["hierarchy"]} == {"for", "against"}
+
+
 def test_a_stopped_run_prints_the_same_json_shape_with_no_result(tmp_path: Path) -> None:
     result = invoke(tmp_path, "run", "This statement is false", "--json")
     assert result.exit_code == 3
@@ -74,6 +95,11 @@ def test_a_stopped_run_prints_the_same_json_shape_with_no_result(tmp_path: Path)
         (["Sea levels rise", "--effort", "max"], "effort"),
         (["Sea levels rise", "--as-of", "2020-13-45"], "as_of_date"),
         (["Sea levels rise", "--as-of", "2999-01-01"], "as_of_date"),
+        (["Sea levels rise", "--first", "second"], "first"),
+        (["Sea levels rise", "--rounds", "7"], "rounds"),
+        (["Sea levels rise", "--rounds", "0"], "rounds"),
+        (["Sea levels rise", "--rounds", "two"], "rounds"),
+        (["Sea levels rise", "--judge", "jury"], "judge"),
     ],
 )
 def test_bad_input_is_one_line_naming_the_field_and_stores_nothing(

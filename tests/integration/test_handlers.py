@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from claimcourt.errors import ProviderError, StageInputError, TransientError
+from claimcourt.errors import NotFoundError, ProviderError, StageInputError, TransientError
 from claimcourt.local.dispatch import LocalContext, load_module
 from claimcourt.local.template import load_template, project_root
 from claimcourt.models import RunRecord, RunStatus
@@ -79,6 +79,14 @@ def test_invoking_a_stage_twice_appends_its_events_once_and_calls_the_model_once
     assert len(_events(store, run.run_id, "suitability")) == 2
 
 
+def test_in_turn_the_second_speaker_cannot_argue_before_the_first(run: RunRecord, store: SqliteStore) -> None:
+    # (the state machine orders them: ArgueFirst, then ArgueSecond)
+    _invoke("DecomposeFunction", {"run_id": run.run_id})
+    with pytest.raises(NotFoundError, match="the for side has not argued yet"):
+        _invoke("ArgueFunction", {"run_id": run.run_id, "round": 1, "side": "against", "turn": "second"})
+    assert store.find_artifacts(run.run_id, "argument/") == {}
+
+
 def test_stage_chain_decompose_retrieve_argue(run: RunRecord, store: SqliteStore) -> None:
     decomposed = _invoke("DecomposeFunction", {"run_id": run.run_id})
     assert decomposed == {
@@ -86,6 +94,7 @@ def test_stage_chain_decompose_retrieve_argue(run: RunRecord, store: SqliteStore
         "sub_claims": 1,
         "max_rounds": 2,
         "samples": [0],  # standard effort: one judgement, no self-consistency samples
+        "order": {"sequential": False, "first": "for", "second": "against"},  # no first speaker: at once
     }
 
     [directive] = decomposed["directives"]

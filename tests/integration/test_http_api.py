@@ -156,6 +156,65 @@ def test_bad_requests_are_refused_before_anything_is_stored_or_started(
     assert api.store.leases() == []
 
 
+@pytest.mark.parametrize(
+    ("body", "field", "detail"),
+    [
+        ({**CLAIM, "first": "second"}, "first", "first: Input should be 'for' or 'against'"),
+        ({**CLAIM, "first": ""}, "first", "first: Input should be 'for' or 'against'"),
+        ({**CLAIM, "rounds": 7}, "rounds", "rounds: a debate has 1 to 6 rounds, not 7"),
+        ({**CLAIM, "rounds": 0}, "rounds", "rounds: a debate has 1 to 6 rounds, not 0"),
+        (
+            {**CLAIM, "rounds": 2.5},
+            "rounds",
+            "rounds: Input should be a valid integer, got a number with a fractional part",
+        ),
+        ({**CLAIM, "judge": "jury"}, "judge", "judge: Input should be 'contract' or 'rubric'"),
+    ],
+)
+def test_an_order_rounds_or_judge_out_of_bounds_is_refused_naming_the_field(
+    api: Api, body: dict[str, Any], field: str, detail: str
+) -> None:
+    status, _, problem = api.call("POST", "/runs", body=body)
+    assert (status, problem["code"], problem["field"], problem["detail"]) == (
+        422,
+        "invalid_request",
+        field,
+        detail,
+    )
+    assert api.store.list_runs("acme").runs == [] and api.executor.started == []
+
+
+def test_a_run_in_turn_for_fixed_rounds_with_the_rubric_judge_runs_end_to_end(api: Api) -> None:
+    # Given the API's runs executed by the local runtime (the state machine, every stage in-process)
+    from claimcourt.local.runtime import LocalRuntime
+
+    with LocalRuntime(api.deps) as runtime, use_deps(dataclasses.replace(api.deps, executor=runtime)):
+        # When a client asks for three rounds, the against side first, judged by the rubric
+        asked = {**CLAIM, "first": "against", "rounds": 3, "judge": "rubric"}
+        status, _, run = api.call("POST", "/runs", body=asked)
+        assert status == 202, run
+        runtime.follow(run["run_id"], timeout_s=60)
+        status, _, view = api.call("GET", f"/runs/{run['run_id']}")
+    # Then the run is what it asked for, and its result says so
+    assert (status, view["status"]) == (200, "succeeded"), view
+    result = view["result"]
+    assert (result["rounds"], result["rounds_fixed"], result["first"], result["judge"]) == (
+        3,
+        3,
+        "against",
+        "rubric",
+    )
+    assert result["rubric"]["reading"] in {"contradicted", "misleading", "supported", "needs more evidence"}
+    assert result["adjustments"][0]["kind"] == "rubric_scale"
+    events = api.call("GET", f"/runs/{run['run_id']}/events")[2]["events"]
+    argued = [
+        (e["round"], e["side"]) for e in events if e["type"] == "stage.completed" and e["stage"] == "argue"
+    ]
+    assert argued == [(r, side) for r in (1, 2, 3) for side in ("against", "for")]
+    record = api.store.get_run(run["run_id"])
+    assert (record.request.first, record.request.rounds, record.request.judge) == ("against", 3, "rubric")
+
+
 def test_a_failed_start_ends_the_run_failed_and_gives_its_slot_back(api: Api) -> None:
     api.deps = dataclasses.replace(api.deps, executor=RecordingExecutor(fail=True))
     with use_deps(api.deps):
@@ -488,10 +547,29 @@ def test_monitors_are_created_listed_and_deleted_per_tenant(api: Api) -> None:
     assert api.call("DELETE", f"/monitors/{made['monitor_id']}")[0] == 404
 
 
+def test_a_monitors_order_rounds_and_judge_go_to_every_run_it_starts(api: Api) -> None:
+    from claimcourt.watching.drift import tick
+
+    watch = {"claim": "Sea levels are rising", "cadence": "daily", "threshold": 8}
+    status, _, made = api.call(
+        "POST", "/monitors", body={**watch, "first": "for", "rounds": 1, "judge": "rubric"}
+    )
+    assert status == 201, made
+    assert (made["request"]["first"], made["request"]["rounds"], made["request"]["judge"]) == (
+        "for",
+        1,
+        "rubric",
+    )
+    [started] = tick(api.store, api.executor, api.deps.settings).started
+    request = api.store.get_run(started).request
+    assert (request.first, request.rounds, request.judge) == ("for", 1, "rubric")
+
+
 @pytest.mark.parametrize(
     ("watch", "field"),
     [
         ({"claim": "x y", "cadence": "every so often", "threshold": 8}, "cadence"),
+        ({"claim": "x y", "cadence": "daily", "threshold": 5, "rounds": 9}, "rounds"),
         ({"claim": "x y", "cadence": "daily", "threshold": 0}, "threshold"),
         ({"claim": "x y", "cadence": "daily"}, "threshold"),
         ({"claim": "x y", "cadence": "daily", "threshold": 5, "as_of_date": "2020-01-01"}, "as_of_date"),

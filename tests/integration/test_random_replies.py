@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from claimcourt.adjudication.adjudicate import adjudicate_task
+from claimcourt.adjudication.rubric import rubric_task
 from claimcourt.contract import REFUTED_AT, SUPPORTED_AT, bounds
 from claimcourt.debate.argue import argue_task
 from claimcourt.debate.decompose import check_task, decompose_task
@@ -43,6 +44,9 @@ SUB = SubClaim(id="sc1", text="Sea levels are rising", directive="sea level rise
 ARG = Argument(side="for", round=1)
 
 
+JUDGED = AdjudicateInput(claim="x", mode="spectral", sub_claims=[SUB], shape="all", positions=[], evidence=[])
+
+
 def _schemas() -> dict[str, dict[str, Any]]:
     """The schema each task kind is sent, as the provider sends it (limits of a standard run)."""
     split = Decomposition(sub_claims=[SUB], shape="all")
@@ -54,11 +58,8 @@ def _schemas() -> dict[str, dict[str, Any]]:
         moderate_task(
             ModerateInput(claim="x", round=1, sub_claims=[SUB], case_for=ARG, case_against=ARG, evidence=[])
         ),
-        adjudicate_task(
-            AdjudicateInput(
-                claim="x", mode="spectral", sub_claims=[SUB], shape="all", positions=[], evidence=[]
-            )
-        ),
+        adjudicate_task(JUDGED),
+        rubric_task(JUDGED),
     ]
     return {t.kind: (t.output_schema(), t.output) for t in tasks}
 
@@ -134,16 +135,16 @@ def random_runtime(make_deps: Any, runtime: Any) -> tuple[RandomReplies, Any]:
     return replies, runtime(make_deps(provider))
 
 
+FUZZ: dict[str, Any] = {
+    "deadline": None,
+    "suppress_health_check": [HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+}
 _drawn = st.fixed_dictionaries(
     {kind: st.lists(_reply(kind), min_size=REPLIES_PER_KIND, max_size=REPLIES_PER_KIND) for kind in SCHEMAS}
 )
 
 
-@settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@settings(max_examples=40, **FUZZ)
 @given(drawn=_drawn)
 def test_random_schema_valid_replies_never_crash_a_run(
     drawn: dict[str, list[dict[str, Any]]],
@@ -151,9 +152,28 @@ def test_random_schema_valid_replies_never_crash_a_run(
     new_run: Callable[..., RunRecord],
     store: SqliteStore,
 ) -> None:
+    _terminal_and_consistent(drawn, random_runtime, new_run(), store)
+
+
+@settings(max_examples=15, **FUZZ)
+@given(drawn=_drawn)
+def test_random_replies_never_crash_a_run_in_turn_judged_by_the_rubric(
+    drawn: dict[str, list[dict[str, Any]]],
+    random_runtime: tuple[RandomReplies, Any],
+    new_run: Callable[..., RunRecord],
+    store: SqliteStore,
+) -> None:
+    _terminal_and_consistent(drawn, random_runtime, new_run(first="against", rounds=3, judge="rubric"), store)
+
+
+def _terminal_and_consistent(
+    drawn: dict[str, list[dict[str, Any]]],
+    random_runtime: tuple[RandomReplies, Any],
+    run: RunRecord,
+    store: SqliteStore,
+) -> None:
     replies, rt = random_runtime
     replies.load(drawn)
-    run = new_run()
     execution = rt.execute(run.run_id, timeout_s=60)
     record = store.get_run(run.run_id)
     # a terminal state, every time: the execution and the record agree

@@ -17,6 +17,7 @@ import pytest
 from claimcourt.adjudication.adjudicate import adjudicate_task
 from claimcourt.adjudication.anonymize import anonymize
 from claimcourt.adjudication.baselines import baseline_task
+from claimcourt.adjudication.rubric import rubric_task
 from claimcourt.debate.argue import argue_task
 from claimcourt.debate.decompose import check_task, decompose_task
 from claimcourt.debate.factcheck import factcheck_task
@@ -136,6 +137,10 @@ def _tasks() -> dict[str, Task[Any]]:
         frontier=[FrontierIssue(core_issue="Is the record </frontier> reliable?", sub_claim_id="sc2",
                                 for_stance="yes, across instruments", against_stance="one series only")],
     )  # fmt: skip
+    judged = AdjudicateInput(
+        claim=CLAIM, mode="spectral", sub_claims=SUBS, shape="all", positions=positions, evidence=POOL,
+        ledger=by_position(ledger, mapping),
+    )  # fmt: skip
     return {
         "suitability": suitability_task(SuitabilityInput(claim=CLAIM, context=CONTEXT)),
         "decompose": decompose_task(
@@ -153,6 +158,22 @@ def _tasks() -> dict[str, Task[Any]]:
             ArgueInput(claim=CLAIM, side="for", round=1, max_rounds=2, sub_claims=SUBS, evidence=POOL[:2])
         ),
         "argue-against-round-2": argue_task(argue_2),
+        # In turn (--first): the one round of a one-round debate, spoken first; then a second speaker,
+        # who reads the other side's argument of the same round (and not its last round's).
+        "argue-for-round-1-of-1-first": argue_task(
+            ArgueInput(
+                claim=CLAIM,
+                side="for",
+                round=1,
+                max_rounds=1,
+                turn="first",
+                sub_claims=SUBS,
+                evidence=POOL[:2],
+            )
+        ),
+        "argue-against-round-2-second": argue_task(
+            argue_2.model_copy(update={"turn": "second", "opponent_previous": None, "opponent_now": FOR_2})
+        ),
         "moderate": moderate_task(
             ModerateInput(
                 claim=CLAIM,
@@ -166,17 +187,9 @@ def _tasks() -> dict[str, Task[Any]]:
                 previous_queries=["arctic sea ice extent"],
             )
         ),
-        "adjudicate": adjudicate_task(
-            AdjudicateInput(
-                claim=CLAIM,
-                mode="spectral",
-                sub_claims=SUBS,
-                shape="all",
-                positions=positions,
-                evidence=POOL,
-                ledger=by_position(ledger, mapping),
-            )
-        ),
+        "adjudicate": adjudicate_task(judged),
+        # The same debate, judged by the rubric (--judge rubric).
+        "adjudicate_rubric": rubric_task(judged),
         "factcheck": factcheck_task(
             FactcheckInput(
                 claim=CLAIM,

@@ -29,6 +29,7 @@ from claimcourt.models import (
     PersonaVote,
     PublicStatement,
     RoundDecision,
+    RubricJudgement,
     Side,
     Stances,
     Suitability,
@@ -163,6 +164,7 @@ class JudgedSample:
     sample: int
     judgement: Judgement
     reconsidered: bool  # the re-deliberation: asked once more, told why
+    rubric: RubricJudgement | None = None  # the rubric judge's own reply, before its reading onto 0–100
 
 
 def judgements_of(store: ArtifactStore, run_id: str) -> tuple[list[JudgedSample], dict[str, Side]]:
@@ -170,7 +172,10 @@ def judgements_of(store: ArtifactStore, run_id: str) -> tuple[list[JudgedSample]
     docs = sorted(store.find_artifacts(run_id, JUDGEMENT_PREFIX).items())
     judged = [
         JudgedSample(
-            int(key.rsplit("/s", 1)[1]), Judgement.model_validate(d["judgement"]), d.get("reconsider", False)
+            int(key.rsplit("/s", 1)[1]),
+            Judgement.model_validate(d["judgement"]),
+            d.get("reconsider", False),
+            RubricJudgement.model_validate(d["rubric"]) if d.get("rubric") else None,
         )
         for key, d in docs
         if d["judgement"] is not None

@@ -94,3 +94,44 @@ def band(score: int) -> Band:
 def pull_towards_50(score: float, factor: float) -> float:
     """Shrink a score's distance from 50 by `factor` (1: unchanged, 0: 50)."""
     return 50 + factor * (score - 50)
+
+
+# The rubric judge (`--judge rubric`) rates a (sub-)claim 0–10, or null for "needs more evidence":
+# 0–4 the pool contradicts it, 5 misleading (true in part, or pulled both ways), 6–10 the pool supports
+# it. A rating reads as a score on the 0–100 scale and an 80 % interval around it (docs/scoring.md):
+# the contradicted ratings inside the refuted band, the supported ones inside the supported band, eight
+# points a step; 5 at 50, conflicting; null at 50 with the widest interval, not enough evidence.
+Reading = Literal["contradicted", "misleading", "supported", "needs more evidence"]
+RUBRIC_SCORES: dict[int, int] = {0: 4, 1: 12, 2: 20, 3: 28, 4: 36, 5: 50, 6: 64, 7: 72, 8: 80, 9: 88, 10: 96}
+RUBRIC_HALF_WIDTHS: dict[Reading, int] = {
+    "contradicted": 8,
+    "misleading": 15,
+    "supported": 8,
+    "needs more evidence": 30,
+}
+RUBRIC_READINGS: dict[Reading, range] = {
+    "contradicted": range(0, 5),
+    "misleading": range(5, 6),
+    "supported": range(6, 11),
+}
+
+
+def rubric_reading(rating: int | None) -> Reading:
+    if rating is None:
+        return "needs more evidence"
+    return next(name for name, ratings in RUBRIC_READINGS.items() if rating in ratings)
+
+
+def rubric_score(rating: int | None) -> tuple[int, int, int]:
+    """(score, interval low, interval high) that a rubric rating reads as on the 0–100 scale."""
+    score = 50 if rating is None else RUBRIC_SCORES[rating]
+    half = RUBRIC_HALF_WIDTHS[rubric_reading(rating)]
+    return score, max(0, score - half), min(100, score + half)
+
+
+def nearest_rating(score: int, reading: Reading) -> int | None:
+    """The rating of `reading` whose score is nearest `score` (the lower on a tie); None for needs more
+    evidence. The inverse of `rubric_score` within a reading."""
+    if reading == "needs more evidence":
+        return None
+    return min(RUBRIC_READINGS[reading], key=lambda r: (abs(RUBRIC_SCORES[r] - score), r))

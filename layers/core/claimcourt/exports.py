@@ -25,8 +25,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from claimcourt import artifacts
+from claimcourt.debate.argue import opposite
 from claimcourt.errors import NotFoundError
-from claimcourt.models import Argument, FrontierIssue, LedgerEntry, RoundAction, RunRecord
+from claimcourt.models import Argument, FrontierIssue, LedgerEntry, Result, RoundAction, RunRecord
 from claimcourt.store.base import Store
 
 MEDIA_TYPES = {
@@ -165,6 +166,19 @@ def _linked(text: str, keys: dict[str, LedgerEntry]) -> str:
     return _CITED.sub(link, text)
 
 
+def debate_line(r: Result) -> str:
+    """How the debate was run: its rounds, its order, its judge (and the rubric judge's own rating)."""
+    rounds = f"{r.rounds} round{'s' * (r.rounds != 1)}" + (
+        " (as asked)" if r.rounds_fixed is not None else ""
+    )
+    order = "both sides at once" if r.first is None else f"{r.first} first, {opposite(r.first)} answering"
+    judge: str = r.judge
+    if r.rubric is not None:
+        said = "null" if r.rubric.rating is None else f"{r.rubric.rating} of 10"
+        judge += f", rating the claim {said} ({r.rubric.reading})"
+    return f"Debate: {rounds}, {order}; judge: {judge}."
+
+
 def transcript(
     record: RunRecord, arguments: list[Argument], ledger: list[LedgerEntry], logic: DebateLogicMap
 ) -> str:
@@ -179,6 +193,8 @@ def transcript(
             f"**{result.overall_verdict.value}** — {result.overall_score} of 100 "
             f"(80 % interval {result.interval.low}–{result.interval.high}; "
             f"the judge said {result.judge_score}), reasoner: {result.reasoner}.",
+            "",
+            debate_line(result),
         ]
         if result.decisive_source is not None:
             d = result.decisive_source
@@ -197,7 +213,10 @@ def transcript(
     maps = {r.round: r for r in logic.rounds}
     for r in sorted({a.round for a in arguments}):
         lines += ["", f"## Round {r}"]
-        for a in sorted((a for a in arguments if a.round == r), key=lambda a: a.side != "for"):
+        # In the order they spoke: the first speaker first (for first when both spoke at once).
+        for a in sorted(
+            (a for a in arguments if a.round == r), key=lambda a: a.side != (request.first or "for")
+        ):
             keys = {evidence_id: e for (side, evidence_id), e in by_side.items() if side == a.side}
             lines += ["", f"### {'For' if a.side == 'for' else 'Against'}", ""]
             if a.refusal is not None:

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from claimcourt.contract import SHAPES, Shape
+from claimcourt.contract import SHAPES, Reading, Shape
 
 MAX_CLAIM_CHARS = 2000
 MAX_CONTEXT_CHARS = 20000
@@ -25,6 +25,10 @@ Effort = Literal["low", "standard", "high"]
 Side = Literal["for", "against"]
 Tier = Literal["T1", "T2"]
 Score = Annotated[int, Field(ge=0, le=100)]
+# The judge a claim debate ends with: the scoring contract's (a 0–100 score per sub-claim) or the
+# rubric judge (the disagreement hierarchy per side, and a 0–10 rating or null, read onto 0–100).
+JudgeKind = Literal["contract", "rubric"]
+MAX_FIXED_ROUNDS = 6
 Confidence = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
@@ -129,6 +133,20 @@ class ClaimAsked(Strict):
     mode: Mode = "spectral"
     context: str | None = Field(default=None, description="Optional background text for the debaters.")
     effort: Effort = "standard"
+    first: Side | None = Field(
+        default=None,
+        description="Who argues first in every round, the other then answering it (null: both at once).",
+    )
+    rounds: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_FIXED_ROUNDS,
+        description="Exactly this many rounds, 1–6 (null: the effort's, or the round controller's).",
+    )
+    judge: JudgeKind = Field(
+        default="contract",
+        description="contract: the judge scores 0–100; rubric: the disagreement hierarchy and a 0–10 rating.",
+    )
 
     @field_validator("claim")
     @classmethod
@@ -140,9 +158,20 @@ class ClaimAsked(Strict):
     def _context(cls, value: str | None) -> str | None:
         return _clean_context(value)
 
+    @field_validator("rounds", mode="before")
+    @classmethod
+    def _rounds(cls, value: Any) -> Any:
+        """A whole number out of range says what is allowed (anything else: the type's own message)."""
+        number = value.strip() if isinstance(value, str) else value
+        if isinstance(number, str) and number.lstrip("-").isdigit():
+            number = int(number)
+        if isinstance(number, int) and not isinstance(number, bool) and not 1 <= number <= MAX_FIXED_ROUNDS:
+            raise ValueError(f"a debate has 1 to {MAX_FIXED_ROUNDS} rounds, not {number}")
+        return value
+
     def run_request(self) -> RunRequest:
         """A live run of this claim, as asked."""
-        return RunRequest(claim=self.claim, mode=self.mode, context=self.context, effort=self.effort)
+        return RunRequest(**{name: getattr(self, name) for name in ClaimAsked.model_fields})
 
 
 class RunRequest(ClaimAsked):
@@ -516,6 +545,58 @@ class Judgement(Strict):
         return self
 
 
+# The disagreement hierarchy (Graham), lowest first: what the rubric judge rates each position's
+# arguments by. A level says how a position argued, never how true the claim is.
+DISAGREEMENT_HIERARCHY = (
+    "DH0 name-calling",
+    "DH1 ad hominem",
+    "DH2 responding to tone",
+    "DH3 contradiction",
+    "DH4 counterargument",
+    "DH5 refutation",
+    "DH6 refuting the central point",
+)
+Rubric = Annotated[int, Field(ge=0, le=10)]
+
+
+class HierarchyRating(Strict):
+    """Where one position's arguments on one sub-claim reach on the disagreement hierarchy."""
+
+    position: Literal["A", "B"]
+    sub_claim_id: str
+    level: int | None = Field(
+        ge=0, le=6, description="The highest level they reach, 0–6 (DH0–DH6); null: no argument on it."
+    )
+    comment: str = Field(description="Why that level, in a sentence.")
+
+
+class SubClaimRubric(Strict):
+    sub_claim_id: str
+    # Required but nullable, as every judge's: null is an answer ("needs more evidence"), not an omission.
+    rating: Rubric | None = Field(
+        description="0–4 the pool contradicts it, 5 misleading, 6–10 the pool supports it; null: needs "
+        "more evidence."
+    )
+    referee_synthesis: str
+    decisive_evidence_id: str | None = Field(description="The evidence id that decided it, or null.")
+    stronger_position: Literal["A", "B", "neither"]
+
+
+class RubricJudgement(Strict):
+    """The rubric judge's reply (`judge: rubric`), over anonymized positions A and B: each position's
+    arguments on the disagreement hierarchy, and a 0–10 rating (or null) per sub-claim and overall."""
+
+    hierarchy: list[HierarchyRating]
+    sub_claims: list[SubClaimRubric]
+    rating: Rubric | None = Field(description="The claim as a whole, 0–10; null: needs more evidence.")
+    adjustment_reason: str | None = Field(
+        description="Null when rating follows the composition rule; else why it departs from it."
+    )
+    decisive_evidence_id: str | None = Field(description="The single evidence id that decided it, or null.")
+    what_would_change: list[str] = Field(default_factory=list)
+    structural_analysis: StructuralAnalysis = Field(default_factory=StructuralAnalysis)
+
+
 class BaselineJudgement(Strict):
     """A baseline's reply: the claim judged in one call, no debate."""
 
@@ -657,10 +738,38 @@ class Adjustment(Strict):
     """One thing the score stage did to the judge's numbers, and why (docs/scoring.md)."""
 
     target: str = Field(description="'overall', 'interval', or a sub-claim id.")
-    kind: Literal["composition", "judge_departure", "sub_claim_bounds", "evidence_quality", "verdict_band"]
+    kind: Literal[
+        "rubric_scale",
+        "composition",
+        "judge_departure",
+        "sub_claim_bounds",
+        "evidence_quality",
+        "verdict_band",
+    ]
     detail: str
     before: int | None = None
     after: int | None = None
+
+
+class SideHierarchy(Strict):
+    """One side's arguments on one sub-claim on the disagreement hierarchy, as the rubric judge rated them."""
+
+    side: Side
+    sub_claim_id: str
+    level: int | None = Field(description="0–6 (DH0–DH6); null: it made no argument on the sub-claim.")
+    name: str = Field(description="The level's name, e.g. 'DH5 refutation' ('' for null).")
+    comment: str
+
+
+class RubricVerdict(Strict):
+    """What the rubric judge said, before its ratings were read onto the 0–100 scale (docs/scoring.md)."""
+
+    rating: int | None = Field(
+        description="The judge's own 0–10 rating of the claim; null: needs more evidence."
+    )
+    reading: Reading
+    sub_claims: dict[str, int | None] = Field(description="Each sub-claim's 0–10 rating (null: needs more).")
+    hierarchy: list[SideHierarchy] = Field(default_factory=list)
 
 
 # How the interval was found. The last two are those of runs scored before the contract.
@@ -689,6 +798,17 @@ class Result(Strict):
         default_factory=list, description="Roles whose calls ran at the model's natural temperature."
     )
     rounds: int
+    rounds_fixed: int | None = Field(
+        default=None, description="The rounds the request fixed (null: the effort's, or the controller's)."
+    )
+    first: Side | None = Field(
+        default=None,
+        description="Who argued first in every round, the other answering it (null: both at once).",
+    )
+    judge: JudgeKind = Field(default="contract", description="Which judge scored it.")
+    rubric: RubricVerdict | None = Field(
+        default=None, description="The rubric judge's own ratings (judge rubric), before the 0–100 reading."
+    )
     citations: list[LedgerEntry] = Field(
         default_factory=list, description="The citation ledger: every citation with its fact-check."
     )
@@ -943,12 +1063,21 @@ class DecomposeCheckInput(Strict):
     decomposition: Decomposition
 
 
+Turn = Literal["together", "first", "second"]
+
+
 class ArgueInput(Strict):
     claim: str
     context: str | None = None
     side: Side
     round: int
     max_rounds: int = 2
+    turn: Turn = Field(
+        default="together", description="Both sides at once, or in turn: first, or second (having read it)."
+    )
+    opponent_now: Argument | None = Field(
+        default=None, description="Speaking second: the other side's argument of this round."
+    )
     persona: int = 0
     sub_claims: list[SubClaim]
     evidence: list[Evidence]

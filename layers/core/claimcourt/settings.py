@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from claimcourt.models import RoundsMode
+from claimcourt.models import ClaimAsked, RoundsMode
 
 ProviderName = Literal["anthropic", "openai", "offline"]
 ROLES = ("suitability", "decomposer", "case_for", "case_against", "fact_checker", "moderator", "adjudicator")
@@ -176,12 +176,23 @@ class Settings(BaseSettings):
         profile = self.effort(effort)
         return max(profile.rounds, min(self.max_rounds or profile.max_rounds, profile.max_rounds))
 
-    def round_limit(self, effort: str) -> int:
-        """The most rounds a run of this effort may have: what the state machine and the prompts
-        are told. Fixed rounds, unless the controller steers."""
-        if self.dynamic_rounds == "on":
-            return self.controller_max_rounds(effort)
-        return self.effort(effort).rounds
+    def rounds_mode(self, request: ClaimAsked) -> RoundsMode:
+        """Who decides a run's rounds. A request that fixes its rounds (`rounds`) is never steered: with
+        the controller `on` it runs as in `shadow` (the controller's decisions recorded beside)."""
+        if request.rounds is not None and self.dynamic_rounds == "on":
+            return "shadow"
+        return self.dynamic_rounds
+
+    def fixed_rounds(self, request: ClaimAsked) -> int:
+        """The rounds a run has when the controller does not steer: the request's, else the effort's."""
+        return request.rounds if request.rounds is not None else self.effort(request.effort).rounds
+
+    def round_limit(self, request: ClaimAsked) -> int:
+        """The most rounds a run may have: what the state machine and the prompts are told. Fixed
+        rounds, unless the controller steers (then its cap)."""
+        if self.rounds_mode(request) == "on":
+            return self.controller_max_rounds(request.effort)
+        return self.fixed_rounds(request)
 
     def default_provider(self) -> ProviderName:
         if self.provider is not None:

@@ -1,6 +1,12 @@
-"""Stage 8: the final moderator judges the anonymized positions, in the order they were argued."""
+"""Stage 8: the final moderator judges the anonymized positions, in the order they were argued (the
+scoring contract's judge; the rubric judge, adjudication/rubric.py, shares its inputs and its handling)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TypeVar
+
+from pydantic import BaseModel
 
 from claimcourt.contract import COMPOSITION_RULES, SHAPES
 from claimcourt.errors import MalformedReplyError, ProviderError, RefusedJudgementError, TruncatedReplyError
@@ -9,6 +15,9 @@ from claimcourt.observability import logger
 from claimcourt.prompts import escape, evidence_block, ledger_block, points_block, render, sub_claims_block
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
+
+OutT = TypeVar("OutT", bound=BaseModel)
+Check = Callable[[OutT], list[str]]
 
 SAMPLE_TEMPERATURE = 0.7
 MODE_NOTES = {
@@ -26,8 +35,15 @@ def _positions(inputs: AdjudicateInput) -> str:
     return "\n\n".join(blocks)
 
 
-def _reconsider_note(reconsider: Reconsider | None) -> str:
-    """The re-deliberation's addendum (our own numbers and ids: no untrusted text)."""
+CONTRACT_ANSWER = (
+    "give the score and interval the whole pool supports; if the disagreement is real, let the interval "
+    "show it."
+)
+
+
+def reconsider_note(reconsider: Reconsider | None, answer: str = CONTRACT_ANSWER) -> str:
+    """The re-deliberation's addendum (our own numbers and ids: no untrusted text); `answer`: what to
+    give back, in the judge's own terms."""
     if reconsider is None:
         return ""
     scores = ", ".join(str(s) for s in reconsider.scores)
@@ -36,49 +52,65 @@ def _reconsider_note(reconsider: Reconsider | None) -> str:
         f"\n\nThis is a second look. Independent judgements of this debate gave overall scores of {scores}: "
         f"{reconsider.spread} points apart. The pool holds evidence retrieved specifically against the way "
         f"the debate leaned ({ids}). Address that evidence and that disagreement explicitly: say in each "
-        "referee_synthesis how the contrarian evidence bears on the sub-claim, and give the score and "
-        "interval the whole pool supports; if the disagreement is real, let the interval show it."
+        f"referee_synthesis how the contrarian evidence bears on the sub-claim, and {answer}"
     )
 
 
-def adjudicate_task(inputs: AdjudicateInput) -> Task[Judgement]:
-    system, prompt = render(
-        "adjudicate",
-        rounds=str(max((p.round for p in inputs.positions), default=0)),
-        shape=inputs.shape,
-        shape_meaning=SHAPES[inputs.shape],
-        composition_rule=COMPOSITION_RULES[inputs.shape],
-        mode_note=MODE_NOTES[inputs.mode],
-        reconsider=_reconsider_note(inputs.reconsider),
-        claim=escape(inputs.claim),
-        sub_claims=sub_claims_block(inputs.sub_claims),
-        positions=_positions(inputs),
-        ledger=ledger_block(inputs.ledger, keys=None),
-        evidence=evidence_block(inputs.evidence),
-    )
-    wanted = {s.id for s in inputs.sub_claims}
+def judge_values(inputs: AdjudicateInput) -> dict[str, str]:
+    """What every judge's template is filled with: the debate, anonymized, and the claim's shape."""
+    return {
+        "rounds": str(max((p.round for p in inputs.positions), default=0)),
+        "shape": inputs.shape,
+        "shape_meaning": SHAPES[inputs.shape],
+        "composition_rule": COMPOSITION_RULES[inputs.shape],
+        "mode_note": MODE_NOTES[inputs.mode],
+        "reconsider": reconsider_note(inputs.reconsider),
+        "claim": escape(inputs.claim),
+        "sub_claims": sub_claims_block(inputs.sub_claims),
+        "positions": _positions(inputs),
+        "ledger": ledger_block(inputs.ledger, keys=None),
+        "evidence": evidence_block(inputs.evidence),
+    }
 
-    def every_sub_claim_once(judgement: Judgement) -> list[str]:
-        ids = [j.sub_claim_id for j in judgement.sub_claims]
-        problems = [f"no judgement on {s}" for s in sorted(wanted - set(ids))]
-        problems += [f"{s} is not a sub-claim" for s in sorted(set(ids) - wanted)]
-        return problems + [f"{s} judged more than once" for s in sorted({i for i in ids if ids.count(i) > 1})]
 
+def once_each(wanted: Iterable[str], ids: list[str], what: str) -> list[str]:
+    """The problems with a reply that must cover every one of `wanted` exactly once."""
+    wanted = set(wanted)
+    problems = [f"no {what} on {s}" for s in sorted(wanted - set(ids))]
+    problems += [f"{s} is not a sub-claim" for s in sorted(set(ids) - wanted)]
+    return problems + [f"{s} judged more than once" for s in sorted({i for i in ids if ids.count(i) > 1})]
+
+
+def judge_task(
+    kind: str, output: type[OutT], inputs: AdjudicateInput, system: str, prompt: str, check: Check[OutT]
+) -> Task[OutT]:
+    """A judge's task: sample 0 and the re-deliberation at temperature 0, the other samples sampled;
+    one reply per sub-claim."""
     n = len(inputs.sub_claims)
     return Task(
-        kind="adjudicate",
+        kind=kind,
         role="adjudicator",
         inputs=inputs,
-        output=Judgement,
+        output=output,
         system=system,
         prompt=prompt,
         temperature=0.0 if inputs.sample == 0 or inputs.reconsider else SAMPLE_TEMPERATURE,
         array_limits={"sub_claims": (n, n)},
-        check=every_sub_claim_once,
+        check=check,
     )
 
 
-def _complete(judgement: Judgement, inputs: AdjudicateInput) -> Judgement:
+def adjudicate_task(inputs: AdjudicateInput) -> Task[Judgement]:
+    system, prompt = render("adjudicate", **judge_values(inputs))
+    wanted = [s.id for s in inputs.sub_claims]
+
+    def every_sub_claim_once(judgement: Judgement) -> list[str]:
+        return once_each(wanted, [j.sub_claim_id for j in judgement.sub_claims], "judgement")
+
+    return judge_task("adjudicate", Judgement, inputs, system, prompt, every_sub_claim_once)
+
+
+def complete(judgement: Judgement, inputs: AdjudicateInput) -> Judgement:
     """Every sub-claim judged once, evidence ids real: a judge that skipped one gets it as
     not-enough-evidence rather than a silent gap."""
     pool = {e.id for e in inputs.evidence}
@@ -100,19 +132,25 @@ def _complete(judgement: Judgement, inputs: AdjudicateInput) -> Judgement:
     return judgement.model_copy(update={"sub_claims": judged, "decisive_evidence_id": decisive})
 
 
-def adjudicate(inputs: AdjudicateInput, reasoner: Reasoner, ctx: CallContext) -> Judgement | None:
-    """One judgement: sample 0 at temperature 0, the others at a higher temperature, their spread
+def ask_judge(task: Task[OutT], inputs: AdjudicateInput, reasoner: Reasoner, ctx: CallContext) -> OutT | None:
+    """One judge's reply: sample 0 at temperature 0, the others at a higher temperature, their spread
     widening the interval. A sample after the first that is refused, or whose reply cannot be used,
     is None (skipped: the run has its judgement); a refused sample 0 fails the run."""
     try:
-        reply = reasoner.call(adjudicate_task(inputs), ctx, suffix=f"s{inputs.sample}")
+        reply = reasoner.call(task, ctx, suffix=f"s{inputs.sample}")
     except (MalformedReplyError, TruncatedReplyError, ProviderError) as err:
         if inputs.sample == 0:
             raise
         logger.warning("self-consistency sample skipped", extra={"sample": inputs.sample, "error": str(err)})
         return None
     if reply.output is not None:
-        return _complete(reply.output, inputs)
+        return reply.output
     if inputs.sample == 0:
         raise RefusedJudgementError(reply.refusal or "no reason given")
     return None
+
+
+def adjudicate(inputs: AdjudicateInput, reasoner: Reasoner, ctx: CallContext) -> Judgement | None:
+    """One judgement by the scoring contract's judge (None: a skipped sample, see `ask_judge`)."""
+    judgement = ask_judge(adjudicate_task(inputs), inputs, reasoner, ctx)
+    return complete(judgement, inputs) if judgement is not None else None

@@ -9,6 +9,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from claimcourt.adjudication.rubric import rubric_verdict, scale_adjustments
 from claimcourt.contract import (
     REFUTED_AT,
     SUPPORTED_AT,
@@ -28,6 +29,7 @@ from claimcourt.models import (
     IntervalMethod,
     Judgement,
     Result,
+    RubricJudgement,
     RunRequest,
     Side,
     SourceRef,
@@ -315,8 +317,10 @@ def compose_result(
     models: dict[str, str],
     sides: dict[str, Side] | None = None,
     natural_temperature: list[str] | None = None,
+    rubric: RubricJudgement | None = None,
 ) -> Result:
-    """`sides` maps the judge's anonymous labels back to for/against ({"A": "against", "B": "for"})."""
+    """`sides` maps the judge's anonymous labels back to for/against ({"A": "against", "B": "for"});
+    `rubric`, the rubric judge's own reply behind `judgements[0]` (judge rubric)."""
     pool = {e.id: e for e in evidence}
     judgement = judgements[0]
     cited = [c for a in arguments for p in a.points for c in p.citations]
@@ -362,9 +366,14 @@ def compose_result(
         interval_method=scored.method,
         judge_score=judgement.overall_score,
         shape=decomposition.shape,
-        adjustments=scored.adjustments,
+        # The rubric's reading onto 0–100 comes first: it is what made the judge's numbers.
+        adjustments=(scale_adjustments(rubric) if rubric else []) + scored.adjustments,
         natural_temperature=natural_temperature or [],
         rounds=max((a.round for a in arguments), default=0),
+        rounds_fixed=request.rounds,
+        first=request.first,
+        judge=request.judge,
+        rubric=rubric_verdict(rubric, sides or {}) if rubric else None,
         sub_claims=sub_results,
         decisive_source=source_ref(decisive_overall) if decisive_overall else None,
         what_would_change=judgement.what_would_change,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from claimcourt.models import ArgueInput, Argument, ArgumentDraft, Point, Refusal
+from typing import Any
+
+from claimcourt.models import ArgueInput, Argument, ArgumentDraft, Point, Refusal, Side
 from claimcourt.prompts import escape, evidence_block, frontier_block, points_block, render, sub_claims_block
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
@@ -21,8 +23,25 @@ ROLE_TEXT = {
 UNSUPPORTED_MOVE = 10
 
 
+def opposite(side: Side) -> Side:
+    return "against" if side == "for" else "for"
+
+
+def turns(first: Side | None) -> dict[str, Any]:
+    """The order the state machine argues a round in (its Order? Choice): both sides at once (`first`
+    None), or `first` then the other, which reads the first's argument of the same round."""
+    if first is None:
+        return {"sequential": False, "first": "for", "second": "against"}
+    return {"sequential": True, "first": first, "second": opposite(first)}
+
+
 def _round_note(inputs: ArgueInput) -> str:
     if inputs.round == 1:
+        if inputs.max_rounds == 1:
+            return (
+                "this is the opening round and the only one: no rebuttal follows, so make your whole "
+                "case now."
+            )
         return "this is the opening round."
     note = "answer the other side's last argument, below, with the evidence — the new evidence first."
     if inputs.frontier:
@@ -36,6 +55,22 @@ def _round_note(inputs: ArgueInput) -> str:
             " you cited in earlier rounds."
         )
     return note
+
+
+def _turn_note(inputs: ArgueInput) -> str:
+    """Arguing in turn: the first speaker is told it speaks first, the second what it answers."""
+    if inputs.turn == "first":
+        return (
+            " The sides speak in turn, and you speak first this round: the other side will read your"
+            " argument before it answers, so make the case that survives its strongest reply."
+        )
+    if inputs.turn == "second":
+        return (
+            " The sides speak in turn, and you speak second this round: the other side's argument of this"
+            " round is below; answer it directly, point by point, with the evidence, as well as making"
+            " your own case."
+        )
+    return ""
 
 
 def _change_rule(inputs: ArgueInput) -> str:
@@ -75,10 +110,12 @@ def argue_task(inputs: ArgueInput) -> Task[ArgumentDraft]:
         sub_claims=sub_claims_block(inputs.sub_claims),
         evidence=evidence_block(inputs.evidence),
         new_evidence=new,
-        own_previous=_previous('of="you" round="' + str(inputs.round - 1) + '"', inputs.own_previous),
+        turn_note=_turn_note(inputs),
+        own_previous=_previous(f'of="you" round="{inputs.round - 1}"', inputs.own_previous),
         opponent_previous=_previous(
-            'of="the other side" round="' + str(inputs.round - 1) + '"', inputs.opponent_previous
+            f'of="the other side" round="{inputs.round - 1}"', inputs.opponent_previous
         ),
+        opponent_now=_previous(f'of="the other side" round="{inputs.round}"', inputs.opponent_now),
         frontier=frontier_block(inputs.frontier),
     )
     wanted = {s.id for s in inputs.sub_claims}

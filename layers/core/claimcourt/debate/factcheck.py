@@ -3,6 +3,7 @@ correspondence, 1–10, with a comment) and answers the checks left on its own s
 
 from __future__ import annotations
 
+from claimcourt.debate.argue import opposite
 from claimcourt.models import FactcheckInput, FactcheckReply
 from claimcourt.prompts import escape, ledger_block, render
 from claimcourt.reasoning.base import CallContext, Task
@@ -29,7 +30,7 @@ def _notes_block(inputs: FactcheckInput) -> str:
 
 
 def factcheck_task(inputs: FactcheckInput) -> Task[FactcheckReply]:
-    other = "against" if inputs.side == "for" else "for"
+    other = opposite(inputs.side)
     system, prompt = render(
         "factcheck",
         side=inputs.side,

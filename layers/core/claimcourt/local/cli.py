@@ -174,6 +174,11 @@ def _exit_status(code: object) -> int:
 @click.option("--as-of", "as_of", default=None, help="Backtest date YYYY-MM-DD: only evidence up to then.")
 @click.option("--effort", default="standard", show_default=True, help="low, standard or high (more rounds).")
 @click.option(
+    "--first", default=None, help="for or against: that side argues first each round, the other answers it."
+)
+@click.option("--rounds", default=None, help="Exactly this many rounds, 1–6 (default: the effort's).")
+@click.option("--judge", default="contract", show_default=True, help="contract (0–100) or rubric (0–10, DH).")
+@click.option(
     "--json", "as_json", is_flag=True, help="Print the run as JSON (its status, and its result once scored)."
 )
 @click.option("--verbose", is_flag=True, help="Show each stage's structured log on stderr.")
@@ -185,6 +190,9 @@ def run(
     context: str | None,
     as_of: str | None,
     effort: str,
+    first: str | None,
+    rounds: str | None,
+    judge: str,
     as_json: bool,
     verbose: bool,
     data_dir: Path | None,
@@ -195,7 +203,16 @@ def run(
 
     try:
         request = parse_request(
-            {"claim": claim, "mode": mode, "context": context, "as_of_date": as_of, "effort": effort}
+            {
+                "claim": claim,
+                "mode": mode,
+                "context": context,
+                "as_of_date": as_of,
+                "effort": effort,
+                "first": first,
+                "rounds": rounds,
+                "judge": judge,
+            }
         )
     except InvalidRequestError as exc:
         _fail(f"{exc.field}: {exc.message}", EXIT_BAD_INPUT)

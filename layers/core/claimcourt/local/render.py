@@ -11,7 +11,17 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from claimcourt.models import Result, RoundDecision, RunEvent, RunRecord, RunStatus, Stage, Verdict
+from claimcourt.exports import debate_line
+from claimcourt.models import (
+    Result,
+    RoundDecision,
+    RubricVerdict,
+    RunEvent,
+    RunRecord,
+    RunStatus,
+    Stage,
+    Verdict,
+)
 from claimcourt.store.base import Store
 
 # Stages that share a line because the state machine runs them side by side.
@@ -122,7 +132,9 @@ class ProgressView:
 
     def _line(self, step: _Step, now: float) -> tuple[Text, str, str, str]:
         parts = [p for p in [*step.done, *step.running] if p]
-        joined = " ∥ ".join(parts) if len(parts) > 1 else (parts[0] if parts else "")
+        # In turn (--first), the sides argue one after the other: in the order they spoke.
+        beside = " → " if step.title == STEP_TITLE[Stage.ARGUE] and self.record.request.first else " ∥ "
+        joined = beside.join(parts) if len(parts) > 1 else (parts[0] if parts else "")
         if step.title == STEP_TITLE[ASSESS]:
             joined = ""
         span = (step.last_end if step.finished else now) - step.first_start
@@ -205,13 +217,16 @@ def render_result(console: Console, r: Result) -> None:
     )
     if r.judge_score is not None and r.adjustments:
         console.print(
-            f"[dim]The judge said {r.judge_score}; the scoring contract (docs/scoring.md) adjusted:[/]"
+            f"[dim]The judge said {_judge_said(r)}; the scoring contract (docs/scoring.md) adjusted:[/]"
         )
         for a in r.adjustments:
             moved = f" {a.before} → {a.after}" if a.before is not None and a.after is not None else ""
             console.print(f"[dim]  • {escape(a.target)}: {escape(a.kind)}{moved}: {escape(a.detail)}[/]")
     if r.reasoner == "offline":
         console.print("[dim]Produced by the offline reasoner: no language model was used.[/]")
+    console.print(f"[dim]{escape(debate_line(r))}[/]")
+    if r.rubric is not None:
+        render_rubric(console, r.rubric)
     for w in r.warnings:
         console.print(f"[yellow]⚠ {escape(w)}[/]")
 
@@ -251,6 +266,21 @@ def render_result(console: Console, r: Result) -> None:
         f"${u.total_cost_usd:.4f} · retrieval cache {u.cache_hits} hits / {u.cache_misses} misses · "
         f"{r.run_id}[/]"
     )
+
+
+def _judge_said(r: Result) -> str:
+    if r.rubric is None:
+        return str(r.judge_score)
+    rating = "null (needs more evidence)" if r.rubric.rating is None else f"{r.rubric.rating} of 10"
+    return f"{rating}, read as {r.judge_score}"
+
+
+def render_rubric(console: Console, rubric: RubricVerdict) -> None:
+    """Where the rubric judge put each side's arguments on the disagreement hierarchy."""
+    console.print("[bold]Disagreement hierarchy[/] (the rubric judge, on each side's arguments)")
+    for h in rubric.hierarchy:
+        level = h.name or "no argument"
+        console.print(f"  {h.side:8} {h.sub_claim_id}: {escape(level)}  [dim]{escape(h.comment)}[/]")
 
 
 def render_runs(console: Console, records: list[RunRecord]) -> None:

@@ -78,6 +78,7 @@ from claimcourt.models import (
 )
 from claimcourt.reasoning import offline_factcheck, offline_motion
 from claimcourt.reasoning.base import ProviderReply, Task
+from claimcourt.reasoning.offline_rubric import OfflineRubric
 from claimcourt.reasoning.stance import content_stems, key_terms, stance, subject_words, tokens
 from claimcourt.reasoning.stance_model import TOP, Call, PassageStance, decide, summarise
 from claimcourt.reasoning.stance_model import judge as judge_passage
@@ -282,6 +283,8 @@ class OfflineReasoner:
         from claimcourt.reasoning.offline_baselines import OfflineBaselines
 
         self._strategies.update(OfflineBaselines(self.adjudicate).strategies())
+        # The rubric judge (judge: rubric): this judge's calls, said on the rubric.
+        self._strategies.update(OfflineRubric(self.adjudicate).strategies())
 
     def complete(self, task: Task[Any], model: str, feedback: str | None = None) -> ProviderReply:
         strategy = self._strategies[task.kind]
@@ -386,6 +389,10 @@ class OfflineReasoner:
         the judge's own estimate its way, no further than its best passage justifies."""
         want = 1 if inputs.side == "for" else -1
         previous = {p.sub_claim_id: p for p in inputs.own_previous.points} if inputs.own_previous else {}
+        # Speaking second: the passages the argument just made rests on, to answer by name.
+        answered = (
+            {p.sub_claim_id: p.citations for p in inputs.opponent_now.points} if inputs.opponent_now else {}
+        )
         new = set(inputs.new_evidence_ids)
         points = []
         for sub in inputs.sub_claims:
@@ -409,9 +416,15 @@ class OfflineReasoner:
                 argument = f'[{lead.id}] ({lead.tier}, {lead.title}): "{_excerpt(lead.text)}"'
                 if len(mine) > 1:
                     argument += " Also " + ", ".join(f"[{e.id}]" for e, _ in mine[1:]) + "."
-                if theirs:
+                rebutted = [c for c in answered.get(sub.id, []) if c not in {e.id for e, _ in mine}]
+                if theirs and not rebutted:
                     argument += (
                         f" The other side will point to [{theirs[0][0].id}], which bears on it less directly."
+                    )
+                if rebutted:
+                    argument += (
+                        f" The argument just made rests on {', '.join(f'[{c}]' for c in rebutted)}; the"
+                        " passages cited here bear on the sub-claim more directly."
                     )
                 strength = backing(lead_stance, want)
                 implied = max(0, min(100, score + want * round(20 * strength)))

@@ -1,6 +1,7 @@
 """Stage 8: the final moderator judges the anonymized debate: one judgement (sample 0, or a
 self-consistency sample; the Judge Map runs them in parallel), or, once, the re-deliberation the
-review asked for (`reconsider`)."""
+review asked for (`reconsider`). By the contract's judge, or the rubric judge the request asked for
+(`judge: rubric`, adjudication/rubric.py: stored read onto 0–100, its own reply beside)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pydantic import Field
 from claimcourt import artifacts
 from claimcourt.adjudication.adjudicate import adjudicate
 from claimcourt.adjudication.anonymize import Label, anonymize, redact
+from claimcourt.adjudication.rubric import adjudicate_rubric
 from claimcourt.errors import NotFoundError
 from claimcourt.models import AdjudicateInput, LedgerEntry, Reconsider, Side, Stage
 from claimcourt.reasoning.base import CallContext
@@ -50,25 +52,30 @@ def run(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
         if reviewed is None or reviewed["reconsider"] is None:
             raise NotFoundError(f"run {p.run_id}: no review asked to re-deliberate")
         reconsider = Reconsider.model_validate(reviewed["reconsider"])
-    judgement = adjudicate(
-        AdjudicateInput(
-            claim=request.claim,
-            mode=request.mode,
-            sub_claims=decomposition.sub_claims,
-            shape=decomposition.shape,
-            positions=positions,
-            evidence=pool,
-            sample=p.sample,
-            reconsider=reconsider,
-            ledger=by_position(artifacts.ledger_of(deps.store, p.run_id, arguments, pool), mapping),
-        ),
-        deps.reasoner,
-        CallContext(p.run_id, STAGE),
+    inputs = AdjudicateInput(
+        claim=request.claim,
+        mode=request.mode,
+        sub_claims=decomposition.sub_claims,
+        shape=decomposition.shape,
+        positions=positions,
+        evidence=pool,
+        sample=p.sample,
+        reconsider=reconsider,
+        ledger=by_position(artifacts.ledger_of(deps.store, p.run_id, arguments, pool), mapping),
     )
+    ctx = CallContext(p.run_id, STAGE)
+    rubric = None
+    if request.judge == "rubric":
+        judged = adjudicate_rubric(inputs, deps.reasoner, ctx)
+        judgement, rubric = judged if judged is not None else (None, None)
+    else:
+        judgement = adjudicate(inputs, deps.reasoner, ctx)
     doc = {
         "mapping": mapping,
         "judgement": judgement.model_dump(mode="json") if judgement else None,
         "reconsider": p.reconsider,
+        # The rubric judge's own reply, before its ratings were read onto 0–100 (None: the contract's judge).
+        "rubric": rubric.model_dump(mode="json") if rubric else None,
     }
     deps.store.put_artifact(p.run_id, artifacts.judgement_key(p.sample), doc)
     return {"sample": p.sample, "overall_score": judgement.overall_score if judgement else None}

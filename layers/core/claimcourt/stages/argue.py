@@ -1,12 +1,16 @@
-"""Stages 4 and 7: one side's argument for a round (one branch of the Argue Parallel)."""
+"""Stages 4 and 7: one side's argument for a round: one branch of the Argue Parallel, or one turn
+(ArgueFirst, then ArgueSecond, which reads the first's argument of the same round)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from claimcourt import artifacts
-from claimcourt.debate.argue import argue
-from claimcourt.models import ArgueInput, FrontierIssue, Side, Stage
+from claimcourt.debate.argue import argue, opposite
+from claimcourt.errors import NotFoundError
+from claimcourt.models import ArgueInput, FrontierIssue, Side, Stage, Turn
 from claimcourt.reasoning.base import CallContext
 from claimcourt.stages.payloads import RoundPayload
 from claimcourt.wiring import Deps
@@ -16,6 +20,7 @@ STAGE = Stage.ARGUE
 
 class ArguePayload(RoundPayload):
     side: Side
+    turn: Turn = Field(default="together", description="In the Argue Parallel, or ArgueFirst/ArgueSecond.")
 
 
 def run(deps: Deps, p: ArguePayload) -> dict[str, Any]:
@@ -23,15 +28,24 @@ def run(deps: Deps, p: ArguePayload) -> dict[str, Any]:
     pool = artifacts.evidence_pool(
         artifacts.retrievals_of(deps.store, p.run_id), request.context, up_to_round=p.round
     )
-    other: Side = "against" if p.side == "for" else "for"
-    earlier = [a for a in artifacts.arguments_of(deps.store, p.run_id) if a.round < p.round]
+    other = opposite(p.side)
+    arguments = artifacts.arguments_of(deps.store, p.run_id)
+    earlier = [a for a in arguments if a.round < p.round]
     last = {a.side: a for a in earlier if a.round == p.round - 1}
+    now = None
+    if p.turn == "second":  # it answers the argument the other side made this round, not the last one
+        now = next((a for a in arguments if a.round == p.round and a.side == other), None)
+        if now is None:
+            raise NotFoundError(f"run {p.run_id} round {p.round}: the {other} side has not argued yet")
+        last.pop(other, None)
     inputs = ArgueInput(
         claim=request.claim,
         context=request.context,
         side=p.side,
         round=p.round,
-        max_rounds=deps.settings.round_limit(request.effort),
+        max_rounds=deps.settings.round_limit(request),
+        turn=p.turn,
+        opponent_now=now,
         persona=artifacts.persona_for(deps.store, p.run_id, p.round),
         sub_claims=artifacts.decomposition_of(deps.store, p.run_id).sub_claims,
         evidence=pool,
@@ -45,7 +59,12 @@ def run(deps: Deps, p: ArguePayload) -> dict[str, Any]:
     )
     result = argue(inputs, deps.reasoner, CallContext(p.run_id, STAGE, p.round, p.side))
     deps.store.put_artifact(p.run_id, artifacts.argument_key(p.round, p.side), result.model_dump(mode="json"))
-    return {"side": p.side, "implied_score": result.implied_score(), "refused": result.refusal is not None}
+    return {
+        "side": p.side,
+        "turn": p.turn,
+        "implied_score": result.implied_score(),
+        "refused": result.refusal is not None,
+    }
 
 
 def _frontier(deps: Deps, p: ArguePayload) -> list[FrontierIssue]:

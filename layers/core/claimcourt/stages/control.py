@@ -4,7 +4,8 @@ a fresh persona, or a stop, and why. The decision is persisted (decision/rNN), a
 
 Modes (Settings.dynamic_rounds): `on`, the controller's decision is the run's; `shadow`, the run
 keeps the effort's fixed rounds and the controller's decision is recorded beside; `off`, fixed
-rounds only."""
+rounds only. A request that fixes its rounds (`rounds`) runs exactly those: under `on` as in
+`shadow` (Settings.rounds_mode)."""
 
 from __future__ import annotations
 
@@ -52,11 +53,11 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
     )
     measured = signals(state)
     wanted, wanted_rule = decide(state, measured)
-    mode = settings.dynamic_rounds
+    mode = settings.rounds_mode(request)
     if mode == "on":
         action, rule = wanted, wanted_rule
     else:
-        fixed = dataclasses.replace(state, max_rounds=settings.effort(request.effort).rounds)
+        fixed = dataclasses.replace(state, max_rounds=settings.fixed_rounds(request))
         action, rule = fixed_rounds(fixed, measured)
     next_persona = persona + 1 if action is RoundAction.ESCALATE_NEW_PERSONA else persona
     directives = []

@@ -6,6 +6,7 @@ from typing import Any
 
 from claimcourt import artifacts
 from claimcourt.adjudication.review import first_batch
+from claimcourt.debate.argue import turns
 from claimcourt.debate.decompose import decompose
 from claimcourt.models import Directive, Stage
 from claimcourt.reasoning.base import CallContext
@@ -32,7 +33,9 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         "directives": directives,
         "sub_claims": len(directives),
         # What the state machine needs to run the rest: when to stop, and which judgements to ask for.
-        "max_rounds": deps.settings.round_limit(request.effort),
+        "max_rounds": deps.settings.round_limit(request),
+        # Whether the sides argue in turn (the Order? Choice), and who speaks first and second.
+        "order": turns(request.first),
         # The judge's first samples; the review stage asks for the rest when these disagree.
         "samples": first_batch(deps.settings.judgements(request.effort)),
     }

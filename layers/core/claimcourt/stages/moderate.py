@@ -28,7 +28,7 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
         ModerateInput(
             claim=request.claim,
             round=p.round,
-            max_rounds=deps.settings.round_limit(request.effort),
+            max_rounds=deps.settings.round_limit(request),
             evidence_source=deps.evidence.name,
             sub_claims=artifacts.decomposition_of(deps.store, p.run_id).sub_claims,
             case_for=case_for,

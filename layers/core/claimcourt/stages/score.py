@@ -9,7 +9,7 @@ from claimcourt import artifacts
 from claimcourt.adjudication.score import compose_result
 from claimcourt.debate.control import summarize
 from claimcourt.exports import save_exports
-from claimcourt.models import Judgement, Redeliberation, RunEvent, RunStatus, Stage, usage_from
+from claimcourt.models import Redeliberation, RunEvent, RunStatus, Stage, usage_from
 from claimcourt.settings import ROLES, SAMPLED_ROLES
 from claimcourt.stages.payloads import Payload
 from claimcourt.watching.changes import SCORE_CHANGED, score_change
@@ -21,7 +21,7 @@ STAGE = Stage.SCORE
 def run(deps: Deps, p: Payload) -> dict[str, Any]:
     record = deps.store.get_run(p.run_id)
     judged, mapping = artifacts.judgements_of(deps.store, p.run_id)
-    judgements, re_deliberation = first_judgement_first(judged, artifacts.review_of(deps.store, p.run_id))
+    ordered, re_deliberation = first_judgement_first(judged, artifacts.review_of(deps.store, p.run_id))
     retrievals = artifacts.retrievals_of(deps.store, p.run_id)
     hits = sum(1 for doc in retrievals.values() if doc["cache_hit"])
     calls = deps.store.run_calls(p.run_id)
@@ -32,7 +32,8 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         request=record.request,
         decomposition=artifacts.decomposition_of(deps.store, p.run_id),
         arguments=arguments,
-        judgements=judgements,
+        judgements=[j.judgement for j in ordered],
+        rubric=ordered[0].rubric if ordered else None,
         evidence=pool,
         usage=usage_from(calls, hits, len(retrievals) - hits),
         warnings=artifacts.suitability_of(deps.store, p.run_id).warnings,
@@ -66,7 +67,7 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
 
 def first_judgement_first(
     judged: list[artifacts.JudgedSample], reviewed: dict[str, Any] | None
-) -> tuple[list[Judgement], Redeliberation | None]:
+) -> tuple[list[artifacts.JudgedSample], Redeliberation | None]:
     """The judgements with the one that speaks for the run first: the re-deliberation if there was
     one, else the sample with the median overall score (the lowest sample on a tie); the others
     follow, for their spread. And the re-deliberation's record."""
@@ -77,7 +78,7 @@ def first_judgement_first(
     first = again or median
     if first is None:
         return [], None
-    ordered = [first.judgement] + [j.judgement for j in samples if j is not first]
+    ordered = [first] + [j for j in samples if j is not first]
     if reviewed is None or reviewed.get("spread") is None:
         return ordered, None
     after = None
