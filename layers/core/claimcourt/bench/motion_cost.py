@@ -71,7 +71,9 @@ def report(calls: list[CallRecord], request: MotionRequest) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--crowd", type=int, default=24)
     args = parser.parse_args(argv)

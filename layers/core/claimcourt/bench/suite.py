@@ -92,10 +92,18 @@ def lineup(models: tuple[str, str], cell: Cell) -> tuple[str, str]:
 
 
 @contextmanager
-def runtime_for(settings: Settings, for_model: str, against_model: str) -> Iterator[tuple[Deps, LocalRuntime]]:
+def runtime_for(
+    settings: Settings, for_model: str, against_model: str
+) -> Iterator[tuple[Deps, LocalRuntime]]:
     """A runtime whose claim debaters are these models (a claim run has no line-up of its own)."""
     routed = settings.model_copy(
-        update={"models_by_role": {**settings.models_by_role, "case_for": for_model, "case_against": against_model}}
+        update={
+            "models_by_role": {
+                **settings.models_by_role,
+                "case_for": for_model,
+                "case_against": against_model,
+            }
+        }
     )
     deps = build_deps(routed)
     with LocalRuntime(deps) as runtime:
@@ -108,9 +116,14 @@ def debate(
     """Run one debate to its end; once more if it failed. (the last record, attempts)."""
     for attempt in (1, 2):
         record = submit_when_free(
-            deps.store, runtime, deps.settings, LOCAL_TENANT, request, SourceTag.EXPERIMENT,
+            deps.store,
+            runtime,
+            deps.settings,
+            LOCAL_TENANT,
+            request,
+            SourceTag.EXPERIMENT,
             timeout_s=deps.settings.run_timeout_s,
-        )  # fmt: skip
+        )
         deps.store.put_artifact(record.run_id, EXPERIMENT, {**tag, "attempt": attempt})
         runtime.follow(record.run_id)
         record = deps.store.get_run(record.run_id)
@@ -138,24 +151,45 @@ def run_suite(
         progress(d)
 
     claim_set, motion_set = claim_cases(claims, seed), motion_cases(motions, seed)
+    # A suite is admitted as one batch: its debates (and a retry each) on top of the hour's cap; the
+    # concurrency cap still holds (one debate at a time here).
+    planned = len(CELLS) * (len(claim_set) + len(motion_set)) + len(claim_set) * max_rounds
+    settings = settings.model_copy(
+        update={"hourly_runs_per_tenant": settings.hourly_runs_per_tenant + 2 * planned}
+    )
     for for_model_key in ("A", "B"):
         for_model, against_model = lineup(models, Cell(for_model_key, "for"))
         with runtime_for(settings, for_model, against_model) as (deps, runtime):
             for cell in (c for c in CELLS if c.for_model == for_model_key):
-                config = {"suite": suite, "cell": cell.label, "for_model": for_model, "against_model": against_model}
+                config = {
+                    "suite": suite,
+                    "cell": cell.label,
+                    "for_model": for_model,
+                    "against_model": against_model,
+                }
                 for case in claim_set:
                     request = RunRequest(claim=case["claim"], first=cell.first, rounds=rounds)
-                    truth = {"verdict": FACT_CHECK_VERDICTS.get(case["verdict"], case["verdict"]),
-                             "publisher": case.get("publisher"), "url": case.get("url")}  # fmt: skip
+                    truth = {
+                        "verdict": FACT_CHECK_VERDICTS.get(case["verdict"], case["verdict"]),
+                        "publisher": case.get("publisher"),
+                        "url": case.get("url"),
+                    }
                     record, attempts = debate(deps, runtime, request, {**config, "truth": truth})
                     keep(_claim_debate(record, cell.label, rounds, attempts, truth))
                 for case in motion_set:
                     motion = MotionRequest(
-                        motion=case["motion"], rounds=rounds, first=cell.first,
+                        motion=case["motion"],
+                        rounds=rounds,
+                        first=cell.first,
                         lineup={"debater_for": for_model, "debater_against": against_model},
-                    )  # fmt: skip
-                    truth = {"pre": case["preVote"], "post": case["postVote"], "swing_for": case["voteSwing"]["pro"],
-                             "winner": case.get("winner"), "source": case.get("source")}  # fmt: skip
+                    )
+                    truth = {
+                        "pre": case["preVote"],
+                        "post": case["postVote"],
+                        "swing_for": case["voteSwing"]["pro"],
+                        "winner": case.get("winner"),
+                        "source": case.get("source"),
+                    }
                     record, attempts = debate(deps, runtime, motion, {**config, "truth": truth})
                     keep(_motion_debate(deps, record, cell.label, rounds, attempts, truth))
             if for_model_key == "A":  # verdict stability: A for, both at once, 1…max_rounds rounds
@@ -171,8 +205,17 @@ def run_suite(
 
 def _claim_debate(record: RunRecord, cell: str, rounds: int, attempts: int, truth: dict[str, Any]) -> Debate:
     outcome = {"score": record.score, "verdict": record.verdict.value if record.verdict else None}
-    return Debate("claim", record.request.claim, cell, rounds, record.run_id, record.status.value, attempts, truth,
-                  outcome)  # fmt: skip
+    return Debate(
+        "claim",
+        record.request.claim,
+        cell,
+        rounds,
+        record.run_id,
+        record.status.value,
+        attempts,
+        truth,
+        outcome,
+    )
 
 
 def _motion_debate(
@@ -180,12 +223,26 @@ def _motion_debate(
 ) -> Debate:
     result = artifacts.motion_result_of(deps.store, record.run_id)
     outcome = (
-        {"vote_zero_for": result.vote_zero.for_pct, "final_for": result.final_vote.for_pct,
-         "swing_for": result.swing["for"], "first": result.plan.first}
-        if result is not None else {}
-    )  # fmt: skip
-    return Debate("motion", record.request.claim, cell, rounds, record.run_id, record.status.value, attempts,
-                  truth, outcome)  # fmt: skip
+        {
+            "vote_zero_for": result.vote_zero.for_pct,
+            "final_for": result.final_vote.for_pct,
+            "swing_for": result.swing["for"],
+            "first": result.plan.first,
+        }
+        if result is not None
+        else {}
+    )
+    return Debate(
+        "motion",
+        record.request.claim,
+        cell,
+        rounds,
+        record.run_id,
+        record.status.value,
+        attempts,
+        truth,
+        outcome,
+    )
 
 
 # ---------------------------------------------------------------- the report
@@ -204,8 +261,18 @@ def write(debates: list[Debate], out: Path) -> list[Path]:
             w = csv.writer(f)
             w.writerow(["case", "cell", "rounds", "run_id", "status", "attempts", "truth", "outcome"])
             for d in rows:
-                w.writerow([d.case, d.cell, d.rounds, d.run_id, d.status, d.attempts, json.dumps(d.truth),
-                            json.dumps(d.outcome)])  # fmt: skip
+                w.writerow(
+                    [
+                        d.case,
+                        d.cell,
+                        d.rounds,
+                        d.run_id,
+                        d.status,
+                        d.attempts,
+                        json.dumps(d.truth),
+                        json.dumps(d.outcome),
+                    ]
+                )
         written.append(path)
     if any(d.cell == "stability" for d in debates):
         written.append(stability_plot(debates, out / "stability.png"))
@@ -236,9 +303,12 @@ def stability_plot(debates: list[Debate], path: Path) -> Path:
         points = sorted((d.rounds, d.outcome["score"]) for d in runs if d.case == case)
         left.plot(*zip(*points, strict=True), marker="o", linewidth=1, label=case[:40])
     left.set(xlabel="rounds", ylabel="score (0–100)", ylim=(0, 100), title="each claim's score by rounds")
+    left.legend(fontsize=6, loc="lower left")
     shares = stability(debates)
-    right.bar(list(shares), list(shares.values()), color="#1b9e77")
-    right.set(xlabel="rounds", ylabel="share", ylim=(0, 1), title="verdict already the final one")
+    right.bar(list(shares), list(shares.values()), color="#1b9e77", width=0.6)
+    right.set(xlabel="rounds", ylabel="share of claims", ylim=(0, 1), title="verdict already the final one")
+    for axis in (left, right):
+        axis.set_xticks(sorted({d.rounds for d in runs}))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -249,9 +319,11 @@ def swing_plot(debates: list[Debate], path: Path) -> Path:
     plt = _pyplot()
     runs = [d for d in debates if d.kind == "motion" and "swing_for" in d.outcome]
     fig, ax = plt.subplots(figsize=(5.5, 5))
-    for cell in sorted({d.cell for d in runs}):
+    # A marker and size per cell, largest first: cells that agree still show one another.
+    for i, cell in enumerate(c.label for c in CELLS):
         mine = [d for d in runs if d.cell == cell]
-        ax.scatter([d.truth["swing_for"] for d in mine], [d.outcome["swing_for"] for d in mine], label=cell)
+        xs, ys = [d.truth["swing_for"] for d in mine], [d.outcome["swing_for"] for d in mine]
+        ax.scatter(xs, ys, label=cell, marker="osD^"[i], s=110 - 25 * i, alpha=0.75)
     ax.axhline(0, color="#999999", linewidth=0.8)
     ax.axvline(0, color="#999999", linewidth=0.8)
     ax.set(xlabel="real audience's swing for (points)", ylabel="AI crowd's swing for (points)")
@@ -274,7 +346,9 @@ def report(debates: list[Debate]) -> list[str]:
             lines.append(f"  {cell:<22} {agree} of {len(mine)} agree")
         for case in dict.fromkeys(d.case for d in claims):
             mine = [d for d in claims if d.case == case]
-            cells = "  ".join(f"{d.outcome.get('score', '–')!s:>3} {d.outcome.get('verdict') or d.status}" for d in mine)
+            cells = "  ".join(
+                f"{d.outcome.get('score', '–')!s:>3} {d.outcome.get('verdict') or d.status}" for d in mine
+            )
             lines.append(f"  {case[:60]:<60} truth {mine[0].truth['verdict']:<20} {cells}")
     motions = [d for d in debates if d.kind == "motion" and "swing_for" in d.outcome]
     if motions:

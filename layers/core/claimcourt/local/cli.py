@@ -396,9 +396,15 @@ def motion(
 
 
 @main.command()
-@click.option("--claims", default=4, show_default=True, type=click.IntRange(0, 98), help="Fact-checked claims.")
-@click.option("--motions", default=2, show_default=True, type=click.IntRange(0, 37), help="Motions with real votes.")
-@click.option("--rounds", default=2, show_default=True, type=click.IntRange(1, 6), help="Rounds of each debate.")
+@click.option(
+    "--claims", default=4, show_default=True, type=click.IntRange(0, 98), help="Fact-checked claims."
+)
+@click.option(
+    "--motions", default=2, show_default=True, type=click.IntRange(0, 37), help="Motions with real votes."
+)
+@click.option(
+    "--rounds", default=2, show_default=True, type=click.IntRange(1, 6), help="Rounds of each debate."
+)
 @click.option(
     "--max-rounds", default=3, show_default=True, type=click.IntRange(1, 6), help="Stability: 1 to this many."
 )
@@ -431,7 +437,9 @@ def suite(
     from claimcourt.bench.suite import report, run_suite, write
 
     settings = _settings(data_dir)
-    pair = tuple(m.strip() for m in models.split(",")) if models else (":".join(settings.route("case_for")),) * 2
+    pair = (
+        tuple(m.strip() for m in models.split(",")) if models else (":".join(settings.route("case_for")),) * 2
+    )
     if len(pair) != 2 or not all(m.partition(":")[0] in ("anthropic", "openai", "offline") for m in pair):
         _fail(f"models: {models!r} is not two provider:model names, A,B", EXIT_BAD_INPUT)
     for m in pair:
@@ -443,9 +451,15 @@ def suite(
         err.print(f"[dim]{d.kind:<6} {d.cell:<18} r{d.rounds} {d.status:<9} {escape(d.case[:70])}[/]")
 
     debates = run_suite(
-        settings, claims=claims, motions=motions, rounds=rounds, max_rounds=max_rounds, seed=seed,
-        models=(pair[0], pair[1]), progress=progress,
-    )  # fmt: skip
+        settings,
+        claims=claims,
+        motions=motions,
+        rounds=rounds,
+        max_rounds=max_rounds,
+        seed=seed,
+        models=(pair[0], pair[1]),
+        progress=progress,
+    )
     for line in report(debates):
         click.echo(line)
     for path in write(debates, out):
