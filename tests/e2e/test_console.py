@@ -185,6 +185,22 @@ def test_a_claims_drift_chart_after_two_runs_and_a_backtest(page: Page, served: 
     expect(page.locator("#drift-table")).to_contain_text("as of 2010-06-01")
 
 
+def test_a_motion_debate_shows_the_crowds_vote_and_its_swing(page: Page, served: Served) -> None:
+    with served.client() as client:
+        reply = client.post(
+            "/motions",
+            json={"motion": "As of 2014, state surveillance was a legitimate defense of our freedoms."},
+        )
+        assert reply.status_code == 202, reply.text
+    run = served.wait(reply.json()["run_id"])
+    assert run["status"] == "succeeded" and run["kind"] == "motion"
+    page.goto(f"/#/runs/{run['run_id']}")
+    expect(page.locator("#motion-title")).to_have_text("Motion debate: the crowd's vote")
+    expect(page.locator("#swing")).to_contain_text("for ")
+    expect(page.get_by_role("button", name="Score trajectory (CSV)")).to_be_visible()
+    shot(page, "motion", "light")
+
+
 def test_a_monitor_is_added_and_removed(page: Page, served: Served) -> None:
     page.goto("/#/monitors")
     page.get_by_label("Claim to watch").fill(ARCTIC)

@@ -878,6 +878,9 @@ class RunOutput(BaseModel):
     its status: the headline fields, the error or warnings, and the full result once it has succeeded."""
 
     run_id: str
+    kind: Literal["claim", "motion"] = Field(
+        default="claim", description="A claim debate, or a motion debate (its result: GET /motions/{id})."
+    )
     status: RunStatus
     claim: str
     claim_id: str
@@ -902,6 +905,7 @@ class RunOutput(BaseModel):
     def fields_of(cls, record: RunRecord, full: bool = True, usage: Usage | None = None) -> dict[str, Any]:
         return {
             "run_id": record.run_id,
+            "kind": "motion" if record.motion is not None else "claim",
             "status": record.status,
             "claim": record.request.claim,
             "claim_id": record.claim_id,

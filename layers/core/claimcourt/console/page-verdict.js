@@ -58,7 +58,7 @@ export async function render(view, runId) {
       h("div", h("h1#claim-title", run.claim),
         h("div.row.small.muted",
           statusPill(run.status),
-          h("span", `${run.mode} mode`),
+          h("span", run.kind === "motion" ? "motion debate" : `${run.mode} mode`),
           h("span", run.as_of_date ? `backtest as of ${run.as_of_date}` : "live"),
           h("span.tag", run.source_tag),
           h("span", when(run.created_at)),
@@ -69,6 +69,10 @@ export async function render(view, runId) {
 
   if (run.status === "running") {
     mount(view, header, h("div.card", h("p", "This debate is still running."), h("a.button.primary", { href: `#/runs/${runId}/live` }, "Watch it live")));
+    return;
+  }
+  if (run.kind === "motion" && run.status === "succeeded") {
+    await motionResult(view, header, runId);
     return;
   }
   if (!run.result) {
@@ -170,20 +174,50 @@ export async function render(view, runId) {
         h("td.num", m.cache_read_tokens), h("td.num", m.cache_write_tokens), h("td.num", m.price_known ? usd(m.cost_usd) : "unpriced"))))),
     h("p.small.muted", "Roles: ", Object.entries(r.models).map(([role, model]) => `${role} ${model}`).join(" · ")));
 
-  // The run's four artifacts (GET /runs/{id}/artifacts/{name}), and the result as the API returns it.
+  mount(view, header, hero, warnings, cards, sourcesCard, ledger, h("div.grid.two", analysis, rounds), cost,
+    downloads(runId, r));
+  performance.mark("cc:verdict-rendered");
+}
+
+// The run's four artifacts (GET /runs/{id}/artifacts/{name}), and the result as the API returns it.
+function downloads(runId, result) {
   const artifact = (name, label, type) => h("button", {
     type: "button", "data-artifact": name,
     onclick: async () => download(`${runId}-${name}`, await apiText(`/runs/${runId}/artifacts/${name}`), type),
   }, label);
-  const downloads = h("section.card", { "aria-labelledby": "dl-title" },
+  return h("section.card", { "aria-labelledby": "dl-title" },
     h("h2#dl-title", "Download"),
     h("div.row",
       artifact("transcript_full.md", "Transcript (Markdown)", "text/markdown"),
       artifact("citation_ledger.json", "Citation ledger (JSON)", "application/json"),
       artifact("debate_logic_map.json", "Debate logic map (JSON)", "application/json"),
       artifact("score_trajectory.csv", "Score trajectory (CSV)", "text/csv"),
-      h("button#dl-result", { type: "button", onclick: () => download(`${runId}.result.json`, JSON.stringify(r, null, 2)) }, "Result (JSON)")));
+      h("button#dl-result", { type: "button", onclick: () => download(`${runId}.result.json`, JSON.stringify(result, null, 2)) }, "Result (JSON)")));
+}
 
-  mount(view, header, hero, warnings, cards, sourcesCard, ledger, h("div.grid.two", analysis, rounds), cost, downloads);
+// A motion debate (GET /motions/{id}): no score, but the crowd's vote before and after, the swing and
+// the judge's report.
+async function motionResult(view, header, runId) {
+  let m;
+  try {
+    m = await api(`/motions/${runId}`);
+  } catch (err) {
+    mount(view, header, h("div.card", errorBox(err)));
+    return;
+  }
+  const r = m.result;
+  const share = (t) => `${t.for_pct} % for · ${t.against_pct} % against · ${t.undecided_pct} % undecided`;
+  const signed = (x) => (x > 0 ? `+${x}` : `${x}`);
+  const card = h("section.card#motion", { "aria-labelledby": "motion-title" },
+    h("h2#motion-title", "Motion debate: the crowd's vote"),
+    h("dl",
+      h("dt", "Vote zero"), h("dd", share(r.vote_zero)),
+      h("dt", "Final vote"), h("dd", share(r.final_vote)),
+      h("dt", "Swing"), h("dd#swing", `for ${signed(r.swing.for)} · against ${signed(r.swing.against)} points`),
+      h("dt", "First speaker"), h("dd", `${r.plan.first}${r.plan.tie ? " (drawn: a tie)" : ""}${r.plan.minority ? ` · the time knob gave ${r.plan.minority} more room` : ""}`)),
+    r.ended_early ? h("p.error", `Ended early: the team ${r.ended_early.side} declined in round ${r.ended_early.round}.`) : null,
+    h("h3", "The judge's report"), h("p", r.report),
+    h("p.small.muted", `${r.turns} statements, ${r.citations.length} citations, ${r.personas}, reasoner ${r.reasoner}, ${usd(r.usage.total_cost_usd)}`));
+  mount(view, header, card, downloads(runId, r));
   performance.mark("cc:verdict-rendered");
 }

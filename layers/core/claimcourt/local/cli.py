@@ -512,6 +512,10 @@ def show(
             render_decisions(out, decisions)
     elif as_json:
         click.echo(_as_json(store, record))
+    elif record.motion is not None and (result := artifacts.motion_result_of(store, run_id)) is not None:
+        from claimcourt.local.motion_cli import print_result
+
+        print_result(out, result)
     else:
         render_record(out, record)
 
