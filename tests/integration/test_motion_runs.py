@@ -187,3 +187,23 @@ def test_an_offline_motion_debate_gives_the_swing_and_four_artifacts_with_a_crow
     assert json.loads(exported["citation_ledger.json"])["claim"] == MOTION
     assert "## The vote" in exported["transcript_full.md"]
     assert len(json.loads(exported["debate_logic_map.json"])["rounds"]) == 4
+
+
+def test_a_line_up_sends_each_role_to_its_own_model(
+    make_deps: Any, runtime: Runtime, store: SqliteStore
+) -> None:
+    # Given the deployment's model for every role, and a stronger one named for two roles only
+    weak, strong = ScriptedProvider(), ScriptedProvider(name="anthropic", model=None)
+    lineup = {"debater_for": "anthropic:claude-opus-4-1", "factchecker_against": "anthropic:claude-opus-4-1"}
+    record = create_run(store, MotionRequest(motion=MOTION, rounds=1, crowd=12, lineup=lineup))
+    execution = runtime(make_deps(weak, strong)).execute(record.run_id, timeout_s=WAIT_S)
+    assert execution.status == "SUCCEEDED", execution.error
+    # Then those roles' calls went to the stronger model, and every other call to the deployment's
+    assert {c.role for c in strong.calls} == {"debater_for", "factchecker_against"}
+    assert {c.model for c in strong.calls} == {"claude-opus-4-1"}
+    assert {c.role for c in weak.calls} == {"judge", "crowd", "debater_against", "factchecker_for"}
+    result = artifacts.motion_result_of(store, record.run_id)
+    assert result is not None and result.models["debater_for"] == "anthropic:claude-opus-4-1"
+    # And its turns and votes went out as progress events, as a run's stages do (the WebSocket's feed)
+    completed = {(e.stage, e.round) for e in store.list_events(record.run_id) if e.type == "stage.completed"}
+    assert {("speak", 1), ("vote", 0), ("tally", 0), ("cartograph", 3), ("conclude", None)} <= completed
