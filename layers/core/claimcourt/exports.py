@@ -251,7 +251,12 @@ def transcript(
             ]
             if m.action is not None:
                 lines.append(f"- Round controller: {m.action.value} ({_cell(m.rule)})")
-    lines += ["", "## Citation ledger", "", "| key | round | source | tier | credibility | correspondence |"]
+    return "\n".join(lines + ledger_table(ledger)) + "\n"
+
+
+def ledger_table(ledger: list[LedgerEntry]) -> list[str]:
+    """The transcript's closing section: every citation with its fact-check scores."""
+    lines = ["", "## Citation ledger", "", "| key | round | source | tier | credibility | correspondence |"]
     lines.append("|---|---|---|---|---|---|")
     for e in ledger:
         lines.append(
@@ -259,7 +264,7 @@ def transcript(
             f"{e.credibility if e.credibility is not None else '–'} | "
             f"{e.correspondence if e.correspondence is not None else '–'} |"
         )
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def motion_exports(store: Store, record: RunRecord) -> dict[str, str]:
@@ -365,15 +370,7 @@ def motion_transcript(
             ]
         if (t := means.get(r)) is not None:
             lines += ["", f"The crowd: {t.for_pct:g} % for, {t.against_pct:g} % against (mean {t.mean:g})."]
-    lines += ["", "## Citation ledger", "", "| key | round | source | tier | credibility | correspondence |"]
-    lines.append("|---|---|---|---|---|---|")
-    for e in ledger:
-        lines.append(
-            f"| {e.key} | {e.round} | [{_cell(e.title)}]({e.source_url}) | {e.tier} | "
-            f"{e.credibility if e.credibility is not None else '–'} | "
-            f"{e.correspondence if e.correspondence is not None else '–'} |"
-        )
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + ledger_table(ledger)) + "\n"
 
 
 def write_schemas(directory: Path) -> list[Path]:

@@ -205,44 +205,35 @@ def run_suite(
 
 def _claim_debate(record: RunRecord, cell: str, rounds: int, attempts: int, truth: dict[str, Any]) -> Debate:
     outcome = {"score": record.score, "verdict": record.verdict.value if record.verdict else None}
-    return Debate(
-        "claim",
-        record.request.claim,
-        cell,
-        rounds,
-        record.run_id,
-        record.status.value,
-        attempts,
-        truth,
-        outcome,
-    )
+    return _debate("claim", record, cell, rounds, attempts, truth, outcome)
 
 
 def _motion_debate(
     deps: Deps, record: RunRecord, cell: str, rounds: int, attempts: int, truth: dict[str, Any]
 ) -> Debate:
     result = artifacts.motion_result_of(deps.store, record.run_id)
-    outcome = (
-        {
+    outcome: dict[str, Any] = {}
+    if result is not None:
+        outcome = {
             "vote_zero_for": result.vote_zero.for_pct,
             "final_for": result.final_vote.for_pct,
             "swing_for": result.swing["for"],
             "first": result.plan.first,
         }
-        if result is not None
-        else {}
-    )
-    return Debate(
-        "motion",
-        record.request.claim,
-        cell,
-        rounds,
-        record.run_id,
-        record.status.value,
-        attempts,
-        truth,
-        outcome,
-    )
+    return _debate("motion", record, cell, rounds, attempts, truth, outcome)
+
+
+def _debate(
+    kind: str,
+    record: RunRecord,
+    cell: str,
+    rounds: int,
+    attempts: int,
+    truth: dict[str, Any],
+    outcome: dict[str, Any],
+) -> Debate:
+    status = record.status.value
+    return Debate(kind, record.request.claim, cell, rounds, record.run_id, status, attempts, truth, outcome)
 
 
 # ---------------------------------------------------------------- the report
