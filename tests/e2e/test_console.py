@@ -199,6 +199,11 @@ def test_a_motion_debate_shows_the_crowds_vote_and_its_swing(page: Page, served:
     expect(page.locator("#swing")).to_contain_text("for ")
     expect(page.get_by_role("button", name="Score trajectory (CSV)")).to_be_visible()
     shot(page, "motion", "light")
+    # its trace lists the turns and the votes, as they happened
+    page.get_by_role("link", name="Trace").click()
+    expect(page.locator("#event-log")).to_contain_text("speak")
+    expect(page.locator("#event-log")).to_contain_text("vote")
+    shot(page, "motion-trace", "light")
 
 
 def test_a_monitor_is_added_and_removed(page: Page, served: Served) -> None:

@@ -8,7 +8,11 @@ import { errorBox, h, mount, seconds, statusPill, verdictPill } from "./ui.js";
 const ROLE = {
   suitability: "moderator", decompose: "moderator", retrieve: "retrieve", moderate: "moderator",
   control: "moderator", adjudicate: "judge", review: "judge", score: "judge", finish: "judge",
+  // motion debates
+  stances: "moderator", cartograph: "moderator", vote: "judge", tally: "judge", conclude: "judge",
 };
+// The stages laid out round by round (the others are before the rounds, or after them).
+const ROUND_STAGES = ["retrieve", "argue", "factcheck", "moderate", "control", "speak", "cartograph", "vote", "tally"];
 
 function stepKey(e) {
   const d = e.data || {};
@@ -24,6 +28,10 @@ function label(e) {
     case "review": return `Review, batch ${d.batch ?? 1}`;
     case "control": return "Round controller";
     case "factcheck": return e.side === "for" ? "Fact-check by case for" : "Fact-check by case against";
+    case "speak": return e.side === "for" ? "Statement for" : "Statement against";
+    case "vote": return `Crowd, batch ${(d.batch ?? 0) + 1}`;
+    case "tally": return "Tally";
+    case "cartograph": return "Judge's map";
     default: return e.stage.charAt(0).toUpperCase() + e.stage.slice(1);
   }
 }
@@ -55,9 +63,10 @@ class Trace {
   phases() {
     const assess = [], judge = [], rounds = new Map();
     for (const step of this.steps.values()) {
-      if (step.stage === "suitability" || step.stage === "decompose") assess.push(step);
-      else if (step.round && ["retrieve", "argue", "factcheck", "moderate", "control"].includes(step.stage)) {
-        if (!rounds.has(step.round)) rounds.set(step.round, { retrieve: [], argue: [], factcheck: [], moderate: [], control: [] });
+      // Before the rounds: a claim's assessment; a motion's stances and vote zero (round 0).
+      if (["suitability", "decompose", "stances"].includes(step.stage) || (step.round === 0 && ROUND_STAGES.includes(step.stage))) assess.push(step);
+      else if (step.round && ROUND_STAGES.includes(step.stage)) {
+        if (!rounds.has(step.round)) rounds.set(step.round, Object.fromEntries(ROUND_STAGES.map((s) => [s, []])));
         rounds.get(step.round)[step.stage].push(step);
       } else judge.push(step);
     }
@@ -68,7 +77,7 @@ class Trace {
 }
 
 function stepView(step) {
-  const role = step.stage === "argue" || step.stage === "factcheck" ? step.side : ROLE[step.stage] || "retrieve";
+  const role = ["argue", "factcheck", "speak"].includes(step.stage) ? step.side : ROLE[step.stage] || "retrieve";
   const state = step.state === "running"
     ? h("span.state", h("span.spinner", { "aria-hidden": "true" }), " running")
     : h("span.state", step.state === "done" ? `done in ${seconds(step.elapsed)}` : `failed${step.error ? `: ${step.error}` : ""}`);
@@ -78,6 +87,11 @@ function stepView(step) {
   if (step.stage === "retrieve" && s.found !== undefined) extra.push(`${s.found} passages`);
   if (step.stage === "adjudicate" && s.overall_score !== undefined) extra.push(`scores ${s.overall_score}`);
   if (step.stage === "moderate" && s.recommendation) extra.push(`recommends ${s.recommendation}`);
+  if (step.stage === "speak" && s.refused) extra.push("declined to go on");
+  else if (step.stage === "speak" && s.words !== undefined) extra.push(`${s.words} words, ${s.citations} citations`);
+  if (step.stage === "tally" && s.for_pct !== undefined) extra.push(`${s.for_pct} % for · ${s.against_pct} % against`);
+  if (step.stage === "tally" && s.first) extra.push(`${s.first} speaks first`);
+  if (step.stage === "cartograph" && s.frontier !== undefined) extra.push(`${s.consensus} agreed, ${s.frontier} disputed`);
   return h(`div.step.role-${role}.${step.state}`, { "data-step": step.key },
     h("div.what.role-name", step.label), state, extra.length ? h("div.small", extra.join(" · ")) : null);
 }
@@ -142,15 +156,20 @@ export async function render(view, runId) {
     const phase = (name, steps, extra) => h("section.trace-phase", { "aria-label": name },
       h("h3", name), h("div.lanes", steps.map(stepView)), extra || null);
     mount(body,
-      assess.length ? h("div.card", phase("Assess (in parallel)", assess)) : null,
+      assess.length ? h("div.card", phase(run.kind === "motion" ? "Before the debate: stances and vote zero" : "Assess (in parallel)", assess)) : null,
       rounds.map(([n, r]) => h("div.card", { "data-round": n },
         h("h2", `Round ${n}`),
         r.retrieve.length ? phase(`Retrieve (${r.retrieve.length} in parallel)`, r.retrieve) : null,
         r.argue.length ? phase("Argue (for ∥ against)", r.argue) : null,
-        r.factcheck.length ? phase("Fact-check (each side checks the other's citations)", r.factcheck) : null,
+        // A motion's turns are sequential: each team's fact-checker, then its statement, in the order they ran.
+        r.speak.length
+          ? phase("Turns (fact-check, then statement)", [...r.factcheck, ...r.speak].sort((a, b) => a.startedAt - b.startedAt))
+          : r.factcheck.length ? phase("Fact-check (each side checks the other's citations)", r.factcheck) : null,
+        r.cartograph.length ? phase("The judge maps the round", r.cartograph) : null,
+        r.vote.length ? phase(`The crowd votes (${r.vote.length} batches in parallel)`, [...r.vote, ...r.tally]) : null,
         r.moderate.length ? phase("Moderate", r.moderate) : null,
         r.control.length ? phase("Round controller", r.control, trace.decisions.has(n) ? decisionView(n, trace.decisions.get(n)) : null) : null)),
-      judge.length ? h("div.card", phase("Judge and score", judge)) : null);
+      judge.length ? h("div.card", phase(run.kind === "motion" ? "Conclusion" : "Judge and score", judge)) : null);
     count.textContent = `${trace.events.length} events`;
   }
   function tick() {
