@@ -86,7 +86,7 @@ def test_vote_zero_picks_the_first_speaker_and_the_time_knob_applies_past_its_le
     against = next(s for s in speeches if s.side == "against" and s.phase == "opening")
     favoured = next(s for s in speeches if s.side == "for" and s.phase == "opening")
     assert result.plan.knob_applied is knob
-    assert (against.word_limit, against.citation_limit) == ((312, 4) if knob else (250, 3))
+    assert (against.word_limit, against.citation_limit) == ((313, 4) if knob else (250, 3))
     assert (favoured.word_limit, favoured.citation_limit) == (250, 3)
     assert result.vote_zero.for_pct == round(100 * for_count / crowd, 1)
 
@@ -207,3 +207,49 @@ def test_a_line_up_sends_each_role_to_its_own_model(
     # And its turns and votes went out as progress events, as a run's stages do (the WebSocket's feed)
     completed = {(e.stage, e.round) for e in store.list_events(record.run_id) if e.type == "stage.completed"}
     assert {("speak", 1), ("vote", 0), ("tally", 0), ("cartograph", 3), ("conclude", None)} <= completed
+
+
+def test_a_spent_budget_ends_the_debate_early_and_it_is_still_concluded(
+    make_deps: Any, runtime: Runtime, store: SqliteStore
+) -> None:
+    # Given a budget that runs out mid-debate ($0.006 a call: about seven calls)
+    record = create_run(store, MotionRequest(motion=MOTION, rounds=3, crowd=12))
+    deps = make_deps(ScriptedProvider(), budget_usd=0.04)
+    execution = runtime(deps).execute(record.run_id, timeout_s=WAIT_S)
+    # Then the run succeeds with what was said and voted, and says why it ended early
+    assert execution.status == "SUCCEEDED", execution.error
+    result = artifacts.motion_result_of(store, record.run_id)
+    assert result is not None and result.ended_early is not None
+    assert result.ended_early.reason == "the run's budget is spent"
+    assert result.ended_early.round < 5 and result.sentiment[0].round == 0
+
+
+def test_a_fact_checker_that_quotes_its_teams_notes_leaves_them_out_of_the_public_ledger(
+    make_deps: Any, runtime: Runtime, store: SqliteStore
+) -> None:
+    def speak(task: Any) -> MotionStatement | None:
+        s: SpeakInput = task.inputs
+        ids = [e.id for e in s.evidence if e.id not in s.cited_before][:2]
+        return MotionStatement(
+            statement=f"Round {s.round}: " + " ".join(f"see [{i}]." for i in ids),
+            citations=ids,
+            notes=f"Keep the secret plan of the {s.side} team.",
+        )
+
+    def factcheck(task: Any) -> Any:
+        notes = " ".join(task.inputs.team_notes)
+        return {
+            "checks": [
+                {"key": e.key, "credibility": 5, "correspondence": 5, "comment": f"As our notes say: {notes}"}
+                for e in task.inputs.to_check
+            ],
+            "responses": [],
+        }
+
+    provider = ScriptedProvider().respond("speak", speak).respond("factcheck", factcheck)
+    _, result = _debate(make_deps, runtime, store, provider, rounds=1, crowd=12)
+    assert result is not None
+    checked = [e for e in result.citations if e.comment is not None]
+    assert checked and all("secret plan" not in (e.comment or "") for e in checked)
+    # and nobody else's prompt saw them either
+    assert not [c for c in provider.calls if c.kind in ("crowd", "cartograph") and "secret plan" in c.prompt]

@@ -28,6 +28,7 @@ from claimcourt import artifacts
 from claimcourt.debate.argue import opposite
 from claimcourt.errors import NotFoundError
 from claimcourt.models import Argument, FrontierIssue, LedgerEntry, Result, RoundAction, RunRecord
+from claimcourt.motions.turns import PHASE_TEXT
 from claimcourt.store.base import Store
 
 MEDIA_TYPES = {
@@ -351,7 +352,7 @@ def motion_transcript(
     by_side = {(e.side, e.evidence_id): e for e in ledger}
     means = {t.round: t for t in tallies}
     for r in sorted({a.round for a in arguments}):
-        lines += ["", f"## Round {r} ({motion.phase(r)})"]
+        lines += ["", f"## Round {r} ({PHASE_TEXT[motion.phase(r)]})"]
         for a in (a for a in arguments if a.round == r):
             keys = {evidence_id: e for (side, evidence_id), e in by_side.items() if side == a.side}
             lines += ["", f"### {'For' if a.side == 'for' else 'Against'}", ""]

@@ -1220,6 +1220,10 @@ class MotionRequest(Strict):
         """Rounds are numbered: 1 the opening, 2…rounds+1 the debate, rounds+2 the closing."""
         return self.rounds + 2
 
+    def research_follows(self, round: int) -> bool:
+        """Whether evidence is retrieved after this round: not before the closing, nor after it."""
+        return round + 1 < self.last_round
+
     def phase(self, round: int) -> MotionPhase:
         if round <= 1:
             return "opening"
@@ -1325,7 +1329,7 @@ class SpeakInput(Strict):
     citation_limit: int = Field(description="New citations this statement may add (0 in the closing).")
     evidence: list[Evidence] = Field(default_factory=list)
     cited_before: list[str] = Field(
-        default_factory=list, description="Ids anyone cited in earlier turns (in the closing: your team)."
+        default_factory=list, description="Ids your team cited in earlier turns: citing them again is free."
     )
     statements: list[PublicStatement] = Field(default_factory=list, description="Everything said so far.")
     team_notes: list[str] = Field(default_factory=list, description="Your team's private notes so far.")
@@ -1356,6 +1360,7 @@ class CartographInput(Strict):
     last_round: int
     phase: MotionPhase
     final: bool = Field(description="The last map: write the final report.")
+    research_follows: bool = Field(default=True, description="Evidence is retrieved for the next round.")
     evidence_source: str = ""
     statements: list[PublicStatement]
     ledger: list[LedgerEntry] = Field(default_factory=list)

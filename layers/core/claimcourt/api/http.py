@@ -327,7 +327,9 @@ def build_app() -> APIGatewayHttpResolver:
         """Start a motion debate before a crowd (statemachine/motion.asl.json), under the same cost guard
         as a run. Its progress streams on the WebSocket like a run's (subscribe with its run_id)."""
         deps = _deps()
-        if deps.executor is None:
+        # Deployed, both machines are named; locally (no ARN at all) the runtime holds both.
+        deployed_without = deps.settings.state_machine_arn and not deps.settings.motion_state_machine_arn
+        if deps.executor is None or deployed_without:
             raise ConfigurationError("no executor: CLAIMCOURT_MOTION_STATE_MACHINE_ARN is not set")
         record = submit_run(deps.store, deps.executor, deps.settings, tenant(), request)
         view = _motion_view(record)

@@ -111,25 +111,68 @@ def runtime_for(
 
 
 def debate(
-    deps: Deps, runtime: LocalRuntime, request: RunRequest | MotionRequest, tag: dict[str, Any]
-) -> tuple[RunRecord, int]:
-    """Run one debate to its end; once more if it failed. (the last record, attempts)."""
+    deps: Deps,
+    runtime: LocalRuntime,
+    request: RunRequest | MotionRequest,
+    tag: dict[str, Any],
+    cell: str,
+    rounds: int,
+) -> Debate:
+    """Run one debate to its end, once more if it failed; a debate that could not even start (the cost
+    guard refused it, say) is recorded as such and the suite goes on."""
+    kind = "motion" if isinstance(request, MotionRequest) else "claim"
+    text = request.motion if isinstance(request, MotionRequest) else request.claim
+    record: RunRecord | None = None
+    problem = ""
     for attempt in (1, 2):
-        record = submit_when_free(
-            deps.store,
-            runtime,
-            deps.settings,
-            LOCAL_TENANT,
-            request,
-            SourceTag.EXPERIMENT,
-            timeout_s=deps.settings.run_timeout_s,
-        )
-        deps.store.put_artifact(record.run_id, EXPERIMENT, {**tag, "attempt": attempt})
-        runtime.follow(record.run_id)
-        record = deps.store.get_run(record.run_id)
+        try:
+            started = submit_when_free(
+                deps.store,
+                runtime,
+                deps.settings,
+                LOCAL_TENANT,
+                request,
+                SourceTag.EXPERIMENT,
+                timeout_s=deps.settings.run_timeout_s,
+            )
+        except Exception as err:  # refused, or its execution could not start: nothing to follow
+            problem = f"not started: {err}"
+            continue
+        deps.store.put_artifact(started.run_id, EXPERIMENT, {**tag, "attempt": attempt})
+        runtime.follow(started.run_id)
+        record = deps.store.get_run(started.run_id)
         if record.status is RunStatus.SUCCEEDED:
             break
-    return record, attempt
+    if record is None:
+        return Debate(kind, text, cell, rounds, "", problem, attempt, tag["truth"])
+    outcome = _motion_outcome(deps, record) if kind == "motion" else _claim_outcome(record)
+    status = record.status.value
+    return Debate(kind, text, cell, rounds, record.run_id, status, attempt, tag["truth"], outcome)
+
+
+def _claim_outcome(record: RunRecord) -> dict[str, Any]:
+    return {"score": record.score, "verdict": record.verdict.value if record.verdict else None}
+
+
+def _motion_outcome(deps: Deps, record: RunRecord) -> dict[str, Any]:
+    result = artifacts.motion_result_of(deps.store, record.run_id)
+    if result is None:
+        return {}
+    zero, final = result.vote_zero, result.final_vote
+    return {
+        "vote_zero_for": zero.for_pct,
+        "final_for": final.for_pct,
+        "swing_for": result.swing["for"],
+        # The real audiences' votes have no undecided: compared over the decided voters only.
+        "swing_for_decided": round(
+            _decided_for(final.for_pct, final.against_pct) - _decided_for(zero.for_pct, zero.against_pct), 1
+        ),
+        "first": result.plan.first,
+    }
+
+
+def _decided_for(for_pct: float, against_pct: float) -> float:
+    return 100 * for_pct / (for_pct + against_pct) if for_pct + against_pct else 50.0
 
 
 def run_suite(
@@ -174,8 +217,7 @@ def run_suite(
                         "publisher": case.get("publisher"),
                         "url": case.get("url"),
                     }
-                    record, attempts = debate(deps, runtime, request, {**config, "truth": truth})
-                    keep(_claim_debate(record, cell.label, rounds, attempts, truth))
+                    keep(debate(deps, runtime, request, {**config, "truth": truth}, cell.label, rounds))
                 for case in motion_set:
                     motion = MotionRequest(
                         motion=case["motion"],
@@ -190,50 +232,15 @@ def run_suite(
                         "winner": case.get("winner"),
                         "source": case.get("source"),
                     }
-                    record, attempts = debate(deps, runtime, motion, {**config, "truth": truth})
-                    keep(_motion_debate(deps, record, cell.label, rounds, attempts, truth))
+                    keep(debate(deps, runtime, motion, {**config, "truth": truth}, cell.label, rounds))
             if for_model_key == "A":  # verdict stability: A for, both at once, 1…max_rounds rounds
                 for case in claim_set:
                     truth = {"verdict": FACT_CHECK_VERDICTS.get(case["verdict"], case["verdict"])}
                     for r in range(1, max_rounds + 1):
                         request = RunRequest(claim=case["claim"], rounds=r)
                         tag = {"suite": suite, "cell": "stability", "truth": truth}
-                        record, attempts = debate(deps, runtime, request, tag)
-                        keep(_claim_debate(record, "stability", r, attempts, truth))
+                        keep(debate(deps, runtime, request, tag, "stability", r))
     return done
-
-
-def _claim_debate(record: RunRecord, cell: str, rounds: int, attempts: int, truth: dict[str, Any]) -> Debate:
-    outcome = {"score": record.score, "verdict": record.verdict.value if record.verdict else None}
-    return _debate("claim", record, cell, rounds, attempts, truth, outcome)
-
-
-def _motion_debate(
-    deps: Deps, record: RunRecord, cell: str, rounds: int, attempts: int, truth: dict[str, Any]
-) -> Debate:
-    result = artifacts.motion_result_of(deps.store, record.run_id)
-    outcome: dict[str, Any] = {}
-    if result is not None:
-        outcome = {
-            "vote_zero_for": result.vote_zero.for_pct,
-            "final_for": result.final_vote.for_pct,
-            "swing_for": result.swing["for"],
-            "first": result.plan.first,
-        }
-    return _debate("motion", record, cell, rounds, attempts, truth, outcome)
-
-
-def _debate(
-    kind: str,
-    record: RunRecord,
-    cell: str,
-    rounds: int,
-    attempts: int,
-    truth: dict[str, Any],
-    outcome: dict[str, Any],
-) -> Debate:
-    status = record.status.value
-    return Debate(kind, record.request.claim, cell, rounds, record.run_id, status, attempts, truth, outcome)
 
 
 # ---------------------------------------------------------------- the report
@@ -308,16 +315,18 @@ def stability_plot(debates: list[Debate], path: Path) -> Path:
 
 def swing_plot(debates: list[Debate], path: Path) -> Path:
     plt = _pyplot()
-    runs = [d for d in debates if d.kind == "motion" and "swing_for" in d.outcome]
+    runs = [d for d in debates if d.kind == "motion" and "swing_for_decided" in d.outcome]
     fig, ax = plt.subplots(figsize=(5.5, 5))
     # A marker and size per cell, largest first: cells that agree still show one another.
     for i, cell in enumerate(c.label for c in CELLS):
         mine = [d for d in runs if d.cell == cell]
-        xs, ys = [d.truth["swing_for"] for d in mine], [d.outcome["swing_for"] for d in mine]
+        xs, ys = [d.truth["swing_for"] for d in mine], [d.outcome["swing_for_decided"] for d in mine]
         ax.scatter(xs, ys, label=cell, marker="osD^"[i], s=110 - 25 * i, alpha=0.75)
     ax.axhline(0, color="#999999", linewidth=0.8)
     ax.axvline(0, color="#999999", linewidth=0.8)
-    ax.set(xlabel="real audience's swing for (points)", ylabel="AI crowd's swing for (points)")
+    ax.set(
+        xlabel="real audience's swing for (points)", ylabel="AI crowd's swing for, decided voters (points)"
+    )
     ax.set_title("vote swing: the AI crowd against the real audience")
     ax.legend(fontsize=7)
     fig.tight_layout()
@@ -341,15 +350,17 @@ def report(debates: list[Debate]) -> list[str]:
                 f"{d.outcome.get('score', '–')!s:>3} {d.outcome.get('verdict') or d.status}" for d in mine
             )
             lines.append(f"  {case[:60]:<60} truth {mine[0].truth['verdict']:<20} {cells}")
-    motions = [d for d in debates if d.kind == "motion" and "swing_for" in d.outcome]
+    motions = [d for d in debates if d.kind == "motion" and "swing_for_decided" in d.outcome]
     if motions:
-        lines.append("motions: the AI crowd's swing for, against the real audience's (points)")
+        lines.append(
+            "motions: the swing for, in points of the decided voters: the real audience's, the AI crowd's"
+        )
         per_case = {}
         for case in dict.fromkeys(d.case for d in motions):
             mine = [d for d in motions if d.case == case]
-            ai = statistics.mean(d.outcome["swing_for"] for d in mine)
+            ai = statistics.mean(d.outcome["swing_for_decided"] for d in mine)
             per_case[case] = (mine[0].truth["swing_for"], ai)
-            cells = " ".join(f"{d.outcome['swing_for']:+6.1f}" for d in mine)
+            cells = " ".join(f"{d.outcome['swing_for_decided']:+6.1f}" for d in mine)
             lines.append(f"  {case[:60]:<60} real {mine[0].truth['swing_for']:+6.1f}  AI {cells}")
         same_sign = sum(1 for real, ai in per_case.values() if real * ai > 0)
         lines.append(f"  same direction: {same_sign} of {len(per_case)} motions")

@@ -327,6 +327,16 @@ def _lineup(pairs: tuple[str, ...]) -> dict[str, str]:
 )
 @click.option("--citations", default=3, show_default=True, help="New citations a statement may add.")
 @click.option("--seed", default=0, show_default=True, help="Draws the first speaker when vote zero is a tie.")
+@click.option(
+    "--first",
+    default=None,
+    type=click.Choice(["for", "against"]),
+    help="Who speaks first (default: vote zero).",
+)
+@click.option(
+    "--lean", default=0.60, show_default=True, help="Time knob: past this share of decided voters one way …"
+)
+@click.option("--ratio", default=1.25, show_default=True, help="… the other side gets this times the room.")
 @click.option("--context", default=None, help="Background text the teams may use.")
 @click.option(
     "--lineup",
@@ -344,6 +354,9 @@ def motion(
     words: int,
     citations: int,
     seed: int,
+    first: str | None,
+    lean: float,
+    ratio: float,
     context: str | None,
     lineup: tuple[str, ...],
     as_json: bool,
@@ -359,6 +372,8 @@ def motion(
             "words": words,
             "citations": citations,
             "seed": seed,
+            "first": first,
+            "time_knob": {"lean_above": lean, "ratio": ratio},
             "context": context,
             "lineup": _lineup(lineup),
         }

@@ -9,6 +9,7 @@ from rich.console import Console
 
 from claimcourt import artifacts
 from claimcourt.models import MotionRequest, MotionResult, RunEvent
+from claimcourt.motions.turns import PHASE_TEXT
 from claimcourt.store.base import Store
 
 
@@ -47,7 +48,7 @@ class Progress:
                 if s.get("refused")
                 else f"{s.get('words')} words, {s.get('citations')} citations"
             )
-            return f"round {r} ({self.request.phase(r)}) · {event.side}: {what}"
+            return f"round {r} ({PHASE_TEXT[self.request.phase(r)]}) · {event.side}: {what}"
         if event.stage == "cartograph":
             return f"  judge     {s.get('consensus')} agreed, {s.get('frontier')} disputed"
         return None

@@ -4,6 +4,7 @@ what vote zero decides (who speaks first, the time knob)."""
 from __future__ import annotations
 
 import json
+import math
 import random
 from functools import cache
 from pathlib import Path
@@ -58,24 +59,31 @@ def plan(request: MotionRequest, zero: VoteTally) -> MotionPlan:
     """Who speaks first (the side the majority favours at vote zero; a tie is drawn with the request's
     seed) and the time knob: when the majority's share of decided voters is above the knob's lean,
     the minority side gets `ratio` times the word limit and citation allowance."""
-    decided = zero.for_pct + zero.against_pct
-    tie = zero.for_pct == zero.against_pct
-    majority: Side = "for" if zero.for_pct > zero.against_pct else "against"
+    # From the votes themselves, not the rounded shares: 12 of 20 decided is 60 %, not 60.02 %.
+    n_for = sum(score > 50 for score in zero.scores.values())
+    n_against = sum(score < 50 for score in zero.scores.values())
+    tie = n_for == n_against
+    majority: Side = "for" if n_for > n_against else "against"
     if request.first is not None:  # an experiment's factor: who speaks first is set, not voted
         first: Side = request.first
-    elif tie:
-        first = random.Random(request.seed).choice(["for", "against"])
+    elif tie:  # drawn per motion: a seed alone would send every tie the same way
+        first = random.Random(f"{request.seed}:{request.motion}").choice(["for", "against"])
     else:
         first = majority
     second: Side = "against" if first == "for" else "for"
-    lean = max(zero.for_pct, zero.against_pct) / decided if decided else 0.5
+    lean = max(n_for, n_against) / (n_for + n_against) if n_for + n_against else 0.5
     applied = not tie and lean > request.time_knob.lean_above
     # The knob favours the side the crowd leans against, whoever speaks first.
     minority: Side | None = ("against" if majority == "for" else "for") if applied else None
 
     def allowance(side: str) -> SideAllowance:
-        ratio = request.time_knob.ratio if side == minority else 1.0
-        return SideAllowance(words=round(request.words * ratio), citations=round(request.citations * ratio))
+        if side != minority:
+            return SideAllowance(words=request.words, citations=request.citations)
+        # Rounded up: the minority always gets more (1.25 x 2 citations is 3, not round()'s 2).
+        ratio = request.time_knob.ratio
+        return SideAllowance(
+            words=math.ceil(request.words * ratio), citations=math.ceil(request.citations * ratio)
+        )
 
     return MotionPlan(
         first=first,

@@ -31,9 +31,9 @@ from claimcourt.prompts import (
 )
 from claimcourt.reasoning.base import Task
 
-SIDE_TEXT = {"for": "for", "against": "against"}
 PHASE_TEXT = {"opening": "opening", "rounds": "debate", "closing": "closing"}
 _WORD = re.compile(r"\S+")
+_REF = re.compile(r"\s*\[([^\[\]\s]{1,40})\]")  # " [E1a2b3c]" in a statement
 
 
 def motion_format(last_round: int) -> str:
@@ -51,7 +51,7 @@ def cut_to(text: str, limit: int) -> str:
     found = list(_WORD.finditer(text))
     if len(found) <= limit:
         return text
-    return text[: found[limit - 1].end()] + " …"
+    return text[: found[limit - 1].end()] + "…"  # attached: the ellipsis is no word of its own
 
 
 def statements_block(statements: list[PublicStatement]) -> str:
@@ -114,7 +114,6 @@ def speak_task(inputs: SpeakInput) -> Task[MotionStatement]:
     )
     system, prompt = render(
         "speak",
-        side_text=SIDE_TEXT[inputs.side],
         stance=escape(inputs.stance),
         motion_format=motion_format(inputs.last_round),
         round=str(inputs.round),
@@ -175,10 +174,6 @@ def enforce(inputs: SpeakInput, reply: MotionStatement) -> tuple[MotionStatement
     if reply.refusal is not None:
         return reply, []
     cuts = []
-    statement = reply.statement
-    if (n := words_in(statement)) > inputs.word_limit:
-        statement = cut_to(statement, inputs.word_limit)
-        cuts.append(f"cut from {n} to {inputs.word_limit} words")
     pool, before = {e.id for e in inputs.evidence}, set(inputs.cited_before)
     kept, new = [], 0
     for c in dict.fromkeys(reply.citations):
@@ -189,6 +184,18 @@ def enforce(inputs: SpeakInput, reply: MotionStatement) -> tuple[MotionStatement
             new += 1
         else:
             cuts.append(f"citation {c} dropped")
+
+    def unless_kept(ref: re.Match[str]) -> str:
+        if ref.group(1) in kept:
+            return ref.group(0)
+        cuts.append(f"[{ref.group(1)}] removed from the statement")
+        return ""
+
+    # What the audience hears cites only what the ledger holds: a dropped or unlisted id goes.
+    statement = _REF.sub(unless_kept, reply.statement)
+    if (n := words_in(statement)) > inputs.word_limit:
+        statement = cut_to(statement, inputs.word_limit)
+        cuts.append(f"cut from {n} to {inputs.word_limit} words")
     return reply.model_copy(update={"statement": statement, "citations": kept}), cuts
 
 
@@ -205,7 +212,7 @@ def cartograph_task(inputs: CartographInput) -> Task[MotionMap]:
         motion_format=motion_format(inputs.last_round),
         next_query_rule=(
             "null: no evidence is retrieved after this round."
-            if inputs.round >= inputs.last_round - 1 or inputs.final
+            if inputs.final or not inputs.research_follows
             else "one search query for the evidence the frontier most needs, not one already run. "
             + retrieval_hint(inputs.evidence_source)
         ),

@@ -217,9 +217,8 @@ def cartograph(inputs: CartographInput) -> MotionMap:
         f"Round {inputs.round}: {len(spoken)} statement(s), {len(this_round)} new citation(s); "
         f"{len(consensus)} point(s) of agreement, {len(frontier)} issue(s) disputed."
     )
-    last = inputs.round >= inputs.last_round - 1 or inputs.final
     query = None
-    if not last:
+    if inputs.research_follows and not inputs.final:
         terms = key_terms(" ".join([inputs.motion] + [f.core_issue for f in frontier]), limit=6)
         query = " ".join(terms) or None
     report = None

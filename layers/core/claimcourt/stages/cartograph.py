@@ -10,7 +10,7 @@ from claimcourt import artifacts
 from claimcourt.models import CartographInput, Directive, MotionMap, Stage
 from claimcourt.motions.turns import cartograph_task
 from claimcourt.reasoning.base import CallContext
-from claimcourt.stages.motions import motion_of, route_for
+from claimcourt.stages.motions import BUDGET_SPENT, motion_of, route_for, unless_budget_spent
 from claimcourt.stages.payloads import RoundPayload
 from claimcourt.wiring import Deps
 
@@ -29,18 +29,23 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
         last_round=motion.last_round,
         phase=motion.phase(p.round),
         final=ended,
+        research_follows=motion.research_follows(p.round),
         evidence_source=deps.evidence.name,
         statements=artifacts.statements_of(said, motion.phase),
         ledger=artifacts.ledger_of(deps.store, p.run_id, said, pool),
         previous=artifacts.maps_of(deps.store, p.run_id).get(p.round - 1),
     )
     ctx = CallContext(p.run_id, STAGE, p.round, route=route_for(deps, motion, "judge"))
-    view = deps.reasoner.call(cartograph_task(inputs), ctx).output or MotionMap(summary="The judge declined.")
+    reply = unless_budget_spent(lambda: deps.reasoner.call(cartograph_task(inputs), ctx))
+    if reply is None:  # the budget is spent: the debate ends here
+        ended, view = True, MotionMap(summary=f"The judge was not asked: {BUDGET_SPENT}.")
+    else:
+        view = reply.output or MotionMap(summary="The judge declined.")
     deps.store.put_artifact(p.run_id, artifacts.map_key(p.round), view.model_dump(mode="json"))
     next_round = p.round + 1
     closing_next = next_round >= motion.last_round
     directives = []
-    if not ended and not closing_next and view.next_query:  # the closing adds no evidence
+    if not ended and motion.research_follows(p.round) and view.next_query:  # the closing adds no evidence
         directives = [Directive(sub_claim_id="q1", query=view.next_query[:300]).model_dump(mode="json")]
     return {
         "ended": ended,

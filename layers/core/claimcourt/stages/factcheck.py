@@ -8,9 +8,9 @@ from typing import Any, Literal
 
 from claimcourt import artifacts
 from claimcourt.debate.factcheck import factcheck
-from claimcourt.models import FactcheckInput, Side, Stage
+from claimcourt.models import FactcheckInput, FactcheckReply, Side, Stage
 from claimcourt.reasoning.base import CallContext
-from claimcourt.stages.motions import route_for
+from claimcourt.stages.motions import route_for, unless_budget_spent
 from claimcourt.stages.payloads import RoundPayload
 from claimcourt.wiring import Deps
 
@@ -46,7 +46,11 @@ def run(deps: Deps, p: FactcheckPayload) -> dict[str, Any]:
         team_notes=artifacts.team_notes_of(deps.store, p.run_id, p.side) if record.motion else [],
     )
     route = route_for(deps, record.motion, f"factchecker_{p.side}") if record.motion else None
-    reply = factcheck(inputs, deps.reasoner, CallContext(p.run_id, STAGE, p.round, p.side, route=route))
+    ctx = CallContext(p.run_id, STAGE, p.round, p.side, route=route)
+    if record.motion is None:
+        reply = factcheck(inputs, deps.reasoner, ctx)
+    else:  # a motion debate goes on without the checks when its budget is spent, and ends at the statement
+        reply = unless_budget_spent(lambda: factcheck(inputs, deps.reasoner, ctx)) or FactcheckReply()
     doc = {"side": p.side, "reply": reply.model_dump(mode="json")}
     deps.store.put_artifact(p.run_id, artifacts.factcheck_key(p.round, p.side), doc)
     failed = sum(1 for c in reply.checks if c.correspondence <= 3)

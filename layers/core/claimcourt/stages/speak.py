@@ -10,7 +10,7 @@ from claimcourt import artifacts
 from claimcourt.models import Argument, Point, Refusal, Side, SpeakInput, Stage
 from claimcourt.motions.turns import enforce, speak_task, words_in
 from claimcourt.reasoning.base import CallContext
-from claimcourt.stages.motions import motion_of, route_for
+from claimcourt.stages.motions import BUDGET_SPENT, motion_of, route_for, unless_budget_spent
 from claimcourt.stages.payloads import RoundPayload
 from claimcourt.wiring import Deps
 
@@ -30,10 +30,9 @@ def run(deps: Deps, p: SpeakPayload) -> dict[str, Any]:
         a for a in artifacts.spoken_in_order(deps.store, p.run_id) if (a.round, a.side) != (p.round, p.side)
     ]
     pool = artifacts.evidence_pool(artifacts.retrievals_of(deps.store, p.run_id), motion.context, p.round)
-    # In the closing a team may only cite again what it cited itself: nothing enters the ledger.
-    cited_before = sorted(
-        {c for a in said if phase != "closing" or a.side == p.side for pt in a.points for c in pt.citations}
-    )
+    # What the team cited itself is free to cite again; anything else counts against its allowance
+    # (a passage the other team cited is new to this one: a new ledger entry). None in the closing.
+    cited_before = sorted({c for a in said if a.side == p.side for pt in a.points for c in pt.citations})
     ledger = artifacts.ledger_of(deps.store, p.run_id, said, pool)
     view = artifacts.maps_of(deps.store, p.run_id).get(p.round - 1)
     allowance = plan.allowance[p.side]
@@ -57,11 +56,15 @@ def run(deps: Deps, p: SpeakPayload) -> dict[str, Any]:
         checks=[e for e in ledger if e.side == p.side and e.correspondence is not None],
     )
     ctx = CallContext(p.run_id, STAGE, p.round, p.side, route=route_for(deps, motion, f"debater_{p.side}"))
-    reply = deps.reasoner.call(speak_task(inputs), ctx)
-    if reply.output is None or reply.output.refusal is not None:
-        reason = reply.output.refusal.reason if reply.output and reply.output.refusal else reply.refusal
+    reply = unless_budget_spent(lambda: deps.reasoner.call(speak_task(inputs), ctx))
+    if reply is None or reply.output is None or reply.output.refusal is not None:
+        if reply is None:
+            reason: str | None = BUDGET_SPENT
+        else:
+            reason = reply.output.refusal.reason if reply.output and reply.output.refusal else reply.refusal
         argument = Argument(side=p.side, round=p.round, refusal=Refusal(reason=reason or "declined"))
-        notes, cuts, words = "", list[str](), 0
+        notes, words = "", 0
+        cuts: list[str] = []
     else:
         statement, cuts = enforce(inputs, reply.output)
         point = Point(

@@ -10,7 +10,7 @@ from claimcourt.models import CrowdInput, MotionRequest, PersonaVote, Stage
 from claimcourt.motions.crowd import batch_of
 from claimcourt.motions.turns import crowd_task
 from claimcourt.reasoning.base import CallContext
-from claimcourt.stages.motions import motion_of, route_for
+from claimcourt.stages.motions import motion_of, route_for, unless_budget_spent
 from claimcourt.stages.payloads import Payload
 from claimcourt.wiring import Deps
 
@@ -29,9 +29,10 @@ def run(deps: Deps, p: VotePayload) -> dict[str, Any]:
     if p.round > 0:  # what was said in public so far, and these personas' last votes
         inputs = _after_round(deps, p, motion, inputs)
     ctx = CallContext(p.run_id, STAGE, p.round, f"b{p.batch}", route=route_for(deps, motion, "crowd"))
-    reply = deps.reasoner.call(crowd_task(inputs, motion.last_round), ctx).output
+    reply = unless_budget_spent(lambda: deps.reasoner.call(crowd_task(inputs, motion.last_round), ctx).output)
     given = {v.persona_id: v for v in (reply.votes if reply else [])}
-    # A persona the reply left out (or a refused reply) keeps its last score: undecided at vote zero.
+    # A persona the reply left out (or a refused reply, or a spent budget) keeps its last score:
+    # undecided at vote zero.
     votes = [
         given.get(q.id)
         or PersonaVote(persona_id=q.id, score=inputs.previous.get(q.id, 50), reason="no vote given")
