@@ -416,6 +416,42 @@ def test_a_state_with_a_timeout_still_runs_on_a_thread_of_its_own_and_times_out(
     assert (described["status"], described.get("error")) == ("FAILED", "States.Timeout")
 
 
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("items", "max_concurrency", "workers"), [(2, 8, 2), (3, 1, 1), (3, 0, 3)])
+def test_a_map_starts_no_more_workers_than_it_has_items(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, items: int, max_concurrency: int, workers: int
+) -> None:
+    from moto.stepfunctions.parser.asl.component.state.exec.state_map.iteration import (
+        inline_iteration_component as inline_map,
+    )
+
+    launched = []
+    launch = inline_map.InlineIterationComponent._launch_worker
+
+    def counted(component: Any, *args: Any, **kwargs: Any) -> Any:
+        launched.append(1)
+        return launch(component, *args, **kwargs)
+
+    monkeypatch.setattr(inline_map.InlineIterationComponent, "_launch_worker", counted)
+    each = _where("each", End=True)
+    each["Parameters"]["Payload"] = {"name.$": "$.name", "sleep": 0.0}
+    del each["ResultPath"], each["ResultSelector"]
+    states = {
+        "Items": {"Type": "Pass", "Result": [{"name": f"i{n}"} for n in range(items)], "Next": "Each"},
+        "Each": {
+            "Type": "Map",
+            "MaxConcurrency": max_concurrency,
+            "ItemProcessor": {"StartAt": "Where", "States": {"Where": each}},
+            "ResultSelector": {"seen.$": "$[*].Payload.seen"},
+            "End": True,
+        },
+    }
+    described = _run_threads_machine(tmp_path, states)
+    assert described["status"] == "SUCCEEDED"
+    assert len(json.loads(described["output"])["seen"]) == items  # every item ran, in order
+    assert len(launched) == workers
+
+
 # A debate in a fresh interpreter, so that no other test's imports are in its sys.modules.
 DEBATE_IN_A_FRESH_PROCESS = """
 import sys, tempfile

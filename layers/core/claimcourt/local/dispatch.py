@@ -102,6 +102,9 @@ class LambdaDispatcher:
         from moto.stepfunctions.parser.asl.component.common.path import result_path
         from moto.stepfunctions.parser.asl.component.common.string import string_expression
         from moto.stepfunctions.parser.asl.component.state.exec import execute_state
+        from moto.stepfunctions.parser.asl.component.state.exec.state_map.iteration import (
+            inline_iteration_component as inline_map,
+        )
         from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
         from moto.stepfunctions.parser.asl.eval import states
         from moto.stepfunctions.parser.asl.utils import json_path
@@ -143,6 +146,11 @@ class LambdaDispatcher:
                 _untimed_inline(execute_state.ExecutionState._evaluate_with_timeout),
             ),
             mock.patch.object(execute_state, "Thread", StateWorkThread),
+            mock.patch.object(
+                inline_map.InlineIterationComponent,
+                "_eval_body",
+                _workers_for_items(inline_map.InlineIterationComponent._eval_body),
+            ),
         ):
             yield self
 
@@ -213,6 +221,21 @@ class StateWorkThread(threading.Thread):
             return
         _untimed.state = False  # for this state only: states its work evaluates decide for themselves
         contextvars.Context().run(self.run)
+
+
+def _workers_for_items(eval_body: Callable[[Any, Any], None]) -> Callable[[Any, Any], None]:
+    """Wraps moto's `InlineIterationComponent._eval_body(self, env)`, a Map state's iterations. moto
+    starts MaxConcurrency worker threads however few the items are (the Retrieve map 8 for one or
+    two directives, the Judge map 4 for one or two samples), and those beyond the items find no job
+    and end. No more are started than there are items: the same items run at once, as before."""
+
+    def evaluate(component: Any, env: Any) -> None:
+        iterations = env.stack[-1]  # the component's input, which it pops
+        if iterations.max_concurrency > len(iterations.input_items):
+            iterations.max_concurrency = len(iterations.input_items)  # 0 (no items): as many as items
+        eval_body(component, env)
+
+    return evaluate
 
 
 def described_end(execution: Any) -> dict[str, Any] | None:
