@@ -1,8 +1,10 @@
 """The one place the local runtime reaches into moto (pinned exactly; tests/integration/test_dispatch.py
 guards every seam): Lambda Task states are dispatched in-process to the handlers template.yaml names,
 each state machine definition is parsed once per process rather than at its creation and at every
-execution, an execution's end is announced to whoever follows it (no polling), and moto's Batch
-integration (which imports moto.ec2, about 1 s) is loaded only if a state machine has a Batch task.
+execution, an execution's end is announced to whoever follows it with how it ended (no polling, no
+API round trip), a state without a timeout does its work on the thread that evaluates it, a Map
+starts no more workers than it has items, and moto's Batch integration (which imports moto.ec2,
+about 1 s) is loaded only if a state machine has a Batch task.
 
 moto's Step Functions interpreter (moto is pinned exactly) sends every `arn:aws:states:::lambda:invoke`
 task through `lambda_eval_utils._invoke_lambda_function`. Replacing that one function, rather than
@@ -249,7 +251,7 @@ def described_end(execution: Any) -> dict[str, Any] | None:
 
 
 def forget_finished(threads: list[threading.Thread]) -> None:
-    """moto appends every thread it starts to a module-level list (TMP_THREADS, about 50 a run) that
+    """moto appends every thread it starts to a module-level list (TMP_THREADS, about 30 a run) that
     nothing reads or empties, so a long `serve` would keep them all, and its full collections would
     walk them. At each execution's end, those that have finished are dropped. (An append racing with
     this may be dropped too: nothing reads the list.)"""
