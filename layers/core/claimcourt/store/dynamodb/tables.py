@@ -16,7 +16,9 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-import claimcourt.store.dynamodb as adapter  # its BATCH_KEYS, read at each batch read (a test lowers it)
+# The package, for its BATCH_KEYS: read at each batch read, so that a test lowering it there takes
+# effect. (The package imports this module first, so only what is read at call time may come from it.)
+import claimcourt.store.dynamodb as adapter
 from claimcourt.errors import TransientError
 from claimcourt.models import ApiKeyRecord, Monitor, RunRecord
 from claimcourt.store.base import sortable
