@@ -1,5 +1,6 @@
-"""The Store port is split by capability: each adapter provides every capability, and what a module
-needs it names by its capability (the artifact readers need only artifacts)."""
+"""The Store port is split by capability: each adapter provides every capability, each in a module
+of its own over the adapter's shared handle, and what a module needs it names by its capability (the
+artifact readers need only artifacts)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import pytest
 
 from claimcourt import artifacts
 from claimcourt.store import base
-from claimcourt.store.dynamodb import DynamoStore
-from claimcourt.store.sqlite import SqliteStore
+from claimcourt.store.dynamodb import DynamoStore, DynamoTables
+from claimcourt.store.sqlite import SqliteDatabase, SqliteStore
 
 CAPABILITIES = [
     base.RunStore,
@@ -49,3 +50,26 @@ def test_the_artifact_readers_ask_only_for_artifacts() -> None:
     for name, fn in inspect.getmembers(artifacts, inspect.isfunction):
         if fn.__module__ == artifacts.__name__ and "store" in inspect.signature(fn).parameters:
             assert inspect.signature(fn).parameters["store"].annotation == "ArtifactStore", name
+
+
+# ---------------------------------------------------------------- each adapter split alike
+
+
+@pytest.mark.parametrize(
+    ("adapter", "handle"),
+    [(SqliteStore, SqliteDatabase), (DynamoStore, DynamoTables)],
+    ids=["sqlite", "dynamodb"],
+)
+def test_each_adapter_is_one_class_a_capability_over_one_shared_handle(adapter: type, handle: type) -> None:
+    parts = adapter.__bases__
+    provided = [next(c for c in CAPABILITIES if c in part.__bases__) for part in parts]
+    assert sorted(c.__name__ for c in provided) == sorted(c.__name__ for c in CAPABILITIES)
+    for part, capability in zip(parts, provided, strict=True):
+        # in a module of its own, over the shared handle, and its public methods are its capability's
+        assert part.__bases__ == (handle, capability), part.__name__
+        assert part.__module__ == f"{adapter.__module__}.{part.__module__.rsplit('.', 1)[1]}"
+        own = {n for n, v in vars(part).items() if inspect.isfunction(v) and not n.startswith("_")}
+        assert own == _methods(capability), part.__name__
+    assert len({part.__module__ for part in parts}) == len(parts)
+    own = {n for n, v in vars(adapter).items() if inspect.isfunction(v) and not n.startswith("__")}
+    assert not own  # the store adds nothing to its parts

@@ -149,6 +149,7 @@ def _moto_hooks() -> dict[str, object]:
     from moto.stepfunctions.parser import models as parser_models
     from moto.stepfunctions.parser.asl.component.common.path import result_path
     from moto.stepfunctions.parser.asl.component.common.string import string_expression
+    from moto.stepfunctions.parser.asl.component.state.exec import execute_state
     from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
     from moto.stepfunctions.parser.asl.eval import states
     from moto.stepfunctions.parser.asl.utils import json_path
@@ -156,7 +157,7 @@ def _moto_hooks() -> dict[str, object]:
     from moto.stepfunctions.parser.backend.execution_worker import ExecutionWorker
 
     modules = [lambda_eval_utils, ExecutionWorker, result_path, string_expression, states, json_path]
-    modules += [parser_models, BaseExecutionWorkerCommunication]
+    modules += [parser_models, BaseExecutionWorkerCommunication, execute_state, execute_state.ExecutionState]
     return {f"{m.__name__}.{k}": v for m in modules for k, v in vars(m).items()}
 
 
@@ -284,9 +285,19 @@ def test_a_follower_is_told_the_moment_its_execution_has_ended(
         sfn.start_execution(stateMachineArn=arn, name="told", input=json.dumps({"msg": "hi"}))
         assert ended.wait(30)
         # moto had recorded the end before it told: the status is final at once.
-        assert sfn.describe_execution(executionArn=execution_arn)["status"] == "SUCCEEDED"
+        described = sfn.describe_execution(executionArn=execution_arn)
+        assert described["status"] == "SUCCEEDED"
+        # and the follower knows how it ended without asking: what DescribeExecution says
+        told = ENDS.described(execution_arn)
+        assert told is not None
+        assert (told["status"], told.get("error"), told.get("cause")) == (
+            described["status"],
+            described.get("error"),
+            described.get("cause"),
+        )
+        assert json.loads(told["output"]) == json.loads(described["output"])
         ENDS.unfollow(execution_arn)
-        assert execution_arn not in ENDS._followed
+        assert execution_arn not in ENDS._followed and ENDS.described(execution_arn) is None
 
 
 @pytest.mark.timeout(60)
@@ -311,6 +322,134 @@ def test_moto_forgets_its_finished_threads_at_each_execution_end(
     # Each execution starts several threads; of the finished ones, at most the last execution's remain
     # (they were still ending when it announced its end).
     assert len([thread for thread in TMP_THREADS if not thread.is_alive()]) <= 3, TMP_THREADS
+
+
+THREADS_TEMPLATE = """\
+AWSTemplateFormatVersion: "2010-09-09"
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  WhereFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: functions/where/
+      Handler: app.handler
+  ThreadsMachine:
+    Type: AWS::Serverless::StateMachine
+    Properties:
+      DefinitionUri: statemachine/threads.asl.json
+      DefinitionSubstitutions:
+        WhereArn: !GetAtt WhereFunction.Arn
+"""
+# Where a handler runs, and what a context variable held there when it started (a logger's
+# per-thread keys live in one): each invocation sets it.
+WHERE = """\
+import contextvars
+import threading
+import time
+
+SEEN = contextvars.ContextVar("seen", default=None)
+
+
+def handler(event, context):
+    time.sleep(event.get("sleep", 0))
+    before, _ = SEEN.get(), SEEN.set(event["name"])
+    return {"thread": threading.current_thread().name, "seen": before}
+"""
+
+
+def _where(name: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "Type": "Task",
+        "Resource": "arn:aws:states:::lambda:invoke",
+        "Parameters": {"FunctionName": "${WhereArn}", "Payload": {"name": name, "sleep": 0.0}},
+        "ResultSelector": {"thread.$": "$.Payload.thread", "seen.$": "$.Payload.seen"},
+        "ResultPath": f"$.{name}",
+        **extra,
+    }
+
+
+def _run_threads_machine(tmp_path: Path, states: dict[str, Any]) -> dict[str, Any]:
+    import boto3
+    from moto import mock_aws
+
+    (tmp_path / "template.yaml").write_text(THREADS_TEMPLATE)
+    (tmp_path / "functions" / "where").mkdir(parents=True)
+    (tmp_path / "functions" / "where" / "app.py").write_text(WHERE)
+    (tmp_path / "statemachine").mkdir()
+    asl = {"StartAt": next(iter(states)), "States": states}
+    (tmp_path / "statemachine" / "threads.asl.json").write_text(json.dumps(asl))
+    template = load_template(tmp_path)
+    with (
+        mock_aws(config={"stepfunctions": {"execute_state_machine": True}}),
+        LambdaDispatcher(load_handlers(template)).installed(),
+    ):
+        sfn = boto3.client("stepfunctions", region_name=REGION)
+        arn = sfn.create_state_machine(
+            name="threads",
+            definition=template.render("ThreadsMachine"),
+            roleArn=f"arn:aws:iam::{ACCOUNT}:role/t",
+        )["stateMachineArn"]
+        execution = sfn.start_execution(stateMachineArn=arn, input="{}")["executionArn"]
+        return _wait(sfn, execution)
+
+
+@pytest.mark.timeout(60)
+def test_a_state_without_a_timeout_does_its_work_on_the_thread_that_evaluates_it(tmp_path: Path) -> None:
+    described = _run_threads_machine(
+        tmp_path, {"First": _where("first", Next="Second"), "Second": _where("second", End=True)}
+    )
+    assert described["status"] == "SUCCEEDED"
+    output = json.loads(described["output"])
+    # one thread ran both (moto's thread for the execution), none started for either task's work
+    assert output["first"]["thread"] == output["second"]["thread"]
+    assert "_exec_and_notify" not in output["first"]["thread"]
+    # each in a fresh context, as on a thread of its own: nothing set by the first reaches the second
+    assert output["second"]["seen"] is None
+
+
+@pytest.mark.timeout(60)
+def test_a_state_with_a_timeout_still_runs_on_a_thread_of_its_own_and_times_out(tmp_path: Path) -> None:
+    slow = _where("slow", TimeoutSeconds=1, End=True)
+    slow["Parameters"]["Payload"]["sleep"] = 3.0
+    quick = _where("quick", TimeoutSeconds=30, Next="Slow")
+    described = _run_threads_machine(tmp_path, {"Quick": quick, "Slow": slow})
+    assert (described["status"], described.get("error")) == ("FAILED", "States.Timeout")
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("items", "max_concurrency", "workers"), [(2, 8, 2), (3, 1, 1), (3, 0, 3)])
+def test_a_map_starts_no_more_workers_than_it_has_items(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, items: int, max_concurrency: int, workers: int
+) -> None:
+    from moto.stepfunctions.parser.asl.component.state.exec.state_map.iteration import (
+        inline_iteration_component as inline_map,
+    )
+
+    launched = []
+    launch = inline_map.InlineIterationComponent._launch_worker
+
+    def counted(component: Any, *args: Any, **kwargs: Any) -> Any:
+        launched.append(1)
+        return launch(component, *args, **kwargs)
+
+    monkeypatch.setattr(inline_map.InlineIterationComponent, "_launch_worker", counted)
+    each = _where("each", End=True)
+    each["Parameters"]["Payload"] = {"name.$": "$.name", "sleep": 0.0}
+    del each["ResultPath"], each["ResultSelector"]
+    states = {
+        "Items": {"Type": "Pass", "Result": [{"name": f"i{n}"} for n in range(items)], "Next": "Each"},
+        "Each": {
+            "Type": "Map",
+            "MaxConcurrency": max_concurrency,
+            "ItemProcessor": {"StartAt": "Where", "States": {"Where": each}},
+            "ResultSelector": {"seen.$": "$[*].Payload.seen"},
+            "End": True,
+        },
+    }
+    described = _run_threads_machine(tmp_path, states)
+    assert described["status"] == "SUCCEEDED"
+    assert len(json.loads(described["output"])["seen"]) == items  # every item ran, in order
+    assert len(launched) == workers
 
 
 # A debate in a fresh interpreter, so that no other test's imports are in its sys.modules.

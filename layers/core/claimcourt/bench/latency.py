@@ -8,8 +8,12 @@ collector paused until the runtime is up, then the start-up heap frozen). Prints
 average:
 
 - wall / critical path, where the critical path is the sequential LLM calls × latency
-  (suitability ∥ decompose, then per round max(argue for, argue against) + moderate, then adjudicate);
-- for each round, how much of the shorter debater call the other overlapped.
+  (suitability ∥ decompose, then per round max(argue for, argue against), max(the two fact-checkers,
+  when either has citations to check) and moderate, then adjudicate);
+- for each round, how much of the shorter debater call the other overlapped;
+- the CPU the process spent on the run (every thread: the orchestration, the handlers, the store and
+  the offline reasoner's own work), which contention from other processes does not inflate as it
+  does the wall.
 
     python -m claimcourt.bench.latency --latency 0.3 --runs 5
 """
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import statistics
 import tempfile
 import threading
 import time
@@ -29,7 +34,7 @@ from typing import Any
 from claimcourt.evidence.corpus import CorpusSource
 from claimcourt.local.console import pause_collector
 from claimcourt.local.runtime import LocalRuntime
-from claimcourt.models import ArgueInput, SourceTag
+from claimcourt.models import ArgueInput, FactcheckInput, SourceTag
 from claimcourt.reasoning.base import ProviderReply, Task
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.reasoner import Reasoner
@@ -51,6 +56,7 @@ CLAIMS = (
 class Call:
     kind: str
     label: str  # the side for argue calls, else ""
+    round: int | None  # for argue and factcheck calls
     start: float
     end: float
 
@@ -72,8 +78,9 @@ class LatencyProvider:
         reply = self.inner.complete(task, model, feedback)
         time.sleep(max(0.0, self.latency_s - (time.perf_counter() - start)))
         label = task.inputs.side if isinstance(task.inputs, ArgueInput) else ""
+        round_ = task.inputs.round if isinstance(task.inputs, ArgueInput | FactcheckInput) else None
         with self._lock:
-            self.calls.append(Call(task.kind, label, start, time.perf_counter()))
+            self.calls.append(Call(task.kind, label, round_, start, time.perf_counter()))
         return reply
 
 
@@ -85,6 +92,9 @@ def critical_calls(calls: list[Call]) -> int:
     return (
         max(count["suitability"], count["decompose"] + count["decompose_check"])
         + count["argue"] // 2  # argue: the two sides of a round are parallel, one call each
+        # the fact-checkers of a round are parallel too, after the argue (a checker with nothing to
+        # check makes no call, so a round may have none)
+        + len({c.round for c in calls if c.kind == "factcheck"})
         + count["moderate"]  # none after the last round
         + min(1, count["adjudicate"])  # the judge's samples run in parallel
     )
@@ -120,10 +130,12 @@ def measure(latency: float, runs: int, settings: Settings) -> None:
     corpus = CorpusSource()
     corpus.warm()  # the index is built once per process; do not bill it to the first run
     ratios: list[float] = []
+    cpu_ms: list[float] = []
     all_overlaps: list[float] = []
     print(f"latency per LLM call: {latency * 1000:.0f} ms")
     print(
-        f"{'run':>4}  {'calls':>5}  {'critical':>8}  {'wall s':>7}  {'ratio':>6}  debater overlap per round"
+        f"{'run':>4}  {'calls':>5}  {'critical':>8}  {'wall s':>7}  {'ratio':>6}  {'cpu ms':>6}"
+        "  debater overlap per round"
     )
     provider = LatencyProvider(latency)
     reasoner = Reasoner({"offline": provider}, settings.route, store, settings.budget_usd)
@@ -133,8 +145,10 @@ def measure(latency: float, runs: int, settings: Settings) -> None:
         # Run 0 is the cold one (handler imports, the one ASL parse): shown, not averaged.
         for i in range(runs + 1):
             provider.calls.clear()
+            cpu_start = time.process_time()
             record = create_run(store, parse_request({"claim": CLAIMS[i % len(CLAIMS)]}), SourceTag.BENCH)
             execution = runtime.execute(record.run_id)
+            cpu = (time.process_time() - cpu_start) * 1000
             if execution.status != "SUCCEEDED":
                 raise SystemExit(f"run {record.run_id} ended {execution.status}: {execution.error}")
             critical = critical_calls(provider.calls) * latency
@@ -142,15 +156,18 @@ def measure(latency: float, runs: int, settings: Settings) -> None:
             overlaps = debater_overlaps(provider.calls)
             if i > 0:
                 ratios.append(ratio)
+                cpu_ms.append(cpu)
                 all_overlaps.extend(overlaps)
             shown = ", ".join(f"{o:.1%}" for o in overlaps)
             print(
                 f"{'cold' if i == 0 else i:>4}  {len(provider.calls):>5}  {critical:>7.2f}s  "
-                f"{execution.wall_s:>7.2f}  {ratio:>6.3f}  {shown}"
+                f"{execution.wall_s:>7.2f}  {ratio:>6.3f}  {cpu:>6.1f}  {shown}"
             )
     print(
-        f"wall / critical path: mean {sum(ratios) / len(ratios):.3f}, worst {max(ratios):.3f} (goal ≤ 1.10)"
+        f"wall / critical path: mean {sum(ratios) / len(ratios):.3f}, median {statistics.median(ratios):.3f},"
+        f" worst {max(ratios):.3f} (goal ≤ 1.10)"
     )
+    print(f"CPU a warm run: median {statistics.median(cpu_ms):.1f} ms, worst {max(cpu_ms):.1f} ms")
     mean_overlap = sum(all_overlaps) / len(all_overlaps)
     print(f"debater overlap: mean {mean_overlap:.1%}, worst {min(all_overlaps):.1%} (goal ≥ 90%)")
 

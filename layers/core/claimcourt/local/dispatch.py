@@ -1,8 +1,10 @@
 """The one place the local runtime reaches into moto (pinned exactly; tests/integration/test_dispatch.py
 guards every seam): Lambda Task states are dispatched in-process to the handlers template.yaml names,
 each state machine definition is parsed once per process rather than at its creation and at every
-execution, an execution's end is announced to whoever follows it (no polling), and moto's Batch
-integration (which imports moto.ec2, about 1 s) is loaded only if a state machine has a Batch task.
+execution, an execution's end is announced to whoever follows it with how it ended (no polling, no
+API round trip), a state without a timeout does its work on the thread that evaluates it, a Map
+starts no more workers than it has items, and moto's Batch integration (which imports moto.ec2,
+about 1 s) is loaded only if a state machine has a Batch task.
 
 moto's Step Functions interpreter (moto is pinned exactly) sends every `arn:aws:states:::lambda:invoke`
 task through `lambda_eval_utils._invoke_lambda_function`. Replacing that one function, rather than
@@ -14,6 +16,7 @@ Catch see the same error names as in the cloud.
 
 from __future__ import annotations
 
+import contextvars
 import copy
 import functools
 import importlib.util
@@ -100,6 +103,10 @@ class LambdaDispatcher:
         from moto.stepfunctions.parser import models as parser_models
         from moto.stepfunctions.parser.asl.component.common.path import result_path
         from moto.stepfunctions.parser.asl.component.common.string import string_expression
+        from moto.stepfunctions.parser.asl.component.state.exec import execute_state
+        from moto.stepfunctions.parser.asl.component.state.exec.state_map.iteration import (
+            inline_iteration_component as inline_map,
+        )
         from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
         from moto.stepfunctions.parser.asl.eval import states
         from moto.stepfunctions.parser.asl.utils import json_path
@@ -116,7 +123,7 @@ class LambdaDispatcher:
             try:
                 reflect_end(communication)  # moto records the status, output, error
             finally:
-                ENDS.ended(communication.execution.exec_arn)
+                ENDS.ended(communication.execution.exec_arn, described_end(communication.execution))
                 forget_finished(TMP_THREADS)
 
         with (
@@ -134,16 +141,29 @@ class LambdaDispatcher:
             # a third of copy.deepcopy's time (which also tracks shared references JSON cannot have).
             mock.patch.object(states, "copy", JsonCopy),
             mock.patch.object(string_expression, "copy", JsonCopy),
+            # A state with no TimeoutSeconds does its work on the thread that evaluates it.
+            mock.patch.object(
+                execute_state.ExecutionState,
+                "_evaluate_with_timeout",
+                _untimed_inline(execute_state.ExecutionState._evaluate_with_timeout),
+            ),
+            mock.patch.object(execute_state, "Thread", StateWorkThread),
+            mock.patch.object(
+                inline_map.InlineIterationComponent,
+                "_eval_body",
+                _workers_for_items(inline_map.InlineIterationComponent._eval_body),
+            ),
         ):
             yield self
 
 
 class ExecutionEnds:
     """Followers of executions, told the moment moto has recorded an execution's end (its worker's
-    `terminated`, in the execution's own thread), so that none polls for it."""
+    `terminated`, in the execution's own thread), so that none polls for it; and how each ended."""
 
     def __init__(self) -> None:
         self._followed: dict[str, threading.Event] = {}
+        self._described: dict[str, dict[str, Any]] = {}  # a followed execution's end, as described
         self._lock = threading.Lock()
 
     def follow(self, execution_arn: str) -> threading.Event:
@@ -154,16 +174,84 @@ class ExecutionEnds:
     def unfollow(self, execution_arn: str) -> None:
         with self._lock:
             self._followed.pop(execution_arn, None)
+            self._described.pop(execution_arn, None)
 
-    def ended(self, execution_arn: str) -> None:
+    def ended(self, execution_arn: str, described: dict[str, Any] | None = None) -> None:
         with self._lock:
             event = self._followed.get(execution_arn)
+            if event is not None and described is not None:
+                self._described[execution_arn] = described
         if event is not None:
             event.set()
 
+    def described(self, execution_arn: str) -> dict[str, Any] | None:
+        """A followed execution's end as DescribeExecution gives it, once it has ended; else None."""
+        with self._lock:
+            return self._described.get(execution_arn)
+
+
+# moto evaluates every Task, Parallel and Map state's work on a thread of its own, only so that it can
+# stop waiting for it after the state's TimeoutSeconds. The debate declares none, and moto's default
+# (99,999,999 s) never fires, so a state without one does its work on the thread that evaluates the
+# state: some 25 thread starts and hand-offs fewer a run, each a wait for a core on a busy machine.
+# A state with a timeout still gets its thread, and its timeout.
+_untimed = threading.local()
+
+
+def _untimed_inline(evaluate: Callable[[Any, Any], None]) -> Callable[[Any, Any], None]:
+    """Wraps moto's `ExecutionState._evaluate_with_timeout(self, env)`: says whether the state it
+    evaluates has a timeout, for the thread it is about to start (StateWorkThread)."""
+
+    def evaluate_with_timeout(state: Any, env: Any) -> None:
+        _untimed.state = state.timeout.is_default_value()
+        try:
+            evaluate(state, env)
+        finally:
+            _untimed.state = False
+
+    return evaluate_with_timeout
+
+
+class StateWorkThread(threading.Thread):
+    """Stands in for `threading.Thread` in moto's execute_state, whose one use is the thread a
+    state's work runs on. For a state with no timeout, `start` runs the work at once on this thread,
+    in a fresh context as a new thread would have (the logger's per-thread keys do not carry over)."""
+
+    def start(self) -> None:
+        if not getattr(_untimed, "state", False):
+            super().start()
+            return
+        _untimed.state = False  # for this state only: states its work evaluates decide for themselves
+        contextvars.Context().run(self.run)
+
+
+def _workers_for_items(eval_body: Callable[[Any, Any], None]) -> Callable[[Any, Any], None]:
+    """Wraps moto's `InlineIterationComponent._eval_body(self, env)`, a Map state's iterations. moto
+    starts MaxConcurrency worker threads however few the items are (the Retrieve map 8 for one or
+    two directives, the Judge map 4 for one or two samples), and those beyond the items find no job
+    and end. No more are started than there are items: the same items run at once, as before."""
+
+    def evaluate(component: Any, env: Any) -> None:
+        iterations = env.stack[-1]  # the component's input, which it pops
+        if iterations.max_concurrency > len(iterations.input_items):
+            iterations.max_concurrency = len(iterations.input_items)  # 0 (no items): as many as items
+        eval_body(component, env)
+
+    return evaluate
+
+
+def described_end(execution: Any) -> dict[str, Any] | None:
+    """What DescribeExecution answers for an execution whose end moto has recorded, read from moto's
+    record itself: a follower needs no API round trip through boto3 and moto's stub (about 1.5 ms of
+    CPU, twice at every run's end). None if no end was recorded."""
+    status = getattr(execution.exec_status, "value", "RUNNING")
+    if status == "RUNNING":
+        return None
+    return {**execution.to_describe_output(), "status": status}
+
 
 def forget_finished(threads: list[threading.Thread]) -> None:
-    """moto appends every thread it starts to a module-level list (TMP_THREADS, about 50 a run) that
+    """moto appends every thread it starts to a module-level list (TMP_THREADS, about 30 a run) that
     nothing reads or empties, so a long `serve` would keep them all, and its full collections would
     walk them. At each execution's end, those that have finished are dropped. (An append racing with
     this may be dropped too: nothing reads the list.)"""

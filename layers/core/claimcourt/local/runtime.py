@@ -130,8 +130,11 @@ class LocalRuntime:
             return None
 
     def ended(self, run_id: str) -> Ended | None:
-        """How the run's execution ended; None while it runs."""
-        return ended_from(self._sfn.describe_execution(executionArn=self._execution_arn(run_id)))
+        """How the run's execution ended; None while it runs. A followed execution's end is known
+        the moment moto records it (dispatch.ENDS); any other is asked of moto's API."""
+        arn = self._execution_arn(run_id)
+        described = ENDS.described(arn) or self._sfn.describe_execution(executionArn=arn)
+        return ended_from(described)
 
     def execute(
         self, run_id: str, timeout_s: float | None = None, on_tick: Callable[[], None] | None = None

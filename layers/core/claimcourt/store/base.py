@@ -9,7 +9,7 @@ import re
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, Protocol
 
-from claimcourt.errors import ConflictError, InvalidRequestError, RateLimitedError
+from claimcourt.errors import ConflictError, InvalidRequestError, NotFoundError, RateLimitedError
 from claimcourt.models import (
     ApiKeyRecord,
     CallRecord,
@@ -163,6 +163,18 @@ def finished(record: RunRecord, result: Result) -> tuple[RunRecord, DriftPoint |
         verdict=result.overall_verdict,
     )
     return done, (point if record.deleted_at is None else None)
+
+
+def revocation(keys: KeyStore, key_id: str) -> tuple[ApiKeyRecord, ApiKeyRecord] | None:
+    """A live key as read and as revoked now; None if there is no such key or it is revoked already.
+    (An adapter writes the revoked one only if the key is still as read.)"""
+    try:
+        record = keys.get_api_key(key_id)
+    except NotFoundError:
+        return None
+    if record.revoked_at is not None:
+        return None
+    return record, record.model_copy(update={"revoked_at": utcnow()})
 
 
 class RunStore(Protocol):

@@ -18,7 +18,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import STATUS_CONSTANTS, DataRecord
 
-from claimcourt.store.sqlite import SqliteStore
+from claimcourt.store.sqlite.database import SqliteDatabase
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS idempotency (
@@ -29,7 +29,7 @@ CREATE TABLE IF NOT EXISTS idempotency (
 
 
 class SqliteIdempotencyLayer(BasePersistenceLayer):
-    def __init__(self, store: SqliteStore) -> None:
+    def __init__(self, store: SqliteDatabase) -> None:
         super().__init__()  # type: ignore[no-untyped-call]
         self._store = store
         with store._tx() as db:
