@@ -3,7 +3,7 @@
 Run: python -m claimcourt.bench.climate_limits [--split tune|held-out|all] [--limit N] [--seed S]
 
 Every claim of the split goes through the real pipeline (as claimcourt.bench.climate_fever runs it), and
-the evidence pool each run gathered is kept. Then four readings of the same claims, each mapped to a label
+the evidence pool each run gathered is kept. Then three readings of the same claims, each mapped to a label
 as the bench maps verdicts (claimcourt.bench.climate_fever):
 
   engine            the run's own verdict
@@ -12,9 +12,9 @@ as the bench maps verdicts (claimcourt.bench.climate_fever):
                     is the aggregate of what the pool holds (a supporting and a refuting sentence:
                     DISPUTED, and so on). What the engine would score if its stance were perfect.
   perfect retrieval the engine's own judge (the shipped stance and thresholds) over the claim's five
-                    annotated sentences instead of the pool: what it would score if retrieval were perfect.
-  both perfect      the annotated sentences read by the oracle: the gold label itself (1.0 everywhere),
-                    printed only as a check.
+                    annotated sentences instead of the pool: what it would score if retrieval were perfect
+                    (with the thresholds fitted on the pipeline's pools; refitted for five-sentence pools by
+                    cross-validation within the tune half it scores about the same, docs/architecture.md).
 
 It also prints how often the pool holds a sentence annotated as supporting (refuting) the claim, among the
 claims that have one. This reads the split's gold sentence labels to *measure*; nothing here changes what

@@ -47,7 +47,7 @@ right. Tried on the tune half and not kept, none better than this within the cro
 (about ±0.02 macro-F1; the figures are in docs/architecture.md#figures): more passages per query (8, 10),
 article-score fusion, title boosting and article expansion in retrieval, pool passages as the stance's
 negatives, IDF-weighted overlap, passage-word features, vote-weighted labels, boosted trees, a claim-level
-one-vs-rest judge, stricter or looser support gates, TOP 4 or 5, and a stricter precision floor.
+one-vs-rest judge, stricter, looser or partial support gates, TOP 4 or 5, and a stricter precision floor.
 """
 
 from __future__ import annotations
