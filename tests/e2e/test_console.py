@@ -136,6 +136,22 @@ def test_a_run_started_from_the_console_streams_live_and_lands_on_its_verdict_wi
     assert ARCTIC in Path(download.value.path()).read_text()
 
 
+def test_a_claim_debated_in_turns_with_fixed_rounds_and_the_rubric_judge(page: Page, served: Served) -> None:
+    page.goto("/")
+    page.get_by_label("Claim", exact=True).fill(ARCTIC)
+    page.get_by_text("How to debate it").click()
+    page.get_by_label("Who argues first").select_option("against")
+    page.get_by_label("Rounds", exact=True).select_option("3")
+    page.get_by_label("Judge").select_option("rubric")
+    page.get_by_role("button", name="Start debate").click()
+    expect(page).to_have_url(re.compile(r"#/runs/run_\w+/live$"))
+    run = served.wait(page.url.split("/")[-2])
+    result = run["result"]
+    assert (result["first"], result["rounds"], result["judge"]) == ("against", 3, "rubric")
+    expect(page).to_have_url(re.compile(rf"#/runs/{run['run_id']}$"), timeout=30_000)
+    expect(page.locator("#score")).to_contain_text(str(run["score"]))
+
+
 def test_a_reload_mid_run_resumes_the_trace_from_the_last_seq_and_the_banner_follows_the_run(
     page: Page, served: Served
 ) -> None:
@@ -185,17 +201,21 @@ def test_a_claims_drift_chart_after_two_runs_and_a_backtest(page: Page, served: 
     expect(page.locator("#drift-table")).to_contain_text("as of 2010-06-01")
 
 
-def test_a_motion_debate_shows_the_crowds_vote_and_its_swing(page: Page, served: Served) -> None:
-    with served.client() as client:
-        reply = client.post(
-            "/motions",
-            json={"motion": "As of 2014, state surveillance was a legitimate defense of our freedoms."},
-        )
-        assert reply.status_code == 202, reply.text
-    run = served.wait(reply.json()["run_id"])
+def test_a_motion_debate_started_from_the_console_shows_the_crowds_vote_and_its_swing(
+    page: Page, served: Served
+) -> None:
+    page.goto("/")
+    page.get_by_label("Motion", exact=True).fill(
+        "As of 2014, state surveillance was a legitimate defense of our freedoms."
+    )
+    page.get_by_label("Voters").fill("12")
+    page.get_by_role("button", name="Start motion debate").click()
+    expect(page).to_have_url(re.compile(r"#/runs/run_\w+/live$"))
+    run = served.wait(page.url.split("/")[-2])
     assert run["status"] == "succeeded" and run["kind"] == "motion"
     page.goto(f"/#/runs/{run['run_id']}")
     expect(page.locator("#motion-title")).to_have_text("Motion debate: the crowd's vote")
+    expect(page.locator("#motion")).to_contain_text("(12 voters)")
     expect(page.locator("#swing")).to_contain_text("for ")
     expect(page.get_by_role("button", name="Score trajectory (CSV)")).to_be_visible()
     shot(page, "motion", "light")

@@ -44,8 +44,10 @@ function segmented(name, legend, options, checked) {
 
 function request(form, claim) {
   const data = new FormData(form);
-  const body = { claim, mode: data.get("mode"), effort: data.get("effort") };
+  const body = { claim, mode: data.get("mode"), effort: data.get("effort"), judge: data.get("judge") || "contract" };
   if (data.get("as_of_date")) body.as_of_date = data.get("as_of_date");
+  if (data.get("first")) body.first = data.get("first");
+  if (data.get("rounds")) body.rounds = Number(data.get("rounds"));
   const context = String(data.get("context") || "").trim();
   if (context) body.context = context;
   return body;
@@ -80,6 +82,21 @@ export function render(view) {
       h("div.field",
         h("label", { for: "as-of" }, "As of ", h("span.hint", "(backtest, optional)")),
         h("input#as-of", { type: "date", name: "as_of_date" }))),
+    h("details",
+      h("summary", "How to debate it"),
+      h("div.row",
+        h("div.field", h("label", { for: "first" }, "Who argues first"),
+          h("select#first", { name: "first" },
+            h("option", { value: "" }, "Both at once"), h("option", { value: "for" }, "For, then against"),
+            h("option", { value: "against" }, "Against, then for"))),
+        h("div.field", h("label", { for: "rounds" }, "Rounds"),
+          h("select#rounds", { name: "rounds" },
+            h("option", { value: "" }, "As the effort decides"),
+            [1, 2, 3, 4, 5, 6].map((n) => h("option", { value: String(n) }, String(n))))),
+        h("div.field", h("label", { for: "judge" }, "Judge"),
+          h("select#judge", { name: "judge" },
+            h("option", { value: "contract" }, "Scoring contract (0–100)"),
+            h("option", { value: "rubric" }, "Rubric (disagreement hierarchy, 0–10)"))))),
     h("details",
       h("summary", "Attach context"),
       h("div.field",
@@ -207,9 +224,51 @@ export function render(view) {
         : h("p.muted", "No runs yet."));
   }, () => {});
 
-  mount(view, form, h("div.grid.two", queue, recent));
+  mount(view, form, motionForm(), h("div.grid.two", queue, recent));
   redraw = () => { draw(); runQueue.disabled = running; };
   redraw();
   claim.focus();
   return () => { redraw = () => {}; };
+}
+
+// A motion debate: two teams in turns before a crowd that votes (POST /motions).
+function motionForm() {
+  const motion = h("textarea#motion", {
+    name: "motion", rows: 2, required: true, maxlength: 2000,
+    placeholder: "e.g. As of 2014, state surveillance was a legitimate defense of our freedoms.",
+  });
+  const message = h("div", { "aria-live": "polite" });
+  const start = h("button.primary#start-motion", { type: "submit" }, "Start motion debate");
+  const form = h(
+    "form.card#motion-form",
+    { "aria-labelledby": "motion-form-title" },
+    h("h2#motion-form-title", "Debate a motion before a crowd"),
+    h("div.field", h("label", { for: "motion" }, "Motion"), motion,
+      h("div.hint", "The crowd votes before the debate and after every round; the result is the vote swing.")),
+    h("div.row",
+      h("div.field", h("label", { for: "motion-rounds" }, "Rounds between opening and closing"),
+        h("input#motion-rounds", { type: "number", name: "rounds", min: 1, max: 6, value: 2 })),
+      h("div.field", h("label", { for: "motion-crowd" }, "Voters"),
+        h("input#motion-crowd", { type: "number", name: "crowd", min: 1, max: 100, value: 24 }))),
+    h("div.row", start, message),
+  );
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    start.disabled = true;
+    mount(message, h("span.muted", "Starting…"));
+    const data = new FormData(form);
+    try {
+      const view = await api("/motions", {
+        method: "POST",
+        body: { motion: motion.value, rounds: Number(data.get("rounds")), crowd: Number(data.get("crowd")) },
+      });
+      watchRun({ run_id: view.run_id, claim: view.motion.motion });
+      location.hash = `#/runs/${view.run_id}/live`;
+    } catch (err) {
+      start.disabled = false;
+      mount(message, errorBox(err));
+      if (err.field === "motion") motion.focus();
+    }
+  });
+  return form;
 }

@@ -211,7 +211,7 @@ async function motionResult(view, header, runId) {
   const card = h("section.card#motion", { "aria-labelledby": "motion-title" },
     h("h2#motion-title", "Motion debate: the crowd's vote"),
     h("dl",
-      h("dt", "Vote zero"), h("dd", share(r.vote_zero)),
+      h("dt", "Vote zero"), h("dd", `${share(r.vote_zero)} (${r.vote_zero.voters} voters)`),
       h("dt", "Final vote"), h("dd", share(r.final_vote)),
       h("dt", "Swing"), h("dd#swing", `for ${signed(r.swing.for)} · against ${signed(r.swing.against)} points`),
       h("dt", "First speaker"), h("dd", `${r.plan.first}${r.plan.tie ? " (drawn: a tie)" : ""}${r.plan.minority ? ` · the time knob gave ${r.plan.minority} more room` : ""}`)),
