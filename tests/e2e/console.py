@@ -4,7 +4,6 @@ Chromium driven by Playwright (browsers cannot be downloaded here: the system bi
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
@@ -70,17 +69,44 @@ class Served:
 
 
 @contextmanager
+def serving(env: dict[str, str], port: int) -> Iterator[subprocess.Popen[bytes]]:
+    """`claimcourt serve` on this port, once its /health answers; stopped at the end unless a test
+    already stopped it (killed it, say)."""
+    process = subprocess.Popen(
+        [CLAIMCOURT, "serve", "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                break
+        except httpx.TransportError:
+            time.sleep(0.1)
+    else:
+        process.kill()
+        raise AssertionError(f"serve did not start: {process.stderr.read() if process.stderr else ''!r}")
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
+
+
+@contextmanager
 def serve(data_dir: Path, **env: str) -> Iterator[Served]:
-    environment = {
-        **os.environ,
-        "CLAIMCOURT_DATA_DIR": str(data_dir),
-        "CLAIMCOURT_PROVIDER": "offline",
-        "CLAIMCOURT_OFFLINE_PACE_MS": "300",
-        "CLAIMCOURT_HOURLY_RUNS_PER_TENANT": "1000",
+    environment = processes.child_env(
+        processes.provider_setting,
+        CLAIMCOURT_DATA_DIR=str(data_dir),
+        CLAIMCOURT_PROVIDER="offline",
+        CLAIMCOURT_OFFLINE_PACE_MS="300",
+        CLAIMCOURT_HOURLY_RUNS_PER_TENANT="1000",
         **env,
-    }
-    environment.pop("ANTHROPIC_API_KEY", None)
-    environment.pop("OPENAI_API_KEY", None)
+    )
     made = subprocess.run(
         [CLAIMCOURT, "keys", "create", "--tenant", "acme", "--label", "console tests"],
         env=environment,
@@ -90,29 +116,5 @@ def serve(data_dir: Path, **env: str) -> Iterator[Served]:
     )
     key = made.stdout.strip().splitlines()[-1]
     port = free_port()
-    process = subprocess.Popen(
-        [CLAIMCOURT, "serve", "--port", str(port)],
-        env=environment,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.1)
-    else:
-        process.kill()
-        raise AssertionError(f"serve did not start: {process.stderr.read() if process.stderr else ''!r}")
-    try:
-        yield Served(url, key, data_dir)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    with serving(environment, port):
+        yield Served(f"http://127.0.0.1:{port}", key, data_dir)

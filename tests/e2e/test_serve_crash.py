@@ -8,44 +8,18 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.e2e.console import CLAIMCOURT, serving
 from tests.fakes.provider_servers import FakeOpenAIServer, openai_json_completion
 from tests.integration.served import free_port
 
 pytestmark = pytest.mark.timeout(120)
-CLAIMCOURT = str(Path(sys.executable).parent / "claimcourt")
 CAP = 3
-
-
-@contextmanager
-def serving(env: dict[str, str], port: int) -> Iterator[subprocess.Popen[bytes]]:
-    process = subprocess.Popen(
-        [CLAIMCOURT, "serve", "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.1)
-    else:
-        process.kill()
-        raise AssertionError(f"serve did not start: {process.stderr.read() if process.stderr else ''!r}")
-    try:
-        yield process
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            process.wait(timeout=30)
 
 
 def test_a_killed_server_restarted_ends_its_runs_and_frees_their_slots_within_seconds(tmp_path: Path) -> None:

@@ -274,6 +274,14 @@ def tallies_of(store: ArtifactStore, run_id: str) -> list[VoteTally]:
     ]
 
 
+def map_of(store: ArtifactStore, run_id: str, round: int) -> MotionMap | None:
+    """The judge's map after this round (None: none yet, or round 0)."""
+    try:
+        return MotionMap.model_validate(store.get_artifact(run_id, map_key(round)))
+    except NotFoundError:
+        return None
+
+
 def maps_of(store: ArtifactStore, run_id: str) -> dict[int, MotionMap]:
     return {
         int(key.split("/")[1][1:]): MotionMap.model_validate(doc)

@@ -27,7 +27,17 @@ from pydantic import BaseModel, ConfigDict
 from claimcourt import artifacts
 from claimcourt.debate.argue import opposite
 from claimcourt.errors import NotFoundError
-from claimcourt.models import Argument, FrontierIssue, LedgerEntry, Result, RoundAction, RunRecord
+from claimcourt.models import (
+    Argument,
+    FrontierIssue,
+    LedgerEntry,
+    MotionMap,
+    MotionResult,
+    Result,
+    RoundAction,
+    RunRecord,
+    VoteTally,
+)
 from claimcourt.motions.turns import PHASE_TEXT
 from claimcourt.store.base import Store
 
@@ -313,9 +323,9 @@ def motion_transcript(
     record: RunRecord,
     arguments: list[Argument],
     ledger: list[LedgerEntry],
-    maps: dict[int, Any],
-    tallies: list[Any],
-    result: Any,
+    maps: dict[int, MotionMap],
+    tallies: list[VoteTally],
+    result: MotionResult | None,
 ) -> str:
     motion = record.motion
     assert motion is not None

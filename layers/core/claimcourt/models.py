@@ -23,6 +23,8 @@ MAX_CONTEXT_CHARS = 20000
 Mode = Literal["spectral", "verdict"]
 Effort = Literal["low", "standard", "high"]
 Side = Literal["for", "against"]
+# How a side takes its turn in a round: both sides at once, or first / second, the second answering.
+Turn = Literal["together", "first", "second"]
 Tier = Literal["T1", "T2"]
 Score = Annotated[int, Field(ge=0, le=100)]
 # The judge a claim debate ends with: the scoring contract's (a 0–100 score per sub-claim) or the
@@ -488,7 +490,7 @@ class FactcheckInput(Strict):
     to_check: list[LedgerEntry] = Field(description="The other side's citations new this round.")
     to_answer: list[LedgerEntry] = Field(description="Own side's citations checked last round.")
     # Motion debates: the team speaks first or second in its round; its private notes.
-    turn: Literal["together", "first", "second"] = "together"
+    turn: Turn = "together"
     team_notes: list[str] = Field(default_factory=list)
 
 
@@ -1065,9 +1067,6 @@ class DecomposeInput(Strict):
 class DecomposeCheckInput(Strict):
     claim: str
     decomposition: Decomposition
-
-
-Turn = Literal["together", "first", "second"]
 
 
 class ArgueInput(Strict):

@@ -42,18 +42,19 @@ from claimcourt.evidence.golden import GoldenByRun, GoldenSource
 from claimcourt.evidence.retrieve import retrieve
 from claimcourt.models import (
     BaselineInput,
-    CallRecord,
     Directive,
+    Interval,
     Mode,
     RunRequest,
     RunStatus,
     SourceTag,
+    Usage,
+    Verdict,
     usage_from,
     utcnow,
 )
 from claimcourt.reasoning.base import CallContext, ProviderReply, Task
 from claimcourt.reasoning.offline import OfflineReasoner
-from claimcourt.reasoning.prices import WEB_SEARCH_USD_PER_REQUEST, cost_usd
 from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.runs import (
     OWNER_GONE,
@@ -65,6 +66,7 @@ from claimcourt.runs import (
     sweep,
 )
 from claimcourt.settings import ROLES, Settings
+from claimcourt.stages.retrieve import search_call
 from claimcourt.wiring import Deps, build_deps
 
 SYSTEMS = ("judge", "rag", "debate")
@@ -218,24 +220,16 @@ class Session:
         )
         self.runtime.follow(run_id)
         record = deps.store.get_run(run_id)
-        usage = run_usage(deps.store, record)
-        return Outcome(
-            key=job.key,
-            bench=job.bench,
-            item=job.item,
-            system=job.system,
-            repeat=job.repeat,
-            status=record.status.value,
-            score=record.score,
-            low=record.interval.low if record.interval else None,
-            high=record.interval.high if record.interval else None,
-            verdict=record.verdict.value if record.verdict else None,
+        return _outcome(
+            job,
+            record.status.value,
             error=record.error,
-            calls=sum(m.calls for m in usage.models.values()),
-            tokens=usage.input_tokens + usage.output_tokens,
-            cost_usd=usage.total_cost_usd,
-            wall_s=round(time.perf_counter() - began, 3),
+            wall_s=time.perf_counter() - began,
             run_id=run_id,
+            score=record.score,
+            interval=record.interval,
+            verdict=record.verdict,
+            usage=run_usage(deps.store, record),
         )
 
     def _baseline(self, job: Job, run_id: str, claim: str, began: float) -> Outcome:
@@ -247,24 +241,16 @@ class Session:
             deps.reasoner,
             CallContext(run_id, "bench", side=job.system),
         )
-        usage = usage_from(deps.store.run_calls(run_id), 0, 0)
-        return Outcome(
-            key=job.key,
-            bench=job.bench,
-            item=job.item,
-            system=job.system,
-            repeat=job.repeat,
-            status=RunStatus.SUCCEEDED.value,
-            score=judged.score,
-            low=judged.interval.low,
-            high=judged.interval.high,
-            verdict=judged.verdict.value,
+        return _outcome(
+            job,
+            RunStatus.SUCCEEDED.value,
             error=None,
-            calls=sum(m.calls for m in usage.models.values()),
-            tokens=usage.input_tokens + usage.output_tokens,
-            cost_usd=usage.total_cost_usd,
-            wall_s=round(time.perf_counter() - began, 3),
+            wall_s=time.perf_counter() - began,
             run_id=run_id,
+            score=judged.score,
+            interval=judged.interval,
+            verdict=judged.verdict,
+            usage=usage_from(deps.store.run_calls(run_id), 0, 0),
         )
 
     def _search(self, job: Job, run_id: str, claim: str) -> list[Any]:
@@ -285,30 +271,25 @@ class Session:
                 as_of=job.as_of,
                 ttl_s=self.deps.settings.cache_ttl_s,
             )
-            usage: tuple[str, int, int] | None = getattr(source, "last_usage", None)
-            requests = int(getattr(source, "last_search_requests", 0) or 0)
-        if usage is not None and not cache_hit:  # a search that calls a model is billed like a call
-            model, input_tokens, output_tokens = usage
-            cost, known = cost_usd(model, input_tokens, output_tokens)
-            cost += WEB_SEARCH_USD_PER_REQUEST * requests
-            self.deps.store.put_call(
-                CallRecord(
-                    run_id,
-                    "bench:search",
-                    source.name,
-                    model,
-                    input_tokens,
-                    output_tokens,
-                    cost,
-                    known,
-                    None,
-                    None,
-                )
-            )
+            billed = search_call(source, run_id, "bench:search") if not cache_hit else None
+        if billed is not None:  # a search that calls a model is billed like a call
+            self.deps.store.put_call(billed)
         return found
 
 
-def _outcome(job: Job, status: str, *, error: str, wall_s: float, run_id: str = "") -> Outcome:
+def _outcome(
+    job: Job,
+    status: str,
+    *,
+    error: str | None,
+    wall_s: float,
+    run_id: str = "",
+    score: int | None = None,
+    interval: Interval | None = None,
+    verdict: Verdict | None = None,
+    usage: Usage | None = None,
+) -> Outcome:
+    """A job's outcome: what it scored, and what it spent (nothing for one that never ran)."""
     return Outcome(
         key=job.key,
         bench=job.bench,
@@ -316,14 +297,14 @@ def _outcome(job: Job, status: str, *, error: str, wall_s: float, run_id: str = 
         system=job.system,
         repeat=job.repeat,
         status=status,
-        score=None,
-        low=None,
-        high=None,
-        verdict=None,
+        score=score,
+        low=interval.low if interval else None,
+        high=interval.high if interval else None,
+        verdict=verdict.value if verdict else None,
         error=error,
-        calls=0,
-        tokens=0,
-        cost_usd=0.0,
+        calls=sum(m.calls for m in usage.models.values()) if usage else 0,
+        tokens=usage.input_tokens + usage.output_tokens if usage else 0,
+        cost_usd=usage.total_cost_usd if usage else 0.0,
         wall_s=round(wall_s, 3),
         run_id=run_id,
     )

@@ -1,7 +1,7 @@
 """What the benches (and the browser tests) give the processes they start: a free loopback port,
-this process's environment adjusted, and Debian's Chromium. The one place a bench reads os.environ:
-a child process inherits the caller's environment; the product's own settings are read by
-claimcourt.settings only."""
+this process's environment adjusted, and Debian's Chromium. The one place a bench reads os.environ,
+and only to hand it on whole: a child process inherits the caller's environment (less its provider
+keys); no setting is read here, the product's own are read by claimcourt.settings only."""
 
 from __future__ import annotations
 
@@ -28,7 +28,5 @@ def child_env(drop: Callable[[str], bool] = lambda name: False, **overrides: str
 
 
 def chromium_path() -> str | None:
-    """Debian's Chromium (`apt-get install chromium`, as .ci/run does), or CLAIMCOURT_CHROMIUM."""
-    return (
-        os.environ.get("CLAIMCOURT_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    )
+    """Debian's Chromium (`apt-get install chromium`, as .ci/run does), found on the PATH."""
+    return shutil.which("chromium") or shutil.which("chromium-browser")

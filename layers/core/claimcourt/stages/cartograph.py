@@ -33,7 +33,7 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
         evidence_source=deps.evidence.name,
         statements=artifacts.statements_of(said, motion.phase),
         ledger=artifacts.ledger_of(deps.store, p.run_id, said, pool),
-        previous=artifacts.maps_of(deps.store, p.run_id).get(p.round - 1),
+        previous=artifacts.map_of(deps.store, p.run_id, p.round - 1),
     )
     ctx = CallContext(p.run_id, STAGE, p.round, route=route_for(deps, motion, "judge"))
     reply = unless_budget_spent(lambda: deps.reasoner.call(cartograph_task(inputs), ctx))

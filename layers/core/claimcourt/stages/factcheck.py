@@ -4,11 +4,11 @@ The reply is the `factcheck/rNN/<side>` artifact; the ledger (artifacts.ledger_o
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from claimcourt import artifacts
 from claimcourt.debate.factcheck import factcheck
-from claimcourt.models import FactcheckInput, FactcheckReply, Side, Stage
+from claimcourt.models import FactcheckInput, FactcheckReply, Side, Stage, Turn
 from claimcourt.reasoning.base import CallContext
 from claimcourt.stages.motions import route_for, unless_budget_spent
 from claimcourt.stages.payloads import RoundPayload
@@ -21,7 +21,7 @@ class FactcheckPayload(RoundPayload):
     side: Side = "for"  # the fact-checker's own side: it checks the other side's citations
     # together: a claim debate's round, both sides argued at once. first / second: a motion debate's
     # team checks before it speaks, first or second in its round.
-    turn: Literal["together", "first", "second"] = "together"
+    turn: Turn = "together"
 
 
 def run(deps: Deps, p: FactcheckPayload) -> dict[str, Any]:

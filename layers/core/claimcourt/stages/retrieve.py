@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from claimcourt import artifacts
-from claimcourt.evidence.base import source_for_run
+from claimcourt.evidence.base import EvidenceSource, source_for_run
 from claimcourt.evidence.retrieve import retrieve
 from claimcourt.models import CallRecord, Directive, Stage
 from claimcourt.observability import count
@@ -39,24 +39,22 @@ def run(deps: Deps, p: RetrievePayload) -> dict[str, Any]:
         "items": [e.model_dump(mode="json") for e in found],
     }
     count("RetrievalCacheHits" if cache_hit else "RetrievalCacheMisses")
-    if not cache_hit:  # a cached answer cost nothing this time
-        _bill_search(deps, p)
+    key = f"{STAGE}:{p.round}:{p.directive.sub_claim_id}:search{':contrarian' * p.directive.contrarian}"
+    if not cache_hit and (billed := search_call(deps.evidence, p.run_id, key)) is not None:
+        deps.store.put_call(billed)  # a cached answer cost nothing this time
     deps.store.put_artifact(
         p.run_id, artifacts.evidence_key(p.round, p.directive.sub_claim_id, p.directive.contrarian), doc
     )
     return {"sub_claim_id": p.directive.sub_claim_id, "found": len(found), "cache_hit": cache_hit}
 
 
-def _bill_search(deps: Deps, p: RetrievePayload) -> None:
-    """A source that calls a model to search (Anthropic web search) is billed like any other call."""
-    usage: tuple[str, int, int] | None = getattr(deps.evidence, "last_usage", None)
+def search_call(source: EvidenceSource, run_id: str, key: str) -> CallRecord | None:
+    """The call to bill for this thread's last search of a source that calls a model to search
+    (Anthropic web search: tokens, and a price per search); None for one that does not (the corpus)."""
+    usage: tuple[str, int, int] | None = getattr(source, "last_usage", None)
     if usage is None:
-        return
+        return None
     model, input_tokens, output_tokens = usage
     cost, known = cost_usd(model, input_tokens, output_tokens)
-    cost += WEB_SEARCH_USD_PER_REQUEST * int(getattr(deps.evidence, "last_search_requests", 0))
-    key = f"{STAGE}:{p.round}:{p.directive.sub_claim_id}:search{':contrarian' * p.directive.contrarian}"
-    record = CallRecord(
-        p.run_id, key, deps.evidence.name, model, input_tokens, output_tokens, cost, known, None, None
-    )
-    deps.store.put_call(record)
+    cost += WEB_SEARCH_USD_PER_REQUEST * int(getattr(source, "last_search_requests", 0) or 0)
+    return CallRecord(run_id, key, source.name, model, input_tokens, output_tokens, cost, known, None, None)

@@ -34,7 +34,7 @@ def run(deps: Deps, p: SpeakPayload) -> dict[str, Any]:
     # (a passage the other team cited is new to this one: a new ledger entry). None in the closing.
     cited_before = sorted({c for a in said if a.side == p.side for pt in a.points for c in pt.citations})
     ledger = artifacts.ledger_of(deps.store, p.run_id, said, pool)
-    view = artifacts.maps_of(deps.store, p.run_id).get(p.round - 1)
+    view = artifacts.map_of(deps.store, p.run_id, p.round - 1)
     allowance = plan.allowance[p.side]
     inputs = SpeakInput(
         motion=motion.motion,
