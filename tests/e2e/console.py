@@ -69,35 +69,6 @@ class Served:
 
 
 @contextmanager
-def serving(env: dict[str, str], port: int) -> Iterator[subprocess.Popen[bytes]]:
-    """`claimcourt serve` on this port, once its /health answers; stopped at the end unless a test
-    already stopped it (killed it, say)."""
-    process = subprocess.Popen(
-        [CLAIMCOURT, "serve", "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.1)
-    else:
-        process.kill()
-        raise AssertionError(f"serve did not start: {process.stderr.read() if process.stderr else ''!r}")
-    try:
-        yield process
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
-
-
-@contextmanager
 def serve(data_dir: Path, **env: str) -> Iterator[Served]:
     environment = processes.child_env(
         processes.provider_setting,
@@ -116,5 +87,5 @@ def serve(data_dir: Path, **env: str) -> Iterator[Served]:
     )
     key = made.stdout.strip().splitlines()[-1]
     port = free_port()
-    with serving(environment, port):
+    with processes.serving([CLAIMCOURT, "serve", "--port", str(port)], environment, port):
         yield Served(f"http://127.0.0.1:{port}", key, data_dir)

@@ -14,7 +14,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.e2e.console import CLAIMCOURT, serving
+from claimcourt.bench.processes import serving
+from tests.e2e.console import CLAIMCOURT
 from tests.fakes.provider_servers import FakeOpenAIServer, openai_json_completion
 from tests.integration.served import free_port
 
@@ -44,7 +45,7 @@ def test_a_killed_server_restarted_ends_its_runs_and_frees_their_slots_within_se
         auth = {"Authorization": f"Bearer {key}"}
         port = free_port()
         # and a server running as many debates as the cap allows
-        with serving(env, port) as first:
+        with serving([CLAIMCOURT, "serve", "--port", str(port)], env, port) as first:
             base = f"http://127.0.0.1:{port}"
             runs = []
             for i in range(CAP):
@@ -59,7 +60,7 @@ def test_a_killed_server_restarted_ends_its_runs_and_frees_their_slots_within_se
             first.wait(timeout=10)
         # and started again on the same data
         restarted_at = time.monotonic()
-        with serving(env, port):
+        with serving([CLAIMCOURT, "serve", "--port", str(port)], env, port):
             # Then within 10 s its runs are failed with the reason, and a new run is admitted
             ended: dict[str, dict[str, object]] = {}
             while time.monotonic() - restarted_at < 10 and len(ended) < CAP:

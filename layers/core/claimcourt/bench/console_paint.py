@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 
-from claimcourt.bench.processes import child_env, chromium_path, free_port
+from claimcourt.bench.processes import child_env, chromium_path, free_port, serving
 
 GOAL_MS = 300.0
 CLAIM = "Arctic sea ice has declined since 1979"
@@ -95,24 +95,11 @@ def main() -> None:
             check=True,
         ).stdout.strip()
         port = free_port()
-        server = subprocess.Popen(
-            [claimcourt, "serve", "--port", str(port)],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
         base = f"http://127.0.0.1:{port}"
-        try:
+        with serving([claimcourt, "serve", "--port", str(port)], env, port):
             with httpx.Client(
                 base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=10
             ) as client:
-                deadline = time.monotonic() + 30
-                while time.monotonic() < deadline:
-                    try:
-                        if client.get("/health").status_code == 200:
-                            break
-                    except httpx.TransportError:
-                        time.sleep(0.1)
                 run_id = client.post("/runs", json={"claim": CLAIM}).json()["run_id"]
                 while client.get(f"/runs/{run_id}").json()["status"] == "running":
                     time.sleep(0.1)
@@ -123,9 +110,6 @@ def main() -> None:
                 cold = _loads(browser, url, key, args.loads, warm=False)
                 warm = _loads(browser, url, key, args.loads, warm=True)
                 browser.close()
-        finally:
-            server.terminate()
-            server.wait(timeout=20)
     print(f"the verdict page on claimcourt serve (offline reasoner), {args.loads} loads each")
     for label, found in (
         ("cold cache (a new browser context each load)", cold),

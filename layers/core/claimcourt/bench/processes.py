@@ -8,7 +8,12 @@ from __future__ import annotations
 import os
 import shutil
 import socket
-from collections.abc import Callable
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import httpx
 
 
 def free_port() -> int:
@@ -30,3 +35,30 @@ def child_env(drop: Callable[[str], bool] = lambda name: False, **overrides: str
 def chromium_path() -> str | None:
     """Debian's Chromium (`apt-get install chromium`, as .ci/run does), found on the PATH."""
     return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@contextmanager
+def serving(command: list[str], env: dict[str, str], port: int) -> Iterator[subprocess.Popen[bytes]]:
+    """A server process (`claimcourt serve --port PORT`, say), once its /health answers on loopback;
+    stopped at the end unless the caller already stopped it (killed it, say)."""
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                break
+        except httpx.TransportError:
+            time.sleep(0.1)
+    else:
+        process.kill()
+        raise RuntimeError(f"the server did not start: {process.stderr.read() if process.stderr else ''!r}")
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
