@@ -149,15 +149,23 @@ def _moto_hooks() -> dict[str, object]:
     from moto.stepfunctions.parser import models as parser_models
     from moto.stepfunctions.parser.asl.component.common.path import result_path
     from moto.stepfunctions.parser.asl.component.common.string import string_expression
+    from moto.stepfunctions.parser.asl.component.program.program import Program
     from moto.stepfunctions.parser.asl.component.state.exec import execute_state
+    from moto.stepfunctions.parser.asl.component.state.exec.state_map.iteration import (
+        inline_iteration_component,
+        job,
+    )
+    from moto.stepfunctions.parser.asl.component.state.exec.state_parallel import branch_worker
     from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
-    from moto.stepfunctions.parser.asl.eval import states
+    from moto.stepfunctions.parser.asl.eval import environment, states
     from moto.stepfunctions.parser.asl.utils import json_path
+    from moto.stepfunctions.parser.backend import execution_worker
     from moto.stepfunctions.parser.backend.execution import BaseExecutionWorkerCommunication
     from moto.stepfunctions.parser.backend.execution_worker import ExecutionWorker
 
     modules = [lambda_eval_utils, ExecutionWorker, result_path, string_expression, states, json_path]
     modules += [parser_models, BaseExecutionWorkerCommunication, execute_state, execute_state.ExecutionState]
+    modules += [Program, environment, job, branch_worker, inline_iteration_component, execution_worker]
     return {f"{m.__name__}.{k}": v for m in modules for k, v in vars(m).items()}
 
 
@@ -193,6 +201,34 @@ def test_state_data_is_copied_deeply_and_the_same() -> None:
     assert copied["a"] is not data["a"] and copied["a"][2] is not data["a"][2]
     copied["a"][2]["b"] = "changed"
     assert data["a"][2]["b"] is None
+
+
+def test_moto_program_states_and_closed_jobs_are_copied_deeply_and_the_same() -> None:
+    from moto.stepfunctions.parser.asl.component.state.exec.state_map.iteration.job import JobClosed
+    from moto.stepfunctions.parser.asl.eval.program_state import ProgramError, ProgramRunning
+
+    from claimcourt.local.dispatch import JsonCopy, _plain_classes
+
+    for kind in _plain_classes():  # still plain: nothing of its own that copy.deepcopy would honour
+        assert not {"__deepcopy__", "__reduce__", "__reduce_ex__", "__slots__", "__setstate__"} & set(
+            vars(kind)
+        )
+    running = ProgramRunning()
+    running.next_state_name = "Argue"
+    copied = JsonCopy.deepcopy(running)
+    assert type(copied) is ProgramRunning and copied is not running
+    assert copied.next_state_name == "Argue"
+    copied.next_state_name = "Judge"
+    assert running.next_state_name == "Argue"
+    failed = ProgramError(error={"error": "States.Timeout", "cause": "slow"})
+    assert (
+        JsonCopy.deepcopy(failed).error == failed.error
+        and JsonCopy.deepcopy(failed).error is not failed.error
+    )
+    jobs = {JobClosed(job_index=0, job_output={"found": [1]}), JobClosed(job_index=1, job_output=None)}
+    copied_jobs = JsonCopy.deepcopy(jobs)
+    assert sorted((j.job_index, j.job_output) for j in copied_jobs) == [(0, {"found": [1]}), (1, None)]
+    assert not {id(j) for j in copied_jobs} & {id(j) for j in jobs}
 
 
 def test_moto_function_is_restored_even_when_the_body_raises(dispatcher: LambdaDispatcher) -> None:
@@ -368,15 +404,16 @@ def _where(name: str, **extra: Any) -> dict[str, Any]:
     }
 
 
-def _run_threads_machine(tmp_path: Path, states: dict[str, Any]) -> dict[str, Any]:
+def _run_threads_machine(tmp_path: Path, states: dict[str, Any], **machine: Any) -> dict[str, Any]:
     import boto3
     from moto import mock_aws
 
+    tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "template.yaml").write_text(THREADS_TEMPLATE)
     (tmp_path / "functions" / "where").mkdir(parents=True)
     (tmp_path / "functions" / "where" / "app.py").write_text(WHERE)
     (tmp_path / "statemachine").mkdir()
-    asl = {"StartAt": next(iter(states)), "States": states}
+    asl = {"StartAt": next(iter(states)), "States": states, **machine}
     (tmp_path / "statemachine" / "threads.asl.json").write_text(json.dumps(asl))
     template = load_template(tmp_path)
     with (
@@ -405,6 +442,40 @@ def test_a_state_without_a_timeout_does_its_work_on_the_thread_that_evaluates_it
     assert "_exec_and_notify" not in output["first"]["thread"]
     # each in a fresh context, as on a thread of its own: nothing set by the first reaches the second
     assert output["second"]["seen"] is None
+
+
+@pytest.mark.timeout(60)
+def test_a_parallels_branches_run_at_once_on_parked_workers_that_the_next_execution_reuses(
+    tmp_path: Path,
+) -> None:
+    from claimcourt.local.threads import POOL
+
+    def branch(name: str) -> dict[str, Any]:
+        where = _where(name, End=True)
+        where["Parameters"]["Payload"]["sleep"] = 0.3
+        del where["ResultPath"]
+        return {"StartAt": name, "States": {name: where}}
+
+    states = {"Both": {"Type": "Parallel", "Branches": [branch("left"), branch("right")], "End": True}}
+    started = time.monotonic()
+    described = _run_threads_machine(tmp_path, states)
+    took = time.monotonic() - started
+    assert described["status"] == "SUCCEEDED"
+    left, right = json.loads(described["output"])
+    assert took < 0.55, took  # both slept 0.3 s at the same time
+    # each branch's program ran on its worker, not on a thread of its own started by the program
+    assert left["thread"] == right["thread"] == "claimcourt-pooled"
+    workers = POOL.started
+    assert _run_threads_machine(tmp_path / "again", states)["status"] == "SUCCEEDED"
+    assert POOL.started == workers  # the second execution's threads were parked ones
+
+
+@pytest.mark.timeout(60)
+def test_a_program_with_a_timeout_still_times_out(tmp_path: Path) -> None:
+    slow = _where("slow", End=True)
+    slow["Parameters"]["Payload"]["sleep"] = 3.0
+    described = _run_threads_machine(tmp_path, {"Slow": slow}, TimeoutSeconds=1)
+    assert described["status"] == "TIMED_OUT"
 
 
 @pytest.mark.timeout(60)

@@ -141,6 +141,31 @@ def test_run_succeeded_is_the_last_event(
     assert store.list_events(run.run_id)[-1].type == "run.succeeded"
 
 
+def test_following_a_run_to_its_end_asks_motos_api_nothing(
+    make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from claimcourt.local import runtime as local_runtime
+
+    # Given a run whose record ends (the score stage) before its execution does, and no periodic
+    # check of the execution due while it runs
+    monkeypatch.setattr(local_runtime, "DESCRIBE_EVERY_S", 600.0)
+    local = runtime(make_deps())
+    asked: list[str] = []
+    describe = local._sfn.describe_execution
+
+    def counted(**kwargs: Any) -> Any:
+        asked.append(kwargs["executionArn"])
+        return describe(**kwargs)
+
+    local._sfn.describe_execution = counted
+    run = new_run()
+    # When it is followed to its end
+    execution = local.execute(run.run_id, timeout_s=WAIT_S)
+    # Then moto announced the end: no DescribeExecution round trip beside the run's last stage
+    assert execution.status == "SUCCEEDED", execution.error
+    assert asked == []
+
+
 def test_debaters_argue_in_parallel(
     make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], store: SqliteStore
 ) -> None:

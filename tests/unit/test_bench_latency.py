@@ -3,7 +3,9 @@ them (parallel branches count once)."""
 
 from __future__ import annotations
 
-from claimcourt.bench.latency import Call, critical_calls
+import pytest
+
+from claimcourt.bench.latency import Call, critical_calls, critical_path
 
 
 def _call(kind: str, label: str = "", round_: int | None = None) -> Call:
@@ -24,3 +26,17 @@ def test_a_round_whose_checkers_had_nothing_to_check_adds_no_fact_check() -> Non
     calls = [_call("decompose"), _call("argue", "for", 1), _call("argue", "against", 1)]
     calls += [_call("factcheck", "against", 2), _call("argue", "for", 2), _call("argue", "against", 2)]
     assert critical_calls(calls) == 1 + 2 + 1
+
+
+def test_the_critical_path_lasts_as_long_as_its_calls_did_the_longer_of_each_parallel_pair() -> None:
+    def timed(kind: str, start: float, end: float, label: str = "", round_: int | None = None) -> Call:
+        return Call(kind, label, round_, start, end)
+
+    calls = [timed("suitability", 0.0, 0.30), timed("decompose", 0.0, 0.10)]
+    calls += [timed("decompose_check", 0.1, 0.25)]
+    calls += [timed("argue", 0.3, 0.40, "for", 1), timed("argue", 0.3, 0.45, "against", 1)]
+    calls += [timed("factcheck", 0.5, 0.52, "for", 1), timed("factcheck", 0.5, 0.51, "against", 1)]
+    calls += [timed("moderate", 0.6, 0.65), timed("adjudicate", 0.7, 0.80), timed("adjudicate", 0.7, 0.76)]
+    # suitability (0.30) outlasts decompose + its check (0.25); then 0.15 + 0.02 + 0.05 + 0.10
+    assert critical_path(calls) == pytest.approx(0.30 + 0.15 + 0.02 + 0.05 + 0.10)
+    assert critical_calls(calls) == 2 + 1 + 1 + 1 + 1  # counted, decompose and its check are two

@@ -7,9 +7,10 @@ handlers, the store), not reasoning. The process starts as the console script do
 collector paused until the runtime is up, then the start-up heap frozen). Prints, per run and on
 average:
 
-- wall / critical path, where the critical path is the sequential LLM calls × latency
+- wall / critical path, where the critical path is the sequential LLM calls as long as each lasted
   (suitability ∥ decompose, then per round max(argue for, argue against), max(the two fact-checkers,
-  when either has citations to check) and moderate, then adjudicate);
+  when either has citations to check) and moderate, then adjudicate): about the number of sequential
+  calls × latency, plus the provider's own lateness (its sleeps wake late by ~0.1 ms);
 - for each round, how much of the shorter debater call the other overlapped;
 - the CPU the process spent on the run (every thread: the orchestration, the handlers, the store and
   the offline reasoner's own work), which contention from other processes does not inflate as it
@@ -26,7 +27,7 @@ import statistics
 import tempfile
 import threading
 import time
-from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,20 +85,29 @@ class LatencyProvider:
         return reply
 
 
+def critical_path(calls: list[Call], duration: Callable[[Call], float] = lambda c: c.end - c.start) -> float:
+    """The run's longest path through its LLM calls, each lasting `duration`: suitability beside
+    decompose and its check, then per round the longer debater (the two argue in parallel) and the
+    longer fact-checker (when either had citations to check: a checker with nothing to check makes no
+    call), each moderator call (none after the last round), and the judge (its samples in parallel).
+    By default a call lasts as long as it did: the provider's own overshoot of its latency (a sleep
+    wakes late) is the provider's, not the orchestration's."""
+
+    def longest(kind: str, round_: int | None = None) -> float:
+        return max((duration(c) for c in calls if c.kind == kind and c.round == round_), default=0.0)
+
+    def total(*kinds: str) -> float:
+        return sum(duration(c) for c in calls if c.kind in kinds)
+
+    rounds = sorted({c.round for c in calls if c.kind in ("argue", "factcheck")}, key=lambda r: r or 0)
+    assess = max(total("suitability"), total("decompose", "decompose_check"))
+    debate = sum(longest("argue", r) + longest("factcheck", r) for r in rounds)
+    return assess + debate + total("moderate") + longest("adjudicate")
+
+
 def critical_calls(calls: list[Call]) -> int:
     """Sequential LLM calls on the run's longest path."""
-    count: dict[str, int] = defaultdict(int)
-    for c in calls:
-        count[c.kind] += 1
-    return (
-        max(count["suitability"], count["decompose"] + count["decompose_check"])
-        + count["argue"] // 2  # argue: the two sides of a round are parallel, one call each
-        # the fact-checkers of a round are parallel too, after the argue (a checker with nothing to
-        # check makes no call, so a round may have none)
-        + len({c.round for c in calls if c.kind == "factcheck"})
-        + count["moderate"]  # none after the last round
-        + min(1, count["adjudicate"])  # the judge's samples run in parallel
-    )
+    return round(critical_path(calls, duration=lambda c: 1.0))
 
 
 def debater_overlaps(calls: list[Call]) -> list[float]:
@@ -151,7 +161,7 @@ def measure(latency: float, runs: int, settings: Settings) -> None:
             cpu = (time.process_time() - cpu_start) * 1000
             if execution.status != "SUCCEEDED":
                 raise SystemExit(f"run {record.run_id} ended {execution.status}: {execution.error}")
-            critical = critical_calls(provider.calls) * latency
+            critical = critical_path(provider.calls)
             ratio = execution.wall_s / critical
             overlaps = debater_overlaps(provider.calls)
             if i > 0:
@@ -165,7 +175,7 @@ def measure(latency: float, runs: int, settings: Settings) -> None:
             )
     print(
         f"wall / critical path: mean {sum(ratios) / len(ratios):.3f}, median {statistics.median(ratios):.3f},"
-        f" worst {max(ratios):.3f} (goal ≤ 1.10)"
+        f" worst {max(ratios):.3f} (goal: median ≤ 1.08 at 50 ms a call)"
     )
     print(f"CPU a warm run: median {statistics.median(cpu_ms):.1f} ms, worst {max(cpu_ms):.1f} ms")
     mean_overlap = sum(all_overlaps) / len(all_overlaps)

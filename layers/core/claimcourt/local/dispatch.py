@@ -2,9 +2,11 @@
 guards every seam): Lambda Task states are dispatched in-process to the handlers template.yaml names,
 each state machine definition is parsed once per process rather than at its creation and at every
 execution, an execution's end is announced to whoever follows it with how it ended (no polling, no
-API round trip), a state without a timeout does its work on the thread that evaluates it, a Map
-starts no more workers than it has items, and moto's Batch integration (which imports moto.ec2,
-about 1 s) is loaded only if a state machine has a Batch task.
+API round trip), a state or a program (the execution's, a Parallel branch's, a Map iteration's)
+without a timeout does its work on the thread that evaluates it, the threads moto does start run on a
+pool of parked ones (local/threads.py), a Map starts no more workers than it has items, and moto's
+Batch integration (which imports moto.ec2, about 1 s) is loaded only if a state machine has a Batch
+task.
 
 moto's Step Functions interpreter (moto is pinned exactly) sends every `arn:aws:states:::lambda:invoke`
 task through `lambda_eval_utils._invoke_lambda_function`. Replacing that one function, rather than
@@ -16,6 +18,7 @@ Catch see the same error names as in the cloud.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import copy
 import functools
@@ -34,6 +37,7 @@ from typing import Any
 from unittest import mock
 
 from claimcourt.local.template import FunctionSpec, Template
+from claimcourt.local.threads import PooledThread, PooledThreading
 
 LambdaHandler = Callable[[dict[str, Any], Any], Any]
 
@@ -103,13 +107,17 @@ class LambdaDispatcher:
         from moto.stepfunctions.parser import models as parser_models
         from moto.stepfunctions.parser.asl.component.common.path import result_path
         from moto.stepfunctions.parser.asl.component.common.string import string_expression
+        from moto.stepfunctions.parser.asl.component.program.program import Program
         from moto.stepfunctions.parser.asl.component.state.exec import execute_state
         from moto.stepfunctions.parser.asl.component.state.exec.state_map.iteration import (
             inline_iteration_component as inline_map,
         )
+        from moto.stepfunctions.parser.asl.component.state.exec.state_map.iteration import job
+        from moto.stepfunctions.parser.asl.component.state.exec.state_parallel import branch_worker
         from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
-        from moto.stepfunctions.parser.asl.eval import states
+        from moto.stepfunctions.parser.asl.eval import environment, states
         from moto.stepfunctions.parser.asl.utils import json_path
+        from moto.stepfunctions.parser.backend import execution_worker
         from moto.stepfunctions.parser.backend.execution import BaseExecutionWorkerCommunication
         from moto.stepfunctions.parser.backend.execution_worker import ExecutionWorker
         from moto.stepfunctions.parser.utils import TMP_THREADS
@@ -141,6 +149,10 @@ class LambdaDispatcher:
             # a third of copy.deepcopy's time (which also tracks shared references JSON cannot have).
             mock.patch.object(states, "copy", JsonCopy),
             mock.patch.object(string_expression, "copy", JsonCopy),
+            # and its program state (at every state and frame) and a Map's results, plain objects
+            # that copy.deepcopy reconstructs through pickle's protocol.
+            mock.patch.object(environment, "copy", JsonCopy),
+            mock.patch.object(job, "copy", JsonCopy),
             # A state with no TimeoutSeconds does its work on the thread that evaluates it.
             mock.patch.object(
                 execute_state.ExecutionState,
@@ -148,11 +160,21 @@ class LambdaDispatcher:
                 _untimed_inline(execute_state.ExecutionState._evaluate_with_timeout),
             ),
             mock.patch.object(execute_state, "Thread", StateWorkThread),
+            # The same for a program: the execution's own, each Parallel branch's, each Map iteration's.
+            mock.patch.object(Program, "eval", _untimed_program(Program.eval)),
+            # moto names each Parallel branch's thread after its program, formatted whole (all of its
+            # states' components: about 0.2 ms a branch); the class name does.
+            mock.patch.object(Program, "__str__", _program_name),
             mock.patch.object(
                 inline_map.InlineIterationComponent,
                 "_eval_body",
                 _workers_for_items(inline_map.InlineIterationComponent._eval_body),
             ),
+            # The threads moto still starts (an execution's, each Parallel branch's, each Map
+            # worker's) run on parked workers: a thread start after an idle moment costs ~0.3 ms.
+            mock.patch.object(execution_worker, "Thread", PooledThread),
+            mock.patch.object(branch_worker, "threading", PooledThreading()),
+            mock.patch.object(inline_map, "threading", PooledThreading()),
         ):
             yield self
 
@@ -225,6 +247,31 @@ class StateWorkThread(threading.Thread):
         contextvars.Context().run(self.run)
 
 
+def _untimed_program(evaluate: Callable[[Any, Any], None]) -> Callable[[Any, Any], None]:
+    """Wraps moto's `Program.eval(self, env)`, which evaluates a program's states on a thread of its
+    own and waits for it, only to stop waiting after the program's TimeoutSeconds. A program without
+    one is evaluated on the calling thread, in a fresh context as on a new thread; one with a timeout,
+    as moto does. (What moto's thread runs: the first state's name, then the states in turn. A branch
+    stopped before it began, its sibling having failed, gets no first state: moto's setter refuses it
+    on the branch's thread, where nothing would catch it, and the loop then runs no state.)"""
+
+    from moto.stepfunctions.parser.asl.component.eval_component import EvalComponent
+
+    def evaluate_program(program: Any, env: Any) -> None:
+        if program.timeout_seconds is not None:
+            evaluate(program, env)
+            return
+        with contextlib.suppress(RuntimeError):  # refused only to a program stopped, or ended, already
+            env.next_state_name = program.start_at.start_at_name
+        contextvars.Context().run(EvalComponent.eval, program, env)
+
+    return evaluate_program
+
+
+def _program_name(program: Any) -> str:
+    return f"({type(program).__name__})"
+
+
 def _workers_for_items(eval_body: Callable[[Any, Any], None]) -> Callable[[Any, Any], None]:
     """Wraps moto's `InlineIterationComponent._eval_body(self, env)`, a Map state's iterations. moto
     starts MaxConcurrency worker threads however few the items are (the Retrieve map 8 for one or
@@ -259,7 +306,8 @@ def forget_finished(threads: list[threading.Thread]) -> None:
 
 
 class JsonCopy:
-    """Stands in for the `copy` module where moto copies state data (JSON values)."""
+    """Stands in for the `copy` module where moto copies state data (JSON values), its program states
+    and a Map's closed jobs (plain objects: attributes only, no copy hooks, no slots)."""
 
     @staticmethod
     def deepcopy(value: Any) -> Any:
@@ -270,7 +318,32 @@ class JsonCopy:
             return [JsonCopy.deepcopy(v) for v in value]
         if kind in (str, int, float, bool) or value is None:
             return value
+        if kind is set:
+            return {JsonCopy.deepcopy(v) for v in value}
+        if kind in _plain_classes():
+            copied = object.__new__(kind)
+            copied.__dict__.update(JsonCopy.deepcopy(value.__dict__))
+            return copied
         return copy.deepcopy(value)  # anything else, as moto would
+
+
+@functools.cache
+def _plain_classes() -> frozenset[type]:
+    """moto's classes that JsonCopy copies attribute by attribute (test_dispatch checks that each is
+    still plain: no __deepcopy__, __reduce__ or __slots__ of its own)."""
+    from moto.stepfunctions.parser.asl.component.state.exec.state_map.iteration.job import JobClosed
+    from moto.stepfunctions.parser.asl.eval import program_state
+
+    return frozenset(
+        {
+            JobClosed,
+            program_state.ProgramRunning,
+            program_state.ProgramEnded,
+            program_state.ProgramStopped,
+            program_state.ProgramError,
+            program_state.ProgramTimedOut,
+        }
+    )
 
 
 @functools.cache  # one cache per parser for the process, shared by every runtime in it

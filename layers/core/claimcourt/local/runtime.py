@@ -136,9 +136,10 @@ class LocalRuntime:
     def ended(self, run_id: str) -> Ended | None:
         """How the run's execution ended; None while it runs. A followed execution's end is known
         the moment moto records it (dispatch.ENDS); any other is asked of moto's API."""
-        arn = self._execution_arn(run_id)
-        described = ENDS.described(arn) or self._sfn.describe_execution(executionArn=arn)
-        return ended_from(described)
+        return self._ended_at(self._execution_arn(run_id))
+
+    def _ended_at(self, arn: str) -> Ended | None:
+        return ended_from(ENDS.described(arn) or self._sfn.describe_execution(executionArn=arn))
 
     def execute(
         self, run_id: str, timeout_s: float | None = None, on_tick: Callable[[], None] | None = None
@@ -150,21 +151,31 @@ class LocalRuntime:
         self, run_id: str, timeout_s: float | None = None, on_tick: Callable[[], None] | None = None
     ) -> Execution:
         """Wait for a started run's execution to end (its wall time counts from now). The record is
-        polled often (a SELECT, microseconds); moto's describe_execution costs milliseconds of CPU
-        that the handler threads would feel, so it is asked every half second at most. moto
-        announces the execution's end (dispatch.ENDS), which wakes the wait at once."""
+        polled often (a SELECT, microseconds). moto announces the execution's end (dispatch.ENDS), which
+        wakes the wait at once; its describe_execution costs milliseconds of CPU that the handler
+        threads would feel, so it is asked only every half second, in case the execution died without
+        saying (not when the record has ended: the last stage's execution is then still ending)."""
         store, started = self.deps.store, time.perf_counter()
-        execution_ended = ENDS.follow(self._execution_arn(run_id))
+        arn = self._execution_arn(run_id)
+        execution_ended = ENDS.follow(arn)
+        last_asked = time.monotonic()
 
         def wait(seconds: float) -> None:
             if execution_ended.wait(seconds):
                 execution_ended.clear()  # once: then plain sleeps (a run that could not record its end)
 
+        def execution_end() -> Ended | None:
+            nonlocal last_asked
+            if ENDS.described(arn) is None and time.monotonic() - last_asked < DESCRIBE_EVERY_S:
+                return None
+            last_asked = time.monotonic()
+            return self._ended_at(arn)
+
         try:
             follow(
                 store,
                 run_id,
-                lambda: self.ended(run_id),
+                execution_end,
                 timeout_s or self.deps.settings.run_timeout_s,
                 on_tick,
                 poll_s=POLL_S,
@@ -172,18 +183,16 @@ class LocalRuntime:
                 until_execution_ends=True,
                 wait=wait,
             )
-            end = self.ended(run_id)
+            end = self._ended_at(arn)
             if end is None:  # timed out: stop it, and the run ends failed with why
-                self._sfn.stop_execution(
-                    executionArn=self._execution_arn(run_id), error="Timeout", cause="local wait timed out"
-                )
-                end = self.ended(run_id) or Ended("ABORTED", "local wait timed out", None)
+                self._sfn.stop_execution(executionArn=arn, error="Timeout", cause="local wait timed out")
+                end = self._ended_at(arn) or Ended("ABORTED", "local wait timed out", None)
                 end_failed(store, run_id, execution_end_reason(end))
         except BaseException:  # Ctrl-C or a crash: the run still ends in a terminal state
             end_failed(store, run_id, "interrupted before it finished")
             raise
         finally:
-            ENDS.unfollow(self._execution_arn(run_id))
+            ENDS.unfollow(arn)
         wall = time.perf_counter() - started
         output = json.loads(end.output) if end.output else None
         return Execution(run_id, end.status, output, store.get_run(run_id).error, wall)
