@@ -14,6 +14,7 @@ a worker did before). What it is not: `native_id` and `ident` stay unset, as for
 from __future__ import annotations
 
 import contextvars
+import functools
 import queue
 import sys
 import threading
@@ -64,18 +65,17 @@ class PooledThread(threading.Thread):
     def start(self) -> None:
         if self._pooled_done is not None:
             raise RuntimeError("threads can only be started once")
-        self._pooled_done = threading.Event()
-        POOL.run(self._pooled_run)
+        done = self._pooled_done = threading.Event()
+        POOL.run(functools.partial(self._pooled_run, done))
 
-    def _pooled_run(self) -> None:
+    def _pooled_run(self, done: threading.Event) -> None:
         try:
             self.run()
         except BaseException:  # as a thread would: reported through threading.excepthook
             exc_type, exc_value, exc_traceback = sys.exc_info()
             threading.excepthook(threading.ExceptHookArgs((exc_type, exc_value, exc_traceback, self)))
         finally:
-            assert self._pooled_done is not None
-            self._pooled_done.set()
+            done.set()
 
     def is_alive(self) -> bool:
         return self._pooled_done is not None and not self._pooled_done.is_set()

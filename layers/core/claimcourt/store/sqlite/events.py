@@ -10,13 +10,11 @@ from claimcourt.store.sqlite.database import SqliteDatabase
 class SqliteEvents(SqliteDatabase, EventLog):
     def append_event(self, event: RunEvent, key: str) -> RunEvent | None:
         with self._tx() as db:
-            appended, seq = db.execute(
-                "SELECT EXISTS (SELECT 1 FROM events WHERE run_id=? AND key=?),"
-                " COALESCE((SELECT MAX(seq) FROM events WHERE run_id=?), 0) + 1",
-                (event.run_id, key, event.run_id),
-            ).fetchone()
-            if appended:
+            if db.execute("SELECT 1 FROM events WHERE run_id=? AND key=?", (event.run_id, key)).fetchone():
                 return None
+            seq = db.execute(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE run_id=?", (event.run_id,)
+            ).fetchone()[0]
             stored = event.model_copy(update={"seq": seq})
             db.execute(
                 "INSERT INTO events (run_id, seq, key, body) VALUES (?,?,?,?)",
