@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from claimcourt.bench.latency import Call, critical_calls, critical_path
+from claimcourt.bench.latency import Call, critical_path
+
+
+def critical_calls(calls: list[Call]) -> int:
+    """Sequential LLM calls on the run's longest path: each counted as lasting 1."""
+    return round(critical_path(calls, duration=lambda c: 1.0))
 
 
 def _call(kind: str, label: str = "", round_: int | None = None) -> Call:

@@ -105,11 +105,6 @@ def critical_path(calls: list[Call], duration: Callable[[Call], float] = lambda 
     return assess + debate + total("moderate") + longest("adjudicate")
 
 
-def critical_calls(calls: list[Call]) -> int:
-    """Sequential LLM calls on the run's longest path."""
-    return round(critical_path(calls, duration=lambda c: 1.0))
-
-
 def debater_overlaps(calls: list[Call]) -> list[float]:
     """Per round: the overlap of the two argue calls, as a share of the shorter one."""
     argues = [c for c in calls if c.kind == "argue"]
