@@ -151,12 +151,17 @@ def _moto_hooks() -> dict[str, object]:
     from moto.stepfunctions.parser.asl.component.common.string import string_expression
     from moto.stepfunctions.parser.asl.component.program.program import Program
     from moto.stepfunctions.parser.asl.component.state.exec import execute_state
+    from moto.stepfunctions.parser.asl.component.state.exec.state_map import state_map
     from moto.stepfunctions.parser.asl.component.state.exec.state_map.iteration import (
         inline_iteration_component,
         job,
     )
-    from moto.stepfunctions.parser.asl.component.state.exec.state_parallel import branch_worker
+    from moto.stepfunctions.parser.asl.component.state.exec.state_parallel import (
+        branch_worker,
+        state_parallel,
+    )
     from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
+    from moto.stepfunctions.parser.asl.component.state.exec.state_task.service import state_task_service
     from moto.stepfunctions.parser.asl.eval import environment, states
     from moto.stepfunctions.parser.asl.utils import json_path
     from moto.stepfunctions.parser.backend import execution_worker
@@ -166,6 +171,7 @@ def _moto_hooks() -> dict[str, object]:
     modules = [lambda_eval_utils, ExecutionWorker, result_path, string_expression, states, json_path]
     modules += [parser_models, BaseExecutionWorkerCommunication, execute_state, execute_state.ExecutionState]
     modules += [Program, environment, job, branch_worker, inline_iteration_component, execution_worker]
+    modules += [state_parallel, state_map, state_task_service]
     return {f"{m.__name__}.{k}": v for m in modules for k, v in vars(m).items()}
 
 
@@ -194,13 +200,17 @@ def test_state_data_is_copied_deeply_and_the_same() -> None:
     from datetime import datetime
 
     from claimcourt.local.dispatch import JsonCopy
+    from claimcourt.models import Stage
 
-    data = {"a": [1, 2.5, {"b": None, "c": True}], "d": "x", "when": datetime(2026, 1, 1)}
-    copied = JsonCopy.deepcopy(data)
-    assert copied == data
-    assert copied["a"] is not data["a"] and copied["a"][2] is not data["a"][2]
-    copied["a"][2]["b"] = "changed"
-    assert data["a"][2]["b"] is None
+    json_only = {"a": [1, 2.5, {"b": None, "c": True}], "d": "x", "e": [], "f": -(2**70)}
+    with_others = {**json_only, "when": datetime(2026, 1, 1), "stage": Stage.ARGUE}
+    for data in (json_only, with_others):  # copied in C, and attribute by attribute
+        copied = JsonCopy.deepcopy(data)
+        assert copied == data
+        assert [type(v) for v in copied.values()] == [type(v) for v in data.values()]
+        assert copied["a"] is not data["a"] and copied["a"][2] is not data["a"][2]
+        copied["a"][2]["b"] = "changed"
+        assert data["a"][2]["b"] is None
 
 
 def test_moto_program_states_and_closed_jobs_are_copied_deeply_and_the_same() -> None:

@@ -141,7 +141,25 @@ def test_run_succeeded_is_the_last_event(
     assert store.list_events(run.run_id)[-1].type == "run.succeeded"
 
 
-def test_following_a_run_to_its_end_asks_motos_api_nothing(
+def _counting_describes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every execution moto's backend is asked to describe, from now on."""
+    from moto.stepfunctions.responses import get_backend
+
+    from claimcourt.local.template import ACCOUNT, REGION
+
+    backend = get_backend(ACCOUNT, REGION)
+    asked: list[str] = []
+    describe = backend.describe_execution
+
+    def counted(execution_arn: str) -> Any:
+        asked.append(execution_arn)
+        return describe(execution_arn)
+
+    monkeypatch.setattr(backend, "describe_execution", counted)
+    return asked
+
+
+def test_following_a_run_to_its_end_asks_moto_nothing(
     make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from claimcourt.local import runtime as local_runtime
@@ -150,20 +168,37 @@ def test_following_a_run_to_its_end_asks_motos_api_nothing(
     # check of the execution due while it runs
     monkeypatch.setattr(local_runtime, "DESCRIBE_EVERY_S", 600.0)
     local = runtime(make_deps())
-    asked: list[str] = []
-    describe = local._sfn.describe_execution
-
-    def counted(**kwargs: Any) -> Any:
-        asked.append(kwargs["executionArn"])
-        return describe(**kwargs)
-
-    local._sfn.describe_execution = counted
+    asked = _counting_describes(monkeypatch)
     run = new_run()
     # When it is followed to its end
     execution = local.execute(run.run_id, timeout_s=WAIT_S)
-    # Then moto announced the end: no DescribeExecution round trip beside the run's last stage
+    # Then moto announced the end: its record of the execution was never asked for
     assert execution.status == "SUCCEEDED", execution.error
     assert asked == []
+
+
+def test_a_follower_checks_on_the_execution_while_it_runs_and_stops_it_at_the_timeout(
+    make_deps: Any,
+    runtime: Runtime,
+    new_run: Callable[..., RunRecord],
+    store: SqliteStore,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from claimcourt.local import runtime as local_runtime
+
+    # Given a run whose first stages take longer than its follower will wait, checked often
+    monkeypatch.setattr(local_runtime, "DESCRIBE_EVERY_S", 0.05)
+    local = runtime(make_deps(ScriptedProvider().sleep("suitability", 1.0).sleep("decompose", 1.0)))
+    asked = _counting_describes(monkeypatch)
+    run = new_run()
+    # When it is followed for 0.3 s
+    execution = local.execute(run.run_id, timeout_s=0.3)
+    # Then the execution was checked on while it ran, and stopped at the timeout; the run ended failed
+    assert len(asked) >= 3
+    assert execution.status == "ABORTED"
+    failed = store.get_run(run.run_id)
+    assert (failed.status, failed.error) == (RunStatus.FAILED, "execution aborted: local wait timed out")
+    assert store.list_events(run.run_id)[-1].type == "run.failed"
 
 
 def test_debaters_argue_in_parallel(

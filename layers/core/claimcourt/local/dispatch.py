@@ -24,6 +24,7 @@ import copy
 import functools
 import importlib.util
 import json
+import marshal
 import pickle
 import sys
 import threading
@@ -109,18 +110,26 @@ class LambdaDispatcher:
         from moto.stepfunctions.parser.asl.component.common.string import string_expression
         from moto.stepfunctions.parser.asl.component.program.program import Program
         from moto.stepfunctions.parser.asl.component.state.exec import execute_state
+        from moto.stepfunctions.parser.asl.component.state.exec.state_map import state_map
         from moto.stepfunctions.parser.asl.component.state.exec.state_map.iteration import (
             inline_iteration_component as inline_map,
         )
         from moto.stepfunctions.parser.asl.component.state.exec.state_map.iteration import job
-        from moto.stepfunctions.parser.asl.component.state.exec.state_parallel import branch_worker
+        from moto.stepfunctions.parser.asl.component.state.exec.state_parallel import (
+            branch_worker,
+            state_parallel,
+        )
         from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
+        from moto.stepfunctions.parser.asl.component.state.exec.state_task.service import state_task_service
         from moto.stepfunctions.parser.asl.eval import environment, states
         from moto.stepfunctions.parser.asl.utils import json_path
         from moto.stepfunctions.parser.backend import execution_worker
         from moto.stepfunctions.parser.backend.execution import BaseExecutionWorkerCommunication
         from moto.stepfunctions.parser.backend.execution_worker import ExecutionWorker
         from moto.stepfunctions.parser.utils import TMP_THREADS
+
+        json_copiers: tuple[ModuleType, ...] = (states, string_expression, result_path, execute_state)
+        json_copiers += (state_parallel, state_map, state_task_service)
 
         def entrypoint(worker: ExecutionWorker) -> Any:  # a plain function, so it binds as a method
             return PARSED.entrypoint(worker)
@@ -145,10 +154,10 @@ class LambdaDispatcher:
             # path is only read, never changed, so one per path text serves every execution.
             mock.patch.object(json_path, "parse", _cached(json_path.parse)),  # type: ignore[attr-defined]
             mock.patch.object(result_path, "parse", _cached(result_path.parse)),  # type: ignore[attr-defined]
-            # It deep-copies the state's JSON at every read and write: a copier that knows JSON takes
-            # a third of copy.deepcopy's time (which also tracks shared references JSON cannot have).
-            mock.patch.object(states, "copy", JsonCopy),
-            mock.patch.object(string_expression, "copy", JsonCopy),
+            # It deep-copies the state's JSON at every read and write, and a state's input and result
+            # as it goes in and out: a copier that knows JSON takes a fifth of copy.deepcopy's time
+            # (which also tracks shared references JSON cannot have).
+            _patched_each(json_copiers, "copy", JsonCopy),
             # and its program state (at every state and frame) and a Map's results, plain objects
             # that copy.deepcopy reconstructs through pickle's protocol.
             mock.patch.object(environment, "copy", JsonCopy),
@@ -177,6 +186,14 @@ class LambdaDispatcher:
             mock.patch.object(inline_map, "threading", PooledThreading()),
         ):
             yield self
+
+
+@contextmanager
+def _patched_each(modules: tuple[ModuleType, ...], name: str, value: Any) -> Iterator[None]:
+    with contextlib.ExitStack() as stack:
+        for module in modules:
+            stack.enter_context(mock.patch.object(module, name, value))
+        yield
 
 
 class ExecutionEnds:
@@ -311,18 +328,27 @@ class JsonCopy:
 
     @staticmethod
     def deepcopy(value: Any) -> Any:
+        # JSON values in C, twice as fast: marshal takes exact builtin types only (and would turn a
+        # bytearray into bytes: JSON state data holds none).
+        try:
+            return marshal.loads(marshal.dumps(value))
+        except ValueError:  # anything else (a moto object, an Enum or other subclass): attribute by attribute
+            return JsonCopy._copy(value)
+
+    @staticmethod
+    def _copy(value: Any) -> Any:
         kind = type(value)
         if kind is dict:
-            return {k: JsonCopy.deepcopy(v) for k, v in value.items()}
+            return {k: JsonCopy._copy(v) for k, v in value.items()}
         if kind is list:
-            return [JsonCopy.deepcopy(v) for v in value]
+            return [JsonCopy._copy(v) for v in value]
         if kind in (str, int, float, bool) or value is None:
             return value
         if kind is set:
-            return {JsonCopy.deepcopy(v) for v in value}
+            return {JsonCopy._copy(v) for v in value}
         if kind in _plain_classes():
             copied = object.__new__(kind)
-            copied.__dict__.update(JsonCopy.deepcopy(value.__dict__))
+            copied.__dict__.update(JsonCopy._copy(value.__dict__))
             return copied
         return copy.deepcopy(value)  # anything else, as moto would
 
