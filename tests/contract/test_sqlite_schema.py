@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+import time
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -113,4 +115,32 @@ def test_listing_runs_by_source_and_purging_the_cache_search_an_index_and_scan_n
     assert all("USING INDEX runs_by_source" in plan for plan in plans[:2]), plans
     assert "USING INDEX retrieval_cache_expiry" in plans[2], plans
     assert not any("SCAN" in plan for plan in plans), plans
+    store.close()
+
+
+def _wait_for(condition: Callable[[], bool], timeout_s: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.005)
+
+
+def test_the_wal_is_checkpointed_aside_every_so_many_commits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from claimcourt.store.sqlite import database
+
+    monkeypatch.setattr(database, "CHECKPOINT_EVERY", 3)
+    store = SqliteStore(tmp_path / "claimcourt.sqlite3")
+    # SQLite's own checkpoint is only a far fallback on the writer
+    assert store._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == database.FALLBACK_CHECKPOINT_PAGES
+    for n in range(6):  # the schema's transaction, then six runs: a checkpoint at the 3rd, 6th commits
+        store.create_run(_record(f"run_{n}"))
+    _wait_for(lambda: store.checkpoints >= 1 and not store._checkpointing.locked())
+    # A checkpoint that cannot open the file (gone) ends quietly: the next one, or SQLite's, will do
+    (tmp_path / "claimcourt.sqlite3").rename(tmp_path / "moved.sqlite3")
+    before = store.checkpoints
+    store._checkpoint_aside()
+    _wait_for(lambda: not store._checkpointing.locked())
+    assert store.checkpoints == before
     store.close()

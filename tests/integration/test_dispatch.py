@@ -313,6 +313,27 @@ def test_each_definition_is_parsed_once_for_its_creation_and_all_its_executions(
 
 
 @pytest.mark.timeout(60)
+def test_each_execution_gets_a_tree_of_its_own_made_ready_before_it_starts(
+    stub: Template, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from claimcourt.local import dispatch
+
+    monkeypatch.setattr(dispatch, "SPARE_AFTER_S", 0.0)
+    parsed = dispatch.ParsedDefinitions()
+    definition = stub.render("StubMachine")
+    trees = []
+    for _ in range(3):
+        trees.append(parsed.program(definition))
+        deadline = time.monotonic() + 10
+        while definition not in parsed._spares:  # the next one's copy, made on a pooled worker
+            assert time.monotonic() < deadline, "no copy made ready"
+            time.sleep(0.001)
+    assert (parsed.parses, parsed.spares_used) == (1, 2)  # parsed once; the later two started on a copy
+    assert len({id(tree) for tree in trees}) == 3 and all(type(tree) is type(trees[0]) for tree in trees)
+    assert trees[1].start_at.start_at_name == trees[0].start_at.start_at_name
+
+
+@pytest.mark.timeout(60)
 def test_a_follower_is_told_the_moment_its_execution_has_ended(
     stub: Template, dispatcher: LambdaDispatcher
 ) -> None:
