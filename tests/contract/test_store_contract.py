@@ -29,6 +29,7 @@ from claimcourt.models import (
     RunRequest,
     RunStatus,
     SourceTag,
+    Stage,
     StructuralAnalysis,
     Usage,
     Verdict,
@@ -517,6 +518,27 @@ def test_events_get_increasing_seq_per_run_and_list_in_order(store: Store) -> No
     assert [e.seq for e in store.list_events("run_a")] == [1, 2, 3]
     assert [e.seq for e in store.list_events("run_b")] == [1]
     assert store.list_events("run_none") == []
+
+
+def test_an_event_reads_back_as_appended_with_its_seq(store: Store) -> None:
+    event = RunEvent(
+        run_id="run_a",
+        type="stage.completed",
+        stage=Stage.ARGUE,
+        round=2,
+        side="for",
+        data={
+            "x": 0.1 + 0.2,
+            "tiny": 1e-7,
+            "big": 12345678901234567890,
+            "text": 'é "q" \\ \u2028',
+            "seq": 99,
+        },
+    )
+    store.append_event(_event("run_a"), key="first")
+    stored = store.append_event(event, key="second")
+    assert stored == event.model_copy(update={"seq": 2})
+    assert store.list_events("run_a")[1] == stored
 
 
 def test_events_after_a_seq(store: Store) -> None:

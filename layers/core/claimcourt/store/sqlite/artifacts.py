@@ -12,11 +12,10 @@ from claimcourt.store.sqlite.database import SqliteDatabase
 
 class SqliteArtifacts(SqliteDatabase, ArtifactStore):
     def put_artifact(self, run_id: str, key: str, value: dict[str, Any]) -> None:
-        with self._tx() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO artifacts (run_id, key, body) VALUES (?,?,?)",
-                (run_id, key, json.dumps(value, separators=(",", ":"), default=str)),
-            )
+        self._write(
+            "INSERT OR REPLACE INTO artifacts (run_id, key, body) VALUES (?,?,?)",
+            (run_id, key, json.dumps(value, separators=(",", ":"), default=str)),
+        )
 
     def get_artifact(self, run_id: str, key: str) -> dict[str, Any]:
         rows = self._query("SELECT body FROM artifacts WHERE run_id=? AND key=?", (run_id, key))

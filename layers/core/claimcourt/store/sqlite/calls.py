@@ -42,25 +42,24 @@ class SqliteCalls(SqliteDatabase, CallLedger):
         return _call_record(rows[0]) if rows else None
 
     def put_call(self, record: CallRecord) -> None:
-        with self._tx() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    record.run_id,
-                    record.call_key,
-                    record.provider,
-                    record.model,
-                    record.input_tokens,
-                    record.output_tokens,
-                    record.cost_usd,
-                    int(record.price_known),
-                    record.output_json,
-                    record.refusal,
-                    record.attempts,
-                    record.cache_read_tokens,
-                    record.cache_write_tokens,
-                ),
-            )
+        self._write(
+            "INSERT OR REPLACE INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                record.run_id,
+                record.call_key,
+                record.provider,
+                record.model,
+                record.input_tokens,
+                record.output_tokens,
+                record.cost_usd,
+                int(record.price_known),
+                record.output_json,
+                record.refusal,
+                record.attempts,
+                record.cache_read_tokens,
+                record.cache_write_tokens,
+            ),
+        )
 
     def run_spend(self, run_id: str) -> float:
         return float(

@@ -144,9 +144,20 @@ class SqliteDatabase:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
-            self._commits += 1
-            if self._commits % CHECKPOINT_EVERY == 0:
-                self._checkpoint_aside()
+            self._committed()
+
+    def _write(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """One statement on the one writer, atomic on its own (SQLite commits it as it ends): no
+        BEGIN and COMMIT round trips. Its rows, for a RETURNING clause."""
+        with self._lock:
+            rows = self._db.execute(sql, args).fetchall()
+            self._committed()
+            return rows
+
+    def _committed(self) -> None:
+        self._commits += 1
+        if self._commits % CHECKPOINT_EVERY == 0:
+            self._checkpoint_aside()
 
     def _checkpoint_aside(self) -> None:
         """A passive checkpoint on a thread and connection of its own (writers go on meanwhile); none
