@@ -329,7 +329,12 @@ def test_each_execution_gets_a_tree_of_its_own_made_ready_before_it_starts(
             assert time.monotonic() < deadline, "no copy made ready"
             time.sleep(0.001)
     assert (parsed.parses, parsed.spares_used) == (1, 2)  # parsed once; the later two started on a copy
-    assert len({id(tree) for tree in trees}) == 3 and all(type(tree) is type(trees[0]) for tree in trees)
+    # A burst of starts: the first takes the ready copy, the rest unpickle their own, and only one
+    # next copy is made meanwhile
+    monkeypatch.setattr(dispatch, "SPARE_AFTER_S", 0.2)
+    trees += [parsed.program(definition) for _ in range(4)]
+    assert parsed.spares_used == 3 and parsed._making == {definition}
+    assert len({id(tree) for tree in trees}) == 7 and all(type(tree) is type(trees[0]) for tree in trees)
     assert trees[1].start_at.start_at_name == trees[0].start_at.start_at_name
 
 

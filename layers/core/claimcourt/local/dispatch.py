@@ -394,6 +394,7 @@ class ParsedDefinitions:
     def __init__(self) -> None:
         self._pickled: dict[str, bytes] = {}
         self._spares: dict[str, Any] = {}  # a ready copy per definition, for the next execution
+        self._making: set[str] = set()  # definitions whose next copy is being made
         self._lock = threading.Lock()
 
         self.parses = 0  # ANTLR parses done, for the tests
@@ -421,14 +422,19 @@ class ParsedDefinitions:
             spare = pickle.loads(blob)
         else:
             self.spares_used += 1
-        POOL.run(functools.partial(self._make_spare, definition, blob))
+        with self._lock:  # one copy in the making at a time: a burst of starts unpickles its own
+            make = definition not in self._making
+            self._making.add(definition)
+        if make:
+            POOL.run(functools.partial(self._make_spare, definition, blob))
         return spare
 
     def _make_spare(self, definition: str, blob: bytes) -> None:
         time.sleep(SPARE_AFTER_S)
         program = pickle.loads(blob)
         with self._lock:
-            self._spares.setdefault(definition, program)  # two executions that started at once: one
+            self._spares[definition] = program
+            self._making.discard(definition)
 
     def entrypoint(self, worker: Any) -> Any:
         """Stands in for moto's `ExecutionWorker._get_evaluation_entrypoint(self)`."""
