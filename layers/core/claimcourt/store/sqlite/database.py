@@ -168,7 +168,8 @@ class SqliteDatabase:
 
         def checkpoint() -> None:
             try:
-                db = sqlite3.connect(f"file:{self.path}?mode=rw", uri=True, isolation_level=None, timeout=30)
+                existing = f"{self.path.resolve().as_uri()}?mode=rw"  # never a new, empty file
+                db = sqlite3.connect(existing, uri=True, isolation_level=None, timeout=30)
                 try:
                     db.execute("PRAGMA wal_checkpoint(PASSIVE)")
                     self.checkpoints += 1
