@@ -124,8 +124,8 @@ class LocalRuntime:
     def _machine(self, run_id: str) -> Machine:
         return "motion" if self.deps.store.get_run(run_id).motion is not None else "debate"
 
-    def _execution_arn(self, run_id: str) -> str:
-        arn = self._arns[self._machine(run_id)]
+    def _execution_arn(self, run_id: str, machine: Machine | None = None) -> str:
+        arn = self._arns[machine or self._machine(run_id)]
         return arn.replace(":stateMachine:", ":execution:") + f":{run_id}"
 
     def execution_status(self, run_id: str) -> str | None:
@@ -151,14 +151,15 @@ class LocalRuntime:
     def execute(
         self, run_id: str, timeout_s: float | None = None, on_tick: Callable[[], None] | None = None
     ) -> Execution:
-        arn = self._execution_arn(run_id)
+        machine = self._machine(run_id)  # read once, for the start and the follower alike
+        arn = self._execution_arn(run_id, machine)
         ENDS.follow(arn)  # before it starts: an execution that ends at once still wakes its follower
         try:
-            self.start(run_id)
+            self.start(run_id, machine)
         except BaseException:
             ENDS.unfollow(arn)
             raise
-        return self.follow(run_id, timeout_s, on_tick)
+        return self._follow(run_id, arn, timeout_s, on_tick)
 
     def follow(
         self, run_id: str, timeout_s: float | None = None, on_tick: Callable[[], None] | None = None
@@ -168,8 +169,12 @@ class LocalRuntime:
         every POLL_S when there is a view to refresh (`on_tick`), else every DESCRIBE_EVERY_S; the
         execution is asked every DESCRIBE_EVERY_S, in case it died without saying (not when the record
         has ended: the last stage's execution is then still ending)."""
+        return self._follow(run_id, self._execution_arn(run_id), timeout_s, on_tick)
+
+    def _follow(
+        self, run_id: str, arn: str, timeout_s: float | None, on_tick: Callable[[], None] | None
+    ) -> Execution:
         store, started = self.deps.store, time.perf_counter()
-        arn = self._execution_arn(run_id)
         execution_ended = ENDS.follow(arn)
         last_asked = time.monotonic()
 
