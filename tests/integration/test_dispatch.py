@@ -420,9 +420,12 @@ import threading
 import time
 
 SEEN = contextvars.ContextVar("seen", default=None)
+MEET = threading.Barrier(2)  # two branches meet here only if they run at the same time
 
 
 def handler(event, context):
+    if event.get("meet"):
+        MEET.wait(timeout=20)
     time.sleep(event.get("sleep", 0))
     before, _ = SEEN.get(), SEEN.set(event["name"])
     return {"thread": threading.current_thread().name, "seen": before}
@@ -488,17 +491,15 @@ def test_a_parallels_branches_run_at_once_on_parked_workers_that_the_next_execut
 
     def branch(name: str) -> dict[str, Any]:
         where = _where(name, End=True)
-        where["Parameters"]["Payload"]["sleep"] = 0.3
+        where["Parameters"]["Payload"]["meet"] = True
         del where["ResultPath"]
         return {"StartAt": name, "States": {name: where}}
 
     states = {"Both": {"Type": "Parallel", "Branches": [branch("left"), branch("right")], "End": True}}
-    started = time.monotonic()
     described = _run_threads_machine(tmp_path, states)
-    took = time.monotonic() - started
-    assert described["status"] == "SUCCEEDED"
+    # each branch waited for the other at a barrier: one after the other, the first would time out
+    assert described["status"] == "SUCCEEDED", described
     left, right = json.loads(described["output"])
-    assert took < 0.55, took  # both slept 0.3 s at the same time
     # each branch's program ran on its worker, not on a thread of its own started by the program
     assert left["thread"] == right["thread"] == "claimcourt-pooled"
     workers = POOL.started
