@@ -1,4 +1,4 @@
-"""`claimcourt run|runs|show --stack NAME`: the same commands against a deployed stack (its tables
+"""`claimcourt run|motion|runs|show --stack NAME`: the same commands against a deployed stack (its tables
 from template.yaml and its state machine, under moto)."""
 
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -17,28 +18,61 @@ from claimcourt.local import cloud
 from claimcourt.local.cli import main
 from claimcourt.models import LOCAL_TENANT, RunStatus
 from claimcourt.settings import Settings
+from claimcourt.store.base import Store
 from claimcourt.wiring import build_store
 from tests.contract.aws_resources import create_from_template, dynamodb_settings
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.usefixtures("clean_env")]
 
 
+def _state_machine(name: str) -> str:
+    return str(
+        boto3.client("stepfunctions", region_name="us-east-1").create_state_machine(
+            name=name,
+            definition=json.dumps({"StartAt": "Done", "States": {"Done": {"Type": "Succeed"}}}),
+            roleArn="arn:aws:iam::123456789012:role/sfn",
+        )["stateMachineArn"]
+    )
+
+
 @pytest.fixture
-def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Settings, str]]:
-    """A 'deployed' stack: tables and bucket built from template.yaml, a state machine, its outputs."""
+def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Settings, str, str]]:
+    """A 'deployed' stack: tables and bucket built from template.yaml, its two state machines, its
+    outputs (a stack named "old" was deployed before motion debates: it has no motion machine)."""
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")  # where the user's AWS profile points
     with mock_aws():
         settings = dynamodb_settings()
         create_from_template(settings)
-        arn = boto3.client("stepfunctions", region_name="us-east-1").create_state_machine(
-            name="claimcourt-debate-test",
-            definition=json.dumps({"StartAt": "Done", "States": {"Done": {"Type": "Succeed"}}}),
-            roleArn="arn:aws:iam::123456789012:role/sfn",
-        )["stateMachineArn"]
+        debate, motion = _state_machine("claimcourt-debate-test"), _state_machine("claimcourt-motion-test")
         outputs = {key: getattr(settings, field) for key, field in cloud.OUTPUT_SETTINGS.items()}
-        outputs["DebateStateMachineArn"] = arn
-        monkeypatch.setattr(cloud, "stack_outputs", lambda name, region: outputs if name == "dev" else {})
-        yield settings, arn
+        outputs["DebateStateMachineArn"] = debate
+        old = dict(outputs)
+        outputs["MotionStateMachineArn"] = motion
+        stacks = {"dev": outputs, "old": old}
+        monkeypatch.setattr(cloud, "stack_outputs", lambda name, region: stacks.get(name, {}))
+        yield settings, debate, motion
+
+
+def _fail_the_first_run(store: Store, reason: str) -> None:
+    """The deployed state machine's stages would end the run; here a thread plays them."""
+
+    def fail_when_started() -> None:
+        for _ in range(500):
+            runs = store.list_runs(LOCAL_TENANT, 1).runs
+            if runs:
+                store.set_status(runs[0].run_id, RunStatus.FAILED, error=reason)
+                return
+            threading.Event().wait(0.01)
+
+    threading.Thread(target=fail_when_started, daemon=True).start()
+
+
+def _only_execution(arn: str) -> tuple[str, dict[str, Any]]:
+    """The name and input of the one execution of this state machine."""
+    sfn = boto3.client("stepfunctions", region_name="us-east-1")
+    [execution] = sfn.list_executions(stateMachineArn=arn)["executions"]
+    described = sfn.describe_execution(executionArn=execution["executionArn"])
+    return execution["name"], json.loads(described["input"])
 
 
 def invoke(*args: str) -> Result:
@@ -46,38 +80,64 @@ def invoke(*args: str) -> Result:
 
 
 def test_run_on_a_stack_records_the_run_starts_its_execution_and_follows_it(
-    stack: tuple[Settings, str],
+    stack: tuple[Settings, str, str],
 ) -> None:
-    settings, arn = stack
-    store = build_store(settings)
-
-    # The deployed state machine's stages would finish the run; here a thread plays them.
-    def finish_when_started() -> None:
-        for _ in range(500):
-            runs = store.list_runs(LOCAL_TENANT, 1).runs
-            if runs:
-                store.set_status(
-                    runs[0].run_id, RunStatus.FAILED, error="ProviderError: no key in the secret"
-                )
-                return
-            threading.Event().wait(0.01)
-
-    threading.Thread(target=finish_when_started, daemon=True).start()
+    settings, debate, motion = stack
+    _fail_the_first_run(build_store(settings), "ProviderError: no key in the secret")
     result = invoke("run", "Sea levels are rising", "--stack", "dev", "--json")
     assert result.exit_code == 1  # the run failed, and says why
     record = json.loads(result.stdout)
     assert record["error"] == "ProviderError: no key in the secret"
     # the execution is named by the run and carries only its id
-    sfn = boto3.client("stepfunctions", region_name="us-east-1")
-    [execution] = sfn.list_executions(stateMachineArn=arn)["executions"]
-    assert execution["name"] == record["run_id"]
-    assert json.loads(sfn.describe_execution(executionArn=execution["executionArn"])["input"]) == {
-        "run_id": record["run_id"]
-    }
+    assert _only_execution(debate) == (record["run_id"], {"run_id": record["run_id"]})
+    assert boto3.client("stepfunctions").list_executions(stateMachineArn=motion)["executions"] == []
 
 
-def test_runs_and_show_read_the_stack_table(stack: tuple[Settings, str]) -> None:
-    settings, _ = stack
+def test_a_motion_on_a_stack_starts_the_motion_machine_and_follows_it(
+    stack: tuple[Settings, str, str],
+) -> None:
+    settings, debate, motion = stack
+    store = build_store(settings)
+    _fail_the_first_run(store, "ProviderError: no key in the secret")
+    # a line-up names a provider with no key here: on a stack the keys are the stack's, not ours
+    result = invoke(
+        "motion", "Cities should ban cars", "--stack", "dev", "--lineup", "judge=openai:gpt-5", "--json"
+    )
+    assert result.exit_code == 1, result.output
+    doc = json.loads(result.stdout)
+    assert (doc["status"], doc["error"], doc["result"]) == (
+        "failed",
+        "ProviderError: no key in the secret",
+        None,
+    )
+    assert "the debate failed: ProviderError: no key in the secret" in result.stderr
+    assert _only_execution(motion) == (doc["run_id"], {"run_id": doc["run_id"]})
+    assert boto3.client("stepfunctions").list_executions(stateMachineArn=debate)["executions"] == []
+    # recorded in the stack's table as a motion, under the cost guard's tenant like `run --stack`
+    [recorded] = store.list_runs(LOCAL_TENANT, 5).runs
+    assert recorded.run_id == doc["run_id"]
+    assert recorded.motion is not None and recorded.motion.motion == "Cities should ban cars"
+
+
+def test_a_motion_on_a_stack_deployed_before_motions_is_a_one_line_error(stack: Any) -> None:
+    result = invoke("motion", "Cities should ban cars", "--stack", "old")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: stack: stack old has no output MotionStateMachineArn")
+    assert build_store(stack[0]).list_runs(LOCAL_TENANT, 5).runs == []  # nothing was recorded
+
+
+def test_the_template_has_every_output_a_stack_is_read_by() -> None:
+    import yaml
+
+    from claimcourt.local.template import CfnLoader
+
+    root = Path(__file__).resolve().parents[2]
+    outputs = yaml.load((root / "template.yaml").read_text(), Loader=CfnLoader)["Outputs"]
+    assert {*cloud.OUTPUT_SETTINGS, "DebateStateMachineArn", "MotionStateMachineArn"} <= set(outputs)
+
+
+def test_runs_and_show_read_the_stack_table(stack: tuple[Settings, str, str]) -> None:
+    settings = stack[0]
     from claimcourt.runs import create_run, parse_request
 
     run = create_run(build_store(settings), parse_request({"claim": "Glaciers are retreating"}))

@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -259,28 +260,30 @@ def _submit(
 def _run_on_stack(deployed: Stack, request: RunRequest, as_json: bool) -> None:
     """Record the run in the stack's table under its cost guard, start its state machine, follow
     the events."""
-    from claimcourt.execution import StepFunctionsExecutor
-
     store = build_store(deployed.settings)
-    executor = StepFunctionsExecutor(deployed.state_machine_arn, deployed.settings.aws_region)
-    record = _submit(store, executor, deployed.settings, request)
+    record = _submit(store, deployed.executor(), deployed.settings, request)
     view = ProgressView(err, store, record, f"as configured on stack {deployed.name}", "the stack's")
     with view:
-        follow(
-            store,
-            record.run_id,
-            lambda: executor.ended(record.run_id),
-            deployed.settings.run_timeout_s,
-            view.refresh,
-            poll_s=FOLLOW_POLL_S,
-            check_every_s=EXECUTION_CHECK_S,
-        )
-    record = store.get_run(record.run_id)
-    if not record.status.terminal:
-        _fail(
-            f"run {record.run_id} is still running after {deployed.settings.run_timeout_s:.0f} s", EXIT_FAILED
-        )
+        record = _follow_on_stack(deployed, store, record.run_id, view.refresh)
     _print_record(store, record, as_json)
+
+
+def _follow_on_stack(deployed: Stack, store: Store, run_id: str, on_tick: Callable[[], None]) -> RunRecord:
+    """Follow a run started on the stack through its events until it ends (or the run timeout)."""
+    executor = deployed.executor()
+    follow(
+        store,
+        run_id,
+        lambda: executor.ended(run_id),
+        deployed.settings.run_timeout_s,
+        on_tick,
+        poll_s=FOLLOW_POLL_S,
+        check_every_s=EXECUTION_CHECK_S,
+    )
+    record = store.get_run(run_id)
+    if not record.status.terminal:
+        _fail(f"run {run_id} is still running after {deployed.settings.run_timeout_s:.0f} s", EXIT_FAILED)
+    return record
 
 
 def _as_json(store: Store, record: RunRecord) -> str:
@@ -347,6 +350,7 @@ def _lineup(pairs: tuple[str, ...]) -> dict[str, str]:
 @click.option("--json", "as_json", is_flag=True, help="Print the run and its result as JSON.")
 @click.option("--verbose", is_flag=True, help="Show each stage's structured log on stderr.")
 @data_dir_option
+@stack_option
 def motion(
     motion: str,
     rounds: int,
@@ -362,6 +366,7 @@ def motion(
     as_json: bool,
     verbose: bool,
     data_dir: Path | None,
+    stack: str | None,
 ) -> None:
     """Debate MOTION before a crowd that votes before and after every round; print the vote swing."""
     request = _parse_motion(
@@ -378,22 +383,46 @@ def motion(
             "lineup": _lineup(lineup),
         }
     )
+    from claimcourt.local.motion_cli import Progress
+
+    if stack:  # the providers are the stack's (its secret): a line-up is checked there, at its stage
+        deployed = _stack(stack, data_dir)
+        if deployed.motion_state_machine_arn is None:
+            _fail(
+                f"stack: stack {deployed.name} has no output MotionStateMachineArn: "
+                "deploy this version of claimcourt to debate motions on it",
+                EXIT_BAD_INPUT,
+            )
+        store = build_store(deployed.settings)
+        run_id = _submit(store, deployed.executor(), deployed.settings, request).run_id
+        progress = Progress(err, store, run_id, request)
+        _follow_on_stack(deployed, store, run_id, progress.tick)
+        progress.tick()
+        _print_motion(store, run_id, as_json)
+        return
+    from claimcourt.local.runtime import LocalRuntime
+
     settings = _settings(data_dir)
     for role, wanted in request.lineup.items():
         if not settings.has_key(wanted.partition(":")[0]):
             _fail(f"lineup.{role}: no key or base URL is set for {wanted.partition(':')[0]}", EXIT_BAD_INPUT)
-    from claimcourt.local.motion_cli import Progress, print_result
-    from claimcourt.local.runtime import LocalRuntime
-
     deps = build_deps(settings)
     with LocalRuntime(deps) as runtime:
         _quiet_logs(verbose)
-        record = _submit(deps.store, runtime, deps.settings, request)
-        progress = Progress(err, deps.store, record.run_id, request)
-        runtime.follow(record.run_id, on_tick=progress.tick)
+        run_id = _submit(deps.store, runtime, deps.settings, request).run_id
+        progress = Progress(err, deps.store, run_id, request)
+        runtime.follow(run_id, on_tick=progress.tick)
         progress.tick()
-    ended = deps.store.get_run(record.run_id)
-    result = artifacts.motion_result_of(deps.store, ended.run_id)
+    _print_motion(deps.store, run_id, as_json)
+
+
+def _print_motion(store: Store, run_id: str, as_json: bool) -> None:
+    """The vote swing and the judge's report (or the run and its result as JSON); exit 1 unless the
+    debate succeeded."""
+    from claimcourt.local.motion_cli import print_result
+
+    ended = store.get_run(run_id)
+    result = artifacts.motion_result_of(store, run_id)
     if as_json:
         doc = {
             "run_id": ended.run_id,

@@ -1,4 +1,4 @@
-"""The CLI against a deployed stack: the stack's outputs name its tables and state machine; a run is
+"""The CLI against a deployed stack: the stack's outputs name its tables and state machines; a run is
 recorded in its DynamoDB table and started as an execution named by the run id, then followed
 through the event log, exactly as the laptop follows a local run (claimcourt.runs.follow)."""
 
@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from claimcourt.errors import ConfigurationError
+from claimcourt.execution import StepFunctionsExecutor
 from claimcourt.settings import Settings
 
 FOLLOW_POLL_S = 0.5
@@ -27,6 +28,12 @@ class Stack:
     name: str
     settings: Settings
     state_machine_arn: str
+    motion_state_machine_arn: str | None = None  # a stack deployed before motion debates has none
+
+    def executor(self) -> StepFunctionsExecutor:
+        return StepFunctionsExecutor(
+            self.state_machine_arn, self.settings.aws_region, self.motion_state_machine_arn
+        )
 
 
 def stack_outputs(name: str, region: str | None) -> dict[str, str]:
@@ -45,4 +52,4 @@ def load_stack(name: str, base: Settings) -> Stack:
         )
     fields: dict[str, Any] = {field: outputs[key] for key, field in OUTPUT_SETTINGS.items()}
     settings = base.model_copy(update={"store": "dynamodb", **fields})
-    return Stack(name, settings, outputs["DebateStateMachineArn"])
+    return Stack(name, settings, outputs["DebateStateMachineArn"], outputs.get("MotionStateMachineArn"))
