@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import SecretStr
 
 from claimcourt.access import issue_key
 from claimcourt.api.http import handler, openapi_json
@@ -637,3 +638,18 @@ def test_a_bad_motion_is_refused_before_anything_starts(api: Api, body: dict[str
     assert (status, problem["code"]) == (422, "invalid_request")
     assert problem["field"] == field
     assert api.executor.started == []
+
+
+def test_a_motion_whose_lineup_names_a_provider_without_a_key_is_refused_before_anything_starts(
+    api: Api,
+) -> None:
+    body = {"motion": "Resolved: x.", "lineup": {"crowd": "offline:", "judge": "anthropic:claude-opus-4-1"}}
+    assert not api.deps.settings.has_key("anthropic")
+    status, _, problem = api.call("POST", "/motions", body=body)
+    assert (status, problem["field"]) == (422, "lineup.judge")
+    assert problem["detail"] == "no key or base URL is set for anthropic"
+    assert api.executor.started == [] and api.store.list_runs("acme", 5).runs == []
+    _settings(api, anthropic_api_key=SecretStr("sk-ant-test"))  # with a key, the same line-up starts
+    with use_deps(api.deps):
+        status, _, view = api.call("POST", "/motions", body=body)
+    assert status == 202, view

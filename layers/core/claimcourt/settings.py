@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -9,7 +10,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from claimcourt.models import ClaimAsked, RoundsMode
+from claimcourt.errors import InvalidRequestError
+from claimcourt.models import ClaimAsked, MotionRole, RoundsMode
 
 ProviderName = Literal["anthropic", "openai", "offline"]
 ROLES = ("suitability", "decomposer", "case_for", "case_against", "fact_checker", "moderator", "adjudicator")
@@ -209,6 +211,14 @@ class Settings(BaseSettings):
         if provider == "openai":
             return self.openai_api_key is not None or self.openai_base_url is not None
         return provider == "offline"
+
+    def check_lineup(self, lineup: Mapping[MotionRole, str]) -> None:
+        """A motion's line-up may name only providers this deployment holds a key (or base URL) for:
+        refused at the boundary, before anything is spent, rather than failing at the role's first call."""
+        for role, wanted in lineup.items():
+            provider = wanted.partition(":")[0]
+            if not self.has_key(provider):
+                raise InvalidRequestError(f"lineup.{role}", f"no key or base URL is set for {provider}")
 
     def named_route(self, wanted: str) -> tuple[str, str]:
         """(provider, model) of a "provider:model" name; an empty model is the provider's default."""

@@ -331,6 +331,7 @@ def build_app() -> APIGatewayHttpResolver:
         deployed_without = deps.settings.state_machine_arn and not deps.settings.motion_state_machine_arn
         if deps.executor is None or deployed_without:
             raise ConfigurationError("no executor: CLAIMCOURT_MOTION_STATE_MACHINE_ARN is not set")
+        deps.settings.check_lineup(request.lineup)
         record = submit_run(deps.store, deps.executor, deps.settings, tenant(), request)
         view = _motion_view(record)
         return Response(202, "application/json", view, headers={"Location": view.links.self})

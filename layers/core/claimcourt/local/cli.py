@@ -403,9 +403,10 @@ def motion(
     from claimcourt.local.runtime import LocalRuntime
 
     settings = _settings(data_dir)
-    for role, wanted in request.lineup.items():
-        if not settings.has_key(wanted.partition(":")[0]):
-            _fail(f"lineup.{role}: no key or base URL is set for {wanted.partition(':')[0]}", EXIT_BAD_INPUT)
+    try:
+        settings.check_lineup(request.lineup)
+    except InvalidRequestError as exc:
+        _fail(str(exc), EXIT_BAD_INPUT)
     deps = build_deps(settings)
     with LocalRuntime(deps) as runtime:
         _quiet_logs(verbose)
