@@ -65,6 +65,7 @@ def page(browser: Browser, served: Served) -> Iterator[Page]:
 
 def shot(page: Page, name: str, theme: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
+    page.evaluate("window.scrollTo(0, 0)")  # else the sticky header is drawn where the page was scrolled to
     page.screenshot(path=str(SHOTS / f"{name}-{theme}.png"), full_page=True)
 
 
@@ -142,7 +143,7 @@ def test_a_claim_debated_in_turns_with_fixed_rounds_and_the_rubric_judge(page: P
     page.get_by_text("How to debate it").click()
     page.get_by_label("Who argues first").select_option("against")
     page.get_by_label("Rounds", exact=True).select_option("3")
-    page.get_by_label("Judge").select_option("rubric")
+    page.get_by_label("Judge", exact=True).select_option("rubric")
     page.get_by_role("button", name="Start debate").click()
     expect(page).to_have_url(re.compile(r"#/runs/run_\w+/live$"))
     run = served.wait(page.url.split("/")[-2])
@@ -224,6 +225,35 @@ def test_a_motion_debate_started_from_the_console_shows_the_crowds_vote_and_its_
     expect(page.locator("#event-log")).to_contain_text("speak")
     expect(page.locator("#event-log")).to_contain_text("vote")
     shot(page, "motion-trace", "light")
+
+
+def test_a_motion_debates_options_and_line_up_reach_the_debate(page: Page, served: Served) -> None:
+    page.goto("/")
+    page.get_by_label("Motion", exact=True).fill("Cities should ban cars from their centres.")
+    page.get_by_label("Voters").fill("6")
+    page.get_by_text("Rules and line-up").click()
+    options = page.locator("#motion-options")
+    # each role shows what it runs as unless named (the offline reasoner here)
+    expect(options.get_by_label("Motion judge")).to_have_attribute("placeholder", re.compile(r"^offline:"))
+    options.get_by_label("Who speaks first").select_option("against")
+    options.get_by_label("Words a statement").fill("120")
+    options.get_by_label("New citations a statement").fill("1")
+    # a provider this service holds no key for is refused where it is typed, before anything starts
+    options.get_by_label("Motion judge").fill("anthropic:claude-opus-4-1")
+    page.get_by_role("button", name="Start motion debate").click()
+    expect(page.locator("#motion-form .error")).to_contain_text("no key or base URL is set for anthropic")
+    expect(options.get_by_label("Motion judge")).to_be_focused()
+    shot(page, "motion-options", "light")
+    expect(page).to_have_url(re.compile(r"/(#/)?$"))
+    options.get_by_label("Motion judge").fill("offline:")
+    page.get_by_role("button", name="Start motion debate").click()
+    expect(page).to_have_url(re.compile(r"#/runs/run_\w+/live$"))
+    run_id = page.url.split("/")[-2]
+    assert served.wait(run_id)["status"] == "succeeded"
+    with served.client() as client:
+        motion = client.get(f"/motions/{run_id}").json()["motion"]
+    assert (motion["first"], motion["words"], motion["citations"], motion["crowd"]) == ("against", 120, 1, 6)
+    assert motion["lineup"] == {"judge": "offline:"} and motion["time_knob"]["ratio"] == 1.25
 
 
 def test_a_monitor_is_added_and_removed(page: Page, served: Served) -> None:

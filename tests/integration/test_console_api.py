@@ -19,7 +19,7 @@ from claimcourt.access import issue_key
 from claimcourt.api import console
 from claimcourt.models import RunEvent, RunRequest
 from claimcourt.runs import create_run
-from claimcourt.settings import ROLES
+from claimcourt.settings import MOTION_ROLES, ROLES
 from claimcourt.wiring import use_deps
 from tests.conftest import MakeDeps
 from tests.contract.test_store_contract import _result
@@ -117,7 +117,7 @@ def test_settings_name_the_providers_and_each_roles_model_and_never_a_key(api: A
     with _settings(
         api,
         anthropic_api_key=SecretStr(secret),
-        models_by_role={"adjudicator": "anthropic:claude-opus-4-1"},
+        models_by_role={"adjudicator": "anthropic:claude-opus-4-1", "crowd": "anthropic:claude-haiku-4-5"},
         websocket_url="ws://127.0.0.1:9/",
     ):
         status, _, body = api.call("GET", "/settings")
@@ -131,6 +131,11 @@ def test_settings_name_the_providers_and_each_roles_model_and_never_a_key(api: A
     assert roles["adjudicator"] == ("anthropic", "claude-opus-4-1")
     assert roles["case_for"] == ("anthropic", "claude-sonnet-4-6")
     assert set(roles) == set(ROLES)
+    # a motion debate's roles: named ones as named, the rest as the claim role each plays
+    motion_roles = {r["role"]: (r["provider"], r["model"]) for r in body["motion_roles"]}
+    assert set(motion_roles) == set(MOTION_ROLES)
+    assert motion_roles["crowd"] == ("anthropic", "claude-haiku-4-5")
+    assert motion_roles["judge"] == roles["moderator"] and motion_roles["debater_for"] == roles["case_for"]
     assert api.call("GET", "/settings", key=None)[0] == 401
 
 

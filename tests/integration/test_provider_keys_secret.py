@@ -9,6 +9,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from claimcourt.errors import InvalidRequestError
 from claimcourt.settings import load_settings
 
 pytestmark = pytest.mark.usefixtures("clean_env")
@@ -56,3 +57,27 @@ def test_no_secret_named_means_no_keys() -> None:
         assert load_settings().route("case_for") == ("offline", "offline")
     finally:
         load_settings.cache_clear()
+
+
+def test_a_function_that_reads_no_keys_does_not_judge_a_line_up_by_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    lineup = {"judge": "anthropic:claude-opus-4-1"}
+    load_settings.cache_clear()
+    try:
+        with pytest.raises(InvalidRequestError, match="no key or base URL is set for anthropic"):
+            load_settings().check_lineup(lineup)  # the laptop: its keys are its environment's
+        # the deployed API (template.yaml: CLAIMCOURT_PROVIDER_KEYS_SECRET ""): the stages hold the keys
+        monkeypatch.setenv("CLAIMCOURT_PROVIDER_KEYS_SECRET", "")
+        load_settings.cache_clear()
+        assert load_settings().provider_keys_known is False
+        load_settings().check_lineup(lineup)
+    finally:
+        load_settings.cache_clear()
+
+
+def test_keys_from_the_secret_are_known(secret: str) -> None:
+    assert load_settings().provider_keys_known is True
+    load_settings().check_lineup({"judge": "anthropic:claude-opus-4-1"})
+    with pytest.raises(InvalidRequestError, match=r"lineup\.crowd: no key or base URL is set for openai"):
+        load_settings().check_lineup({"crowd": "openai:gpt-4o-mini"})

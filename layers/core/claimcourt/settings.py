@@ -71,6 +71,11 @@ class Settings(BaseSettings):
     anthropic_base_url: str | None = Field(default=None, validation_alias="ANTHROPIC_BASE_URL")
     openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
     openai_base_url: str | None = Field(default=None, validation_alias="OPENAI_BASE_URL")
+    provider_keys_known: bool = Field(
+        default=True,
+        description="False in a function that reads no provider keys (its CLAIMCOURT_PROVIDER_KEYS_SECRET "
+        "is empty: it calls no model, e.g. the deployed API): it cannot tell which providers have a key.",
+    )
     anthropic_model: str = "claude-sonnet-4-6"
     openai_model: str = "gpt-4.1"
     models_by_role: dict[str, str] = Field(
@@ -214,7 +219,10 @@ class Settings(BaseSettings):
 
     def check_lineup(self, lineup: Mapping[MotionRole, str]) -> None:
         """A motion's line-up may name only providers this deployment holds a key (or base URL) for:
-        refused at the boundary, before anything is spent, rather than failing at the role's first call."""
+        refused at the boundary, before anything is spent, rather than failing at the role's first call.
+        Where the keys are not known here (the deployed API), the role's first call is where it fails."""
+        if not self.provider_keys_known:
+            return
         for role, wanted in lineup.items():
             provider = wanted.partition(":")[0]
             if not self.has_key(provider):
@@ -273,4 +281,5 @@ def provider_keys(secret: str) -> dict[str, SecretStr]:
 def load_settings() -> Settings:
     secret = _KeysSecret().provider_keys_secret
     keys = provider_keys(secret) if secret else {}
-    return Settings(**keys)  # type: ignore[arg-type]
+    # An empty secret name is a function's way to say it calls no model, so it holds no keys to judge by.
+    return Settings(**keys, provider_keys_known=secret != "")  # type: ignore[arg-type]

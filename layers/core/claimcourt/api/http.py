@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import base64
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -51,7 +51,7 @@ from claimcourt.models import (
 from claimcourt.motions.crowd import persona_set
 from claimcourt.observability import logger, observed
 from claimcourt.runs import delete_tenant_run, run_usage, submit_run, tenant_run
-from claimcourt.settings import ROLES
+from claimcourt.settings import MOTION_ROLES, ROLES
 from claimcourt.store.base import Store, encode_cursor, listing_key
 from claimcourt.watching.drift import create_monitor
 from claimcourt.wiring import Deps, build_idempotency, current_deps
@@ -155,6 +155,9 @@ class ServiceSettings(BaseModel):
     tenant_id: str
     providers: list[ProviderStatus]
     roles: list[RoleRoute]
+    motion_roles: list[RoleRoute] = Field(
+        description="A motion debate's roles, each as it runs unless the debate's line-up names it."
+    )
     web_search: bool
     dynamic_rounds: str
     budget_usd: float
@@ -404,13 +407,17 @@ def build_app() -> APIGatewayHttpResolver:
             ProviderStatus(name=name, configured=settings.has_key(name), default=name == default)
             for name in ("anthropic", "openai", "offline")
         ]
-        roles = [
-            RoleRoute(role=role, provider=p, model=m) for role in ROLES for p, m in [settings.route(role)]
-        ]
+
+        def routes(roles: Iterable[str]) -> list[RoleRoute]:
+            return [
+                RoleRoute(role=role, provider=p, model=m) for role in roles for p, m in [settings.route(role)]
+            ]
+
         return ServiceSettings(
             tenant_id=tenant(),
             providers=providers,
-            roles=roles,
+            roles=routes(ROLES),
+            motion_roles=routes(MOTION_ROLES),
             web_search=settings.web_search and settings.anthropic_api_key is not None,
             dynamic_rounds=settings.dynamic_rounds,
             budget_usd=settings.budget_usd,

@@ -1,7 +1,7 @@
 // The run console: one claim now, or a queue of claims fired under the cost guard (a 429 says when a
 // slot frees: the queue waits that long and asks again, with the same Idempotency-Key).
 
-import { ApiError, api } from "./api.js";
+import { ApiError, api, serviceSettings } from "./api.js";
 import { watchRun } from "./app.js";
 import { errorBox, h, mount, statusPill, verdictPill } from "./ui.js";
 
@@ -232,6 +232,37 @@ export function render(view) {
 }
 
 // A motion debate: two teams in turns before a crowd that votes (POST /motions).
+const MOTION_ROLES = [
+  ["debater_for", "Team for"], ["debater_against", "Team against"],
+  ["factchecker_for", "Fact-checker, for"], ["factchecker_against", "Fact-checker, against"],
+  ["judge", "Motion judge"], ["crowd", "Crowd"],
+];
+
+function number(id, name, label, attrs) {
+  return h("div.field", h("label", { for: id }, label), h(`input#${id}`, { type: "number", name, ...attrs }));
+}
+
+// The body of POST /motions from the form: what the user left empty is the service's default.
+function motionRequest(form) {
+  const data = new FormData(form);
+  const body = {
+    motion: data.get("motion"),
+    rounds: Number(data.get("rounds")),
+    crowd: Number(data.get("crowd")),
+    words: Number(data.get("words")),
+    citations: Number(data.get("citations")),
+    time_knob: { lean_above: Number(data.get("lean_above")), ratio: Number(data.get("ratio")) },
+  };
+  if (data.get("first")) body.first = data.get("first");
+  const lineup = {};
+  for (const [role] of MOTION_ROLES) {
+    const wanted = String(data.get(`lineup.${role}`) || "").trim();
+    if (wanted) lineup[role] = wanted;
+  }
+  if (Object.keys(lineup).length) body.lineup = lineup;
+  return body;
+}
+
 function motionForm() {
   const motion = h("textarea#motion", {
     name: "motion", rows: 2, required: true, maxlength: 2000,
@@ -239,6 +270,21 @@ function motionForm() {
   });
   const message = h("div", { "aria-live": "polite" });
   const start = h("button.primary#start-motion", { type: "submit" }, "Start motion debate");
+  // Each role's input shows what it runs as unless named; the suggestions are the configured providers.
+  const models = h("datalist#lineup-models");
+  const inputs = Object.fromEntries(MOTION_ROLES.map(([role]) => [role, h(`input#lineup-${role}.mono`, {
+    type: "text", name: `lineup.${role}`, list: "lineup-models", autocomplete: "off", spellcheck: "false",
+  })]));
+  const lineup = MOTION_ROLES.map(([role, label]) => h("div.field", h("label", { for: `lineup-${role}` }, label), inputs[role]));
+  serviceSettings().then((s) => {
+    const configured = s.providers.filter((p) => p.configured).map((p) => p.name);
+    const known = new Set(configured.map((p) => `${p}:`));
+    for (const r of s.motion_roles || []) {
+      inputs[r.role].placeholder = `${r.provider}:${r.model}`;
+      if (configured.includes(r.provider)) known.add(`${r.provider}:${r.model}`);
+    }
+    mount(models, [...known].sort().map((m) => h("option", { value: m })));
+  }, () => {});
   const form = h(
     "form.card#motion-form",
     { "aria-labelledby": "motion-form-title" },
@@ -246,28 +292,43 @@ function motionForm() {
     h("div.field", h("label", { for: "motion" }, "Motion"), motion,
       h("div.hint", "The crowd votes before the debate and after every round; the result is the vote swing.")),
     h("div.row",
-      h("div.field", h("label", { for: "motion-rounds" }, "Rounds between opening and closing"),
-        h("input#motion-rounds", { type: "number", name: "rounds", min: 1, max: 6, value: 2 })),
-      h("div.field", h("label", { for: "motion-crowd" }, "Voters"),
-        h("input#motion-crowd", { type: "number", name: "crowd", min: 1, max: 100, value: 24 }))),
+      number("motion-rounds", "rounds", "Rounds between opening and closing", { min: 1, max: 6, value: 2, required: true }),
+      number("motion-crowd", "crowd", "Voters", { min: 1, max: 100, value: 24, required: true })),
+    h("details#motion-options",
+      h("summary", "Rules and line-up"),
+      h("div.row",
+        h("div.field", h("label", { for: "motion-first" }, "Who speaks first"),
+          h("select#motion-first", { name: "first" },
+            h("option", { value: "" }, "The side vote zero leans against"),
+            h("option", { value: "for" }, "For"), h("option", { value: "against" }, "Against"))),
+        number("motion-words", "words", "Words a statement", { min: 50, max: 1500, value: 250, required: true }),
+        number("motion-citations", "citations", "New citations a statement", { min: 0, max: 10, value: 3, required: true })),
+      h("div.row",
+        number("motion-lean", "lean_above", "Time knob: when vote zero leans past", { min: 0.5, max: 1, step: 0.05, value: 0.6, required: true }),
+        number("motion-ratio", "ratio", "… the other side gets this times the room", { min: 1, max: 3, step: 0.05, value: 1.25, required: true })),
+      h("fieldset#motion-lineup",
+        h("legend", "Line-up ", h("span.hint", "(provider:model; empty: as shown)")),
+        h("div.grid.three", lineup)),
+      models),
     h("div.row", start, message),
   );
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     start.disabled = true;
     mount(message, h("span.muted", "Starting…"));
-    const data = new FormData(form);
     try {
-      const view = await api("/motions", {
-        method: "POST",
-        body: { motion: motion.value, rounds: Number(data.get("rounds")), crowd: Number(data.get("crowd")) },
-      });
+      const view = await api("/motions", { method: "POST", body: motionRequest(form) });
       watchRun({ run_id: view.run_id, claim: view.motion.motion });
       location.hash = `#/runs/${view.run_id}/live`;
     } catch (err) {
       start.disabled = false;
       mount(message, errorBox(err));
-      if (err.field === "motion") motion.focus();
+      // a refused field is shown where it is typed: open the options if it is one of them
+      const field = form.querySelector(`[name="${CSS.escape(String(err.field || "").replace("time_knob.", ""))}"]`);
+      if (field) {
+        if (field.closest("details")) field.closest("details").open = true;
+        field.focus();
+      }
     }
   });
   return form;
