@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,6 @@ from claimcourt.local import cloud
 from claimcourt.local.cli import main
 from claimcourt.models import LOCAL_TENANT, RunStatus
 from claimcourt.settings import Settings
-from claimcourt.store.base import Store
 from claimcourt.wiring import build_store
 from tests.contract.aws_resources import create_from_template, dynamodb_settings
 
@@ -38,8 +37,11 @@ def _state_machine(name: str) -> str:
 @pytest.fixture
 def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Settings, str, str]]:
     """A 'deployed' stack: tables and bucket built from template.yaml, its two state machines, its
-    outputs (a stack named "old" was deployed before motion debates: it has no motion machine)."""
+    outputs and parameters: one run an hour (a stack named "old" was deployed before motion debates:
+    it has no motion machine)."""
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")  # where the user's AWS profile points
+    monkeypatch.setenv("CLAIMCOURT_HOURLY_RUNS_PER_TENANT", "1000")  # the shell's: the stack's wins
+    monkeypatch.setenv("CLAIMCOURT_RUN_TIMEOUT_S", "60")  # a run nobody ends fails its test, not hangs it
     with mock_aws():
         settings = dynamodb_settings()
         create_from_template(settings)
@@ -48,23 +50,37 @@ def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Settings, str, str]
         outputs["DebateStateMachineArn"] = debate
         old = dict(outputs)
         outputs["MotionStateMachineArn"] = motion
-        stacks = {"dev": outputs, "old": old}
-        monkeypatch.setattr(cloud, "stack_outputs", lambda name, region: stacks.get(name, {}))
+        stacks = {
+            "dev": cloud.Described(outputs, {"MaxActiveRuns": "3", "HourlyRunsPerTenant": "1"}),
+            "old": cloud.Described(old, {}),
+        }
+        monkeypatch.setattr(
+            cloud, "describe_stack", lambda name, region: stacks.get(name, cloud.Described({}, {}))
+        )
         yield settings, debate, motion
 
 
-def _fail_the_first_run(store: Store, reason: str) -> None:
-    """The deployed state machine's stages would end the run; here a thread plays them."""
+@pytest.fixture
+def stages(stack: tuple[Settings, str, str]) -> Iterator[Callable[[str], None]]:
+    """The deployed state machine's stages would end each run; here a thread plays them: from
+    `stages(reason)` on, it fails every run it finds running, with that reason."""
+    stop, threads = threading.Event(), []
+    store = build_store(stack[0])
 
-    def fail_when_started() -> None:
-        for _ in range(500):
-            runs = store.list_runs(LOCAL_TENANT, 1).runs
-            if runs:
-                store.set_status(runs[0].run_id, RunStatus.FAILED, error=reason)
-                return
-            threading.Event().wait(0.01)
+    def fail_what_runs(reason: str) -> None:
+        while not stop.wait(0.01):
+            for run in store.list_runs(LOCAL_TENANT, 10).runs:
+                if run.status is RunStatus.RUNNING:
+                    store.set_status(run.run_id, RunStatus.FAILED, error=reason)
 
-    threading.Thread(target=fail_when_started, daemon=True).start()
+    def play(reason: str) -> None:
+        threads.append(threading.Thread(target=fail_what_runs, args=(reason,), daemon=True))
+        threads[-1].start()
+
+    yield play
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=10)
 
 
 def _only_execution(arn: str) -> tuple[str, dict[str, Any]]:
@@ -80,10 +96,10 @@ def invoke(*args: str) -> Result:
 
 
 def test_run_on_a_stack_records_the_run_starts_its_execution_and_follows_it(
-    stack: tuple[Settings, str, str],
+    stack: tuple[Settings, str, str], stages: Callable[[str], None]
 ) -> None:
-    settings, debate, motion = stack
-    _fail_the_first_run(build_store(settings), "ProviderError: no key in the secret")
+    _, debate, motion = stack
+    stages("ProviderError: no key in the secret")
     result = invoke("run", "Sea levels are rising", "--stack", "dev", "--json")
     assert result.exit_code == 1  # the run failed, and says why
     record = json.loads(result.stdout)
@@ -94,11 +110,11 @@ def test_run_on_a_stack_records_the_run_starts_its_execution_and_follows_it(
 
 
 def test_a_motion_on_a_stack_starts_the_motion_machine_and_follows_it(
-    stack: tuple[Settings, str, str],
+    stack: tuple[Settings, str, str], stages: Callable[[str], None]
 ) -> None:
     settings, debate, motion = stack
     store = build_store(settings)
-    _fail_the_first_run(store, "ProviderError: no key in the secret")
+    stages("ProviderError: no key in the secret")
     # a line-up names a provider with no key here: on a stack the keys are the stack's, not ours
     result = invoke(
         "motion", "Cities should ban cars", "--stack", "dev", "--lineup", "judge=openai:gpt-5", "--json"
@@ -117,6 +133,21 @@ def test_a_motion_on_a_stack_starts_the_motion_machine_and_follows_it(
     [recorded] = store.list_runs(LOCAL_TENANT, 5).runs
     assert recorded.run_id == doc["run_id"]
     assert recorded.motion is not None and recorded.motion.motion == "Cities should ban cars"
+
+
+def test_the_cost_guard_on_a_stack_takes_the_stacks_limits_not_the_shells(
+    stack: tuple[Settings, str, str], stages: Callable[[str], None]
+) -> None:
+    settings, debate, motion = stack
+    stages("ProviderError: no key in the secret")
+    assert invoke("run", "Sea levels are rising", "--stack", "dev").exit_code == 1  # started, failed
+    # the stack allows one run an hour (the shell's 1000 is not the stack's): nothing more starts
+    refused = invoke("motion", "Cities should ban cars", "--stack", "dev")
+    assert refused.exit_code == 1
+    assert refused.stderr.startswith("error: cost guard: ") and "(nothing was started)" in refused.stderr
+    assert len(build_store(settings).list_runs(LOCAL_TENANT, 5).runs) == 1
+    sfn = boto3.client("stepfunctions")
+    assert [len(sfn.list_executions(stateMachineArn=arn)["executions"]) for arn in (debate, motion)] == [1, 0]
 
 
 def test_a_motion_on_a_stack_deployed_before_motions_is_a_one_line_error(stack: Any) -> None:

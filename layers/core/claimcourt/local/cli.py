@@ -25,7 +25,7 @@ from rich.markup import escape
 
 from claimcourt import artifacts
 from claimcourt.errors import ConfigurationError, InvalidRequestError, NotFoundError, RateLimitedError
-from claimcourt.execution import Executor, Machine
+from claimcourt.execution import Executor, Machine, StepFunctionsExecutor
 from claimcourt.local.cloud import EXECUTION_CHECK_S, FOLLOW_POLL_S, Stack, load_stack
 from claimcourt.local.console import resume_collector
 from claimcourt.local.render import ProgressView, render_decisions, render_record, render_runs
@@ -260,17 +260,18 @@ def _submit(
 def _run_on_stack(deployed: Stack, request: RunRequest, as_json: bool) -> None:
     """Record the run in the stack's table under its cost guard, start its state machine, follow
     the events."""
-    store = build_store(deployed.settings)
-    record = _submit(store, deployed.executor(), deployed.settings, request)
+    store, executor = build_store(deployed.settings), deployed.executor()
+    record = _submit(store, executor, deployed.settings, request)
     view = ProgressView(err, store, record, f"as configured on stack {deployed.name}", "the stack's")
     with view:
-        record = _follow_on_stack(deployed, store, record.run_id, view.refresh)
+        record = _follow_on_stack(deployed, store, executor, record.run_id, view.refresh)
     _print_record(store, record, as_json)
 
 
-def _follow_on_stack(deployed: Stack, store: Store, run_id: str, on_tick: Callable[[], None]) -> RunRecord:
+def _follow_on_stack(
+    deployed: Stack, store: Store, executor: StepFunctionsExecutor, run_id: str, on_tick: Callable[[], None]
+) -> RunRecord:
     """Follow a run started on the stack through its events until it ends (or the run timeout)."""
-    executor = deployed.executor()
     follow(
         store,
         run_id,
@@ -393,10 +394,10 @@ def motion(
                 "deploy this version of claimcourt to debate motions on it",
                 EXIT_BAD_INPUT,
             )
-        store = build_store(deployed.settings)
-        run_id = _submit(store, deployed.executor(), deployed.settings, request).run_id
+        store, executor = build_store(deployed.settings), deployed.executor()
+        run_id = _submit(store, executor, deployed.settings, request).run_id
         progress = Progress(err, store, run_id, request)
-        _follow_on_stack(deployed, store, run_id, progress.tick)
+        _follow_on_stack(deployed, store, executor, run_id, progress.tick)
         progress.tick()
         _print_motion(store, run_id, as_json)
         return

@@ -1,11 +1,12 @@
-"""The CLI against a deployed stack: the stack's outputs name its tables and state machines; a run is
+"""The CLI against a deployed stack: the stack's outputs name its tables and state machines, its
+parameters the cost guard's limits; a run is
 recorded in its DynamoDB table and started as an execution named by the run id, then followed
 through the event log, exactly as the laptop follows a local run (claimcourt.runs.follow)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from claimcourt.errors import ConfigurationError
 from claimcourt.execution import StepFunctionsExecutor
@@ -21,6 +22,8 @@ OUTPUT_SETTINGS = {
     "RateLimitTableName": "limits_table_name",
     "ArtifactsBucketName": "artifacts_bucket",
 }
+# Stack parameter → the setting it fills: the cost guard's limits are the stack's, not the shell's.
+PARAMETER_SETTINGS = {"MaxActiveRuns": "max_active_runs", "HourlyRunsPerTenant": "hourly_runs_per_tenant"}
 
 
 @dataclass(frozen=True)
@@ -36,20 +39,29 @@ class Stack:
         )
 
 
-def stack_outputs(name: str, region: str | None) -> dict[str, str]:
+class Described(NamedTuple):
+    outputs: dict[str, str]
+    parameters: dict[str, str]
+
+
+def describe_stack(name: str, region: str | None) -> Described:
     import boto3
 
     stacks = boto3.client("cloudformation", region_name=region).describe_stacks(StackName=name)["Stacks"]
-    return {o["OutputKey"]: o["OutputValue"] for o in stacks[0].get("Outputs", [])}
+    return Described(
+        {o["OutputKey"]: o["OutputValue"] for o in stacks[0].get("Outputs", [])},
+        {p["ParameterKey"]: p["ParameterValue"] for p in stacks[0].get("Parameters", [])},
+    )
 
 
 def load_stack(name: str, base: Settings) -> Stack:
-    outputs = stack_outputs(name, base.aws_region)
+    outputs, parameters = describe_stack(name, base.aws_region)
     missing = [key for key in (*OUTPUT_SETTINGS, "DebateStateMachineArn") if key not in outputs]
     if missing:
         raise ConfigurationError(
             f"stack {name} has no output {', '.join(missing)}: is it a claimcourt stack?"
         )
     fields: dict[str, Any] = {field: outputs[key] for key, field in OUTPUT_SETTINGS.items()}
-    settings = base.model_copy(update={"store": "dynamodb", **fields})
+    limits = {field: int(parameters[key]) for key, field in PARAMETER_SETTINGS.items() if key in parameters}
+    settings = base.model_copy(update={"store": "dynamodb", **fields, **limits})
     return Stack(name, settings, outputs["DebateStateMachineArn"], outputs.get("MotionStateMachineArn"))
