@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Route, expect, sync_playwright
 
 from tests.e2e.console import SHOTS, Served, chromium_path, serve
 
@@ -92,6 +92,33 @@ def test_a_bad_key_is_refused_and_a_good_one_is_kept(browser: Browser, served: S
     expect(page.locator("h1#history-title")).to_be_visible()  # back where it was going
     assert page.evaluate("localStorage.getItem('cc.key')") == served.key
     context.close()
+
+
+# ---------------------------------------------------------------- a flaky network
+
+
+def test_a_page_whose_module_the_network_drops_is_fetched_again(page: Page) -> None:
+    dropped: list[str] = []
+
+    def drop_twice(route: Route) -> None:
+        if len(dropped) < 2:
+            dropped.append(route.request.url)
+            route.abort("connectionreset")
+        else:
+            route.continue_()
+
+    page.route(re.compile(r"/console/page-history\.js"), drop_twice)
+    page.goto("/#/history")
+    expect(page.locator("h1#history-title")).to_be_visible()
+    assert [url.rsplit("/", 1)[1] for url in dropped] == ["page-history.js", "page-history.js?attempt=1"]
+    # dropped every time: said so, with a way to try again that works once the network is back
+    page.unroute(re.compile(r"/console/page-history\.js"))
+    page.route(re.compile(r"/console/page-monitors\.js"), lambda route: route.abort("connectionreset"))
+    page.goto("/#/monitors")
+    expect(page.locator("h1")).to_have_text("Something went wrong", timeout=10_000)
+    page.unroute(re.compile(r"/console/page-monitors\.js"))
+    page.get_by_role("button", name="Try again").click()
+    expect(page.get_by_label("Claim to watch")).to_be_visible()
 
 
 # ---------------------------------------------------------------- a run, live, then its verdict
@@ -236,6 +263,12 @@ def test_a_motion_debates_options_and_line_up_reach_the_debate(page: Page, serve
     # each role shows what it runs as unless named (the offline reasoner here)
     expect(options.get_by_label("Motion judge")).to_have_attribute("placeholder", re.compile(r"^offline:"))
     options.get_by_label("Who speaks first").select_option("against")
+    # a bad value inside the options, closed again: the service refuses it, and the form shows where
+    options.get_by_label("Words a statement").fill("")
+    page.get_by_text("Rules and line-up").click()
+    page.get_by_role("button", name="Start motion debate").click()
+    expect(options.get_by_label("Words a statement")).to_be_focused()
+    expect(page.locator("#motion-form .error")).to_contain_text("greater than or equal to 50")
     options.get_by_label("Words a statement").fill("120")
     options.get_by_label("New citations a statement").fill("1")
     # a provider this service holds no key for is refused where it is typed, before anything starts

@@ -139,6 +139,23 @@ def test_settings_name_the_providers_and_each_roles_model_and_never_a_key(api: A
     assert api.call("GET", "/settings", key=None)[0] == 401
 
 
+def test_settings_where_the_keys_are_not_known_route_each_role_as_configured(api: Api) -> None:
+    """The deployed API reads no provider keys: it says so, and shows each role as configured rather
+    than as falling back for want of a key it cannot see."""
+    named = {"crowd": "openai:gpt-4o-mini", "adjudicator": "anthropic:claude-opus-4-1"}
+    with _settings(api, provider_keys_known=False, models_by_role=named):
+        body = api.call("GET", "/settings")[2]
+    assert body["provider_keys_known"] is False
+    motion_roles = {r["role"]: (r["provider"], r["model"]) for r in body["motion_roles"]}
+    roles = {r["role"]: (r["provider"], r["model"]) for r in body["roles"]}
+    assert motion_roles["crowd"] == ("openai", "gpt-4o-mini")
+    assert roles["adjudicator"] == ("anthropic", "claude-opus-4-1")
+    with _settings(api, models_by_role=named):  # the laptop, with no keys: both fall back, as they will
+        body = api.call("GET", "/settings")[2]
+    assert body["provider_keys_known"] is True
+    assert {r["role"]: r["provider"] for r in body["motion_roles"]}["crowd"] == "offline"
+
+
 # ---------------------------------------------------------------- GET /runs?q=
 
 

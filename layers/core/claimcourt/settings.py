@@ -237,13 +237,14 @@ class Settings(BaseSettings):
         return {"anthropic": self.anthropic_model, "openai": self.openai_model}.get(provider, "offline")
 
     def route(self, role: str) -> tuple[str, str]:
-        """(provider, model) for a role; a role whose provider has no key falls back to the default."""
+        """(provider, model) for a role; a role whose provider has no key falls back to the default
+        (where the keys are not known here, as configured)."""
         wanted = self.models_by_role.get(role)
         if not wanted and role in MOTION_ROLES:
             return self.route(MOTION_ROLES[role])
         if wanted:
             provider, _, model = wanted.partition(":")
-            if self.has_key(provider):
+            if self.has_key(provider) or not self.provider_keys_known:
                 return provider, model or self.default_model(provider)
         provider = self.default_provider()
         return provider, self.default_model(provider)

@@ -154,6 +154,10 @@ class ServiceSettings(BaseModel):
 
     tenant_id: str
     providers: list[ProviderStatus]
+    provider_keys_known: bool = Field(
+        description="False where this API holds no provider keys (deployed: the stages read them): then "
+        "`configured` and each role's route are as configured, not checked against the keys."
+    )
     roles: list[RoleRoute]
     motion_roles: list[RoleRoute] = Field(
         description="A motion debate's roles, each as it runs unless the debate's line-up names it."
@@ -416,6 +420,7 @@ def build_app() -> APIGatewayHttpResolver:
         return ServiceSettings(
             tenant_id=tenant(),
             providers=providers,
+            provider_keys_known=settings.provider_keys_known,
             roles=routes(ROLES),
             motion_roles=routes(MOTION_ROLES),
             web_search=settings.web_search and settings.anthropic_api_key is not None,

@@ -8,16 +8,29 @@ import { h, mount } from "./ui.js";
 const main = document.getElementById("main");
 
 const ROUTES = [
-  [/^#?\/?$/, "run", () => import("./page-run.js")],
-  [/^#\/run$/, "run", () => import("./page-run.js")],
-  [/^#\/runs\/([\w-]+)\/live$/, "run", () => import("./page-trace.js")],
-  [/^#\/runs\/([\w-]+)$/, "history", () => import("./page-verdict.js")],
-  [/^#\/claims\/([\w-]+)$/, "history", () => import("./page-drift.js")],
-  [/^#\/history$/, "history", () => import("./page-history.js")],
-  [/^#\/monitors$/, "monitors", () => import("./page-monitors.js")],
-  [/^#\/settings$/, "settings", () => import("./page-settings.js")],
-  [/^#\/key$/, "settings", () => import("./page-key.js")],
+  [/^#?\/?$/, "run", "page-run.js"],
+  [/^#\/run$/, "run", "page-run.js"],
+  [/^#\/runs\/([\w-]+)\/live$/, "run", "page-trace.js"],
+  [/^#\/runs\/([\w-]+)$/, "history", "page-verdict.js"],
+  [/^#\/claims\/([\w-]+)$/, "history", "page-drift.js"],
+  [/^#\/history$/, "history", "page-history.js"],
+  [/^#\/monitors$/, "monitors", "page-monitors.js"],
+  [/^#\/settings$/, "settings", "page-settings.js"],
+  [/^#\/key$/, "settings", "page-key.js"],
 ];
+
+// A page's module. A fetch the network failed is tried again (twice, a moment apart) under another
+// URL, since the browser remembers a failed import by its URL.
+async function loadPage(file) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await import(attempt ? `./${file}?attempt=${attempt}` : `./${file}`);
+    } catch (err) {
+      if (attempt === 2) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 400 * (attempt + 1)));
+    }
+  }
+}
 
 let leave = null; // the current page's clean-up
 
@@ -27,7 +40,7 @@ async function route() {
   let found = ROUTES.find(([re]) => re.test(hash));
   if (!getKey()) found = ROUTES[ROUTES.length - 1]; // no key yet: ask for one first
   if (!found) found = ROUTES[0];
-  const [re, nav, load] = found;
+  const [re, nav, file] = found;
   const params = hash.match(re)?.slice(1) || [];
   for (const a of document.querySelectorAll("[data-nav]")) {
     if (a.dataset.nav === nav) a.setAttribute("aria-current", "page");
@@ -35,14 +48,15 @@ async function route() {
   }
   const token = (route.token = {});
   try {
-    const page = await load();
+    const page = await loadPage(file);
     if (route.token !== token) return;
     const view = h("div");
     mount(main, view);
     leave = (await page.render(view, ...params)) || null;
   } catch (err) {
     if (route.token !== token) return;
-    mount(main, h("div.card", h("h1", "Something went wrong"), h("p.error", { role: "alert" }, err.message)));
+    const again = h("button#try-again", { type: "button", onclick: () => route() }, "Try again");
+    mount(main, h("div.card", h("h1", "Something went wrong"), h("p.error", { role: "alert" }, err.message), again));
   }
   document.title = `${main.querySelector("h1")?.textContent || "claimcourt"} · claimcourt`;
 }

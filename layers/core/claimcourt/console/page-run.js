@@ -277,17 +277,21 @@ function motionForm() {
   })]));
   const lineup = MOTION_ROLES.map(([role, label]) => h("div.field", h("label", { for: `lineup-${role}` }, label), inputs[role]));
   serviceSettings().then((s) => {
-    const configured = s.providers.filter((p) => p.configured).map((p) => p.name);
-    const known = new Set(configured.map((p) => `${p}:`));
+    // where the API cannot see the keys (a deployed stack), every provider may have one
+    const usable = s.providers.filter((p) => p.configured || s.provider_keys_known === false).map((p) => p.name);
+    const known = new Set(usable.map((p) => `${p}:`));
     for (const r of s.motion_roles || []) {
+      if (!inputs[r.role]) continue; // a role this console does not know yet
       inputs[r.role].placeholder = `${r.provider}:${r.model}`;
-      if (configured.includes(r.provider)) known.add(`${r.provider}:${r.model}`);
+      if (usable.includes(r.provider)) known.add(`${r.provider}:${r.model}`);
     }
     mount(models, [...known].sort().map((m) => h("option", { value: m })));
   }, () => {});
+  // The service checks every field (a 422 opens and focuses the one it refuses): the browser's own
+  // checks would block the start silently for a field inside the closed options.
   const form = h(
     "form.card#motion-form",
-    { "aria-labelledby": "motion-form-title" },
+    { "aria-labelledby": "motion-form-title", novalidate: true },
     h("h2#motion-form-title", "Debate a motion before a crowd"),
     h("div.field", h("label", { for: "motion" }, "Motion"), motion,
       h("div.hint", "The crowd votes before the debate and after every round; the result is the vote swing.")),
@@ -304,8 +308,8 @@ function motionForm() {
         number("motion-words", "words", "Words a statement", { min: 50, max: 1500, value: 250, required: true }),
         number("motion-citations", "citations", "New citations a statement", { min: 0, max: 10, value: 3, required: true })),
       h("div.row",
-        number("motion-lean", "lean_above", "Time knob: when vote zero leans past", { min: 0.5, max: 1, step: 0.05, value: 0.6, required: true }),
-        number("motion-ratio", "ratio", "… the other side gets this times the room", { min: 1, max: 3, step: 0.05, value: 1.25, required: true })),
+        number("motion-lean", "lean_above", "Time knob: when vote zero leans past", { min: 0.5, max: 1, step: "any", value: 0.6, required: true }),
+        number("motion-ratio", "ratio", "… the other side gets this times the room", { min: 1, max: 3, step: "any", value: 1.25, required: true })),
       h("fieldset#motion-lineup",
         h("legend", "Line-up ", h("span.hint", "(provider:model; empty: as shown)")),
         h("div.grid.three", lineup)),

@@ -23,7 +23,7 @@ export async function render(view) {
     h("div.grid.two",
       h("section.card", { "aria-labelledby": "prov-title" }, h("h2#prov-title", "Providers"),
         h("table#providers", h("thead", h("tr", h("th", "Provider"), h("th", "Configured"), h("th", "Default"))),
-          h("tbody", s.providers.map((p) => h("tr", h("td", p.name), h("td", p.configured ? "yes" : "no"), h("td", p.default ? "default" : "")))))),
+          h("tbody", s.providers.map((p) => h("tr", h("td", p.name), h("td", s.provider_keys_known === false ? "not known here" : p.configured ? "yes" : "no"), h("td", p.default ? "default" : "")))))),
       h("section.card", { "aria-labelledby": "roles-title" }, h("h2#roles-title", "Models by role"),
         h("table#roles", h("thead", h("tr", h("th", "Role"), h("th", "Provider"), h("th", "Model"))),
           h("tbody", s.roles.map((r) => h("tr", h("td", r.role.replace("_", " ")), h("td", r.provider), h("td.mono", r.model))))))),
