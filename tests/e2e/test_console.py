@@ -58,6 +58,11 @@ def page(browser: Browser, served: Served) -> Iterator[Page]:
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda err: errors.append(str(err)))
+    # a 5xx is a bug on the server's side, whether or not the page recovers from it
+    page.on(
+        "response",
+        lambda r: errors.append(f"{r.status} {r.request.method} {r.url}") if r.status >= 500 else None,
+    )
     yield page
     context.close()
     assert errors == [], errors

@@ -9,6 +9,7 @@ import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -40,25 +41,29 @@ def chromium_path() -> str | None:
 @contextmanager
 def serving(command: list[str], env: dict[str, str], port: int) -> Iterator[subprocess.Popen[bytes]]:
     """A server process (`claimcourt serve --port PORT`, say), once its /health answers on loopback;
-    stopped at the end unless the caller already stopped it (killed it, say)."""
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.1)
-    else:
-        process.kill()
-        raise RuntimeError(f"the server did not start: {process.stderr.read() if process.stderr else ''!r}")
-    try:
-        yield process
-    finally:
-        if process.poll() is None:
-            process.terminate()
+    stopped at the end unless the caller already stopped it (killed it, say). Its stderr goes to a
+    file, read if it does not start: a pipe nobody reads would stop the server once it filled."""
+    with tempfile.TemporaryFile() as stderr:
+        process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
             try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
+                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        else:
+            process.kill()
+            process.wait(timeout=10)
+            stderr.seek(0)
+            raise RuntimeError(f"the server did not start: {stderr.read().decode(errors='replace')!r}")
+        try:
+            yield process
+        finally:
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait(timeout=10)
