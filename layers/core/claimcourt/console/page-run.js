@@ -303,7 +303,7 @@ function motionForm() {
       h("div.row",
         h("div.field", h("label", { for: "motion-first" }, "Who speaks first"),
           h("select#motion-first", { name: "first" },
-            h("option", { value: "" }, "The side vote zero leans against"),
+            h("option", { value: "" }, "The side vote zero favours"),
             h("option", { value: "for" }, "For"), h("option", { value: "against" }, "Against"))),
         number("motion-words", "words", "Words a statement", { min: 50, max: 1500, value: 250, required: true }),
         number("motion-citations", "citations", "New citations a statement", { min: 0, max: 10, value: 3, required: true })),

@@ -125,7 +125,8 @@ data_dir_option = click.option(
 stack_option = click.option(
     "--stack",
     default=None,
-    help="A deployed stack's name: use its tables and state machine (AWS credentials from your environment).",
+    help="A deployed stack's name: use its tables, state machines and cost guard (AWS credentials from "
+    "your environment).",
 )
 
 

@@ -1,7 +1,7 @@
 """The CLI against a deployed stack: the stack's outputs name its tables and state machines, its
-parameters the cost guard's limits; a run is
-recorded in its DynamoDB table and started as an execution named by the run id, then followed
-through the event log, exactly as the laptop follows a local run (claimcourt.runs.follow)."""
+parameters the cost guard's limits; a run is recorded in its DynamoDB table and started as an
+execution named by the run id, then followed through the event log, exactly as the laptop follows a
+local run (claimcourt.runs.follow)."""
 
 from __future__ import annotations
 
