@@ -170,6 +170,7 @@ def test_bad_requests_are_refused_before_anything_is_stored_or_started(
             "rounds: Input should be a valid integer, got a number with a fractional part",
         ),
         ({**CLAIM, "judge": "jury"}, "judge", "judge: Input should be 'contract' or 'rubric'"),
+        ({**CLAIM, "rounds": True}, "rounds", "rounds: a number, not true or false"),
     ],
 )
 def test_an_order_rounds_or_judge_out_of_bounds_is_refused_naming_the_field(
@@ -572,6 +573,7 @@ def test_a_monitors_order_rounds_and_judge_go_to_every_run_it_starts(api: Api) -
         ({"claim": "x y", "cadence": "every so often", "threshold": 8}, "cadence"),
         ({"claim": "x y", "cadence": "daily", "threshold": 5, "rounds": 9}, "rounds"),
         ({"claim": "x y", "cadence": "daily", "threshold": 0}, "threshold"),
+        ({"claim": "x y", "cadence": "daily", "threshold": True}, "threshold"),
         ({"claim": "x y", "cadence": "daily"}, "threshold"),
         ({"claim": "x y", "cadence": "daily", "threshold": 5, "as_of_date": "2020-01-01"}, "as_of_date"),
     ],
@@ -629,6 +631,9 @@ def test_a_motion_debate_starts_on_its_own_state_machine_and_reads_back(api: Api
         ({"motion": ""}, "motion"),
         ({"motion": "Resolved: x.", "crowd": 101}, "crowd"),
         ({"motion": "Resolved: x.", "rounds": 7}, "rounds"),
+        ({"motion": "Resolved: x.", "crowd": True}, "crowd"),
+        ({"motion": "Resolved: x.", "citations": False}, "citations"),
+        ({"motion": "Resolved: x.", "time_knob": {"ratio": True}}, "time_knob.ratio"),
         ({"motion": "Resolved: x.", "lineup": {"judge": "gpt-4o"}}, "lineup.judge"),
         ({"motion": "Resolved: x.", "lineup": {"audience": "openai:gpt-4o"}}, "lineup.audience.[key]"),
     ],

@@ -13,7 +13,15 @@ from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from claimcourt.contract import SHAPES, Reading, Shape
 
@@ -92,6 +100,17 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _not_true_or_false(value: Any) -> Any:
+    """JSON's true and false are not numbers, though Python's bool is an int: refused, not read as 1 and 0."""
+    if isinstance(value, bool):
+        raise ValueError("a number, not true or false")
+    return value
+
+
+# A number a caller sends (a request's count, limit or knob): never a boolean.
+NOT_BOOL = BeforeValidator(_not_true_or_false)
+
+
 def first_problem(err: ValidationError, whole: str) -> tuple[str, str]:
     """(field, message) of a validation error's first problem: what every boundary reports, one
     problem at a time, naming the field (`whole` when it is the input as a whole)."""
@@ -139,7 +158,7 @@ class ClaimAsked(Strict):
         default=None,
         description="Who argues first in every round, the other then answering it (null: both at once).",
     )
-    rounds: int | None = Field(
+    rounds: Annotated[int | None, NOT_BOOL] = Field(
         default=None,
         ge=1,
         le=MAX_FIXED_ROUNDS,
@@ -199,7 +218,7 @@ class MonitorRequest(ClaimAsked):
     cadence: str = Field(
         max_length=100, description="hourly, daily, weekly, or a 5-field cron expression (UTC)."
     )
-    threshold: int = Field(
+    threshold: Annotated[int, NOT_BOOL] = Field(
         ge=1, le=100, description="Points the score must move for a claim.score_changed event."
     )
 
@@ -1167,8 +1186,8 @@ class TimeKnob(Strict):
     """When the crowd leans more than `lean_above` one way at vote zero, the minority side gets `ratio`
     times the word limit and citation allowance (at or below it: 1:1)."""
 
-    lean_above: float = Field(default=0.60, ge=0.5, le=1.0)
-    ratio: float = Field(default=1.25, ge=1.0, le=3.0)
+    lean_above: Annotated[float, NOT_BOOL] = Field(default=0.60, ge=0.5, le=1.0)
+    ratio: Annotated[float, NOT_BOOL] = Field(default=1.25, ge=1.0, le=3.0)
 
 
 class MotionRequest(Strict):
@@ -1176,18 +1195,22 @@ class MotionRequest(Strict):
 
     motion: str = Field(description="The motion, e.g. 'Resolved: social media does more harm than good.'")
     context: str | None = Field(default=None, description="Optional background text for the teams.")
-    rounds: int = Field(
+    rounds: Annotated[int, NOT_BOOL] = Field(
         default=2, ge=1, le=MAX_MOTION_ROUNDS, description="Rounds between opening and closing."
     )
-    crowd: int = Field(
+    crowd: Annotated[int, NOT_BOOL] = Field(
         default=24, ge=1, le=MAX_CROWD, description="Personas voting (the first N of the set)."
     )
-    words: int = Field(
+    words: Annotated[int, NOT_BOOL] = Field(
         default=250, ge=50, le=1500, description="Word limit of a statement (before the knob)."
     )
-    citations: int = Field(default=3, ge=0, le=10, description="New citations a statement may add.")
+    citations: Annotated[int, NOT_BOOL] = Field(
+        default=3, ge=0, le=10, description="New citations a statement may add."
+    )
     time_knob: TimeKnob = Field(default_factory=TimeKnob)
-    seed: int = Field(default=0, ge=0, le=2**31 - 1, description="Breaks a vote-zero tie (recorded).")
+    seed: Annotated[int, NOT_BOOL] = Field(
+        default=0, ge=0, le=2**31 - 1, description="Breaks a vote-zero tie (recorded)."
+    )
     first: Side | None = Field(
         default=None,
         description="Who speaks first, whatever vote zero says (an experiment's factor); null: vote zero.",
