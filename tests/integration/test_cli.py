@@ -54,6 +54,28 @@ def test_run_json_is_the_full_result_on_a_clean_stdout(tmp_path: Path) -> None:
     assert json.loads(shown.stdout) == body
 
 
+def test_motion_json_is_the_motions_shape_and_show_json_gives_the_same(tmp_path: Path) -> None:
+    motion = "Cities should ban cars from their centres"
+    result = invoke(tmp_path, "motion", motion, "--rounds", "1", "--crowd", "4", "--json")
+    assert result.exit_code == 0, result.output
+    body = json.loads(result.stdout)  # GET /motions/{id}'s shape, less its links
+    assert (body["status"], body["motion"]["motion"], body["motion"]["crowd"]) == ("succeeded", motion, 4)
+    assert body["result"]["vote_zero"]["voters"] == 4 and "swing" in body["result"]
+    assert json.loads(invoke(tmp_path, "show", body["run_id"], "--json").stdout) == body
+    # a motion has no round controller: said so, not "stopped before its first round ended"
+    rounds = invoke(tmp_path, "show", body["run_id"], "--rounds")
+    assert rounds.exit_code == 2
+    assert rounds.stderr.startswith(f"error: run_id: {body['run_id']} is a motion debate, which has no round")
+
+
+def test_a_motion_role_named_twice_in_the_line_up_is_refused(tmp_path: Path) -> None:
+    lineup = ["--lineup", "judge=offline:a", "--lineup", "judge=offline:b"]
+    result = invoke(tmp_path, "motion", "Cities should ban cars from their centres", *lineup)
+    assert result.exit_code == 2
+    assert result.stderr == "error: lineup.judge: named twice (offline:a and offline:b)\n"
+    assert stored_runs(tmp_path) == 0
+
+
 def test_run_in_turn_for_fixed_rounds_with_the_rubric_judge_as_the_readme_shows(tmp_path: Path) -> None:
     claim = "Global warming is causing sea levels to rise and glaciers to retreat"
     result = invoke(tmp_path, "run", claim, "--first", "against", "--rounds", "3", "--judge", "rubric")

@@ -32,6 +32,7 @@ from claimcourt.local.render import ProgressView, render_decisions, render_recor
 from claimcourt.models import (
     LOCAL_TENANT,
     MotionRequest,
+    MotionResult,
     RunOutput,
     RunRecord,
     RunRequest,
@@ -312,11 +313,16 @@ def _parse_motion(raw: dict[str, Any]) -> MotionRequest:
 
 
 def _lineup(pairs: tuple[str, ...]) -> dict[str, str]:
-    found = {}
+    found: dict[str, str] = {}
     for pair in pairs:
         role, sep, model = pair.partition("=")
         if not sep:
             _fail(f"lineup: {pair!r} is not role=provider:model", EXIT_BAD_INPUT)
+        if role.strip() in found:
+            _fail(
+                f"lineup.{role.strip()}: named twice ({found[role.strip()]} and {model.strip()})",
+                EXIT_BAD_INPUT,
+            )
         found[role.strip()] = model.strip()
     return found
 
@@ -427,19 +433,21 @@ def _print_motion(store: Store, run_id: str, as_json: bool) -> None:
     ended = store.get_run(run_id)
     result = artifacts.motion_result_of(store, run_id)
     if as_json:
-        doc = {
-            "run_id": ended.run_id,
-            "status": ended.status.value,
-            "error": ended.error,
-            "cost_usd": ended.cost_usd,
-            "result": result.model_dump(mode="json") if result else None,
-        }
-        click.echo(json.dumps(doc, indent=2))
+        click.echo(_motion_json(ended, result))
     elif result is not None:
         print_result(out, result)
     if ended.status is not RunStatus.SUCCEEDED:
         err.print(f"[red]the debate failed: {ended.error}[/]")
         sys.exit(EXIT_FAILED)
+
+
+def _motion_json(record: RunRecord, result: MotionResult | None) -> str:
+    """A motion debate as `motion --json` and `show --json` print it: `GET /motions/{id}`'s shape
+    (less its links), the result filled once the debate has concluded."""
+    fields = {"run_id", "status", "motion", "created_at", "finished_at", "error", "cost_usd"}
+    doc = record.model_dump(mode="json", include=fields)
+    doc["result"] = result.model_dump(mode="json") if result else None
+    return json.dumps(doc, indent=2)
 
 
 @main.command()
@@ -551,12 +559,20 @@ def show(
         record = tenant_run(store, tenant, run_id)
     except NotFoundError:
         _fail(f"run_id: no run {run_id} for tenant {tenant}", EXIT_BAD_INPUT)
+    if rounds and record.motion is not None:
+        _fail(
+            f"run_id: {run_id} is a motion debate, which has no round controller: its votes round by round "
+            f"are in `claimcourt export {run_id}` (score_trajectory.csv)",
+            EXIT_BAD_INPUT,
+        )
     if rounds:
         decisions = artifacts.decisions_of(store, run_id)
         if as_json:
             click.echo(json.dumps([d.model_dump(mode="json") for d in decisions], indent=2))
         else:
             render_decisions(out, decisions)
+    elif as_json and record.motion is not None:
+        click.echo(_motion_json(record, artifacts.motion_result_of(store, run_id)))
     elif as_json:
         click.echo(_as_json(store, record))
     elif record.motion is not None and (result := artifacts.motion_result_of(store, run_id)) is not None:
