@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import pytest
 
 from claimcourt.debate.argue import PERSONAS
-from claimcourt.debate.control import RoundState, decide, fixed_rounds, signals, tfidf_cosine
-from claimcourt.models import Argument, ModeratorView, Point, RoundAction
+from claimcourt.debate.control import RoundState, decide, fixed_rounds, signals, summarize, tfidf_cosine
+from claimcourt.models import Argument, ModeratorView, Point, RoundAction, RoundDecision
 
 SAME_FOR = "Tide gauges and satellites both show the sea rising about 3 mm a year since 1993."
 SAME_AGAINST = "Some gauges on rising land show falling relative sea level, so the rise is not universal."
@@ -157,3 +157,32 @@ def test_tfidf_cosine_is_one_for_the_same_text_and_low_for_unrelated_text() -> N
     corpus = [SAME_FOR, SAME_AGAINST]
     assert tfidf_cosine(SAME_FOR, SAME_FOR, corpus) == pytest.approx(1.0)
     assert tfidf_cosine(SAME_FOR, "Carbon taxes raise revenue.", corpus) == 0.0
+
+
+def _shadowed(*controller: RoundAction) -> list[RoundDecision]:
+    """Fixed rounds in shadow mode, the controller deciding `controller` after each."""
+    last = len(controller)
+    return [
+        RoundDecision(
+            round=n,
+            action=RoundAction.STOP_MAX_ROUNDS if n == last else RoundAction.CONTINUE,
+            mode="shadow",
+            controller_action=action,
+        )
+        for n, action in enumerate(controller, start=1)
+    ]
+
+
+def test_a_controller_that_stopped_early_would_save_rounds_and_would_not_have_continued() -> None:
+    go, stop = RoundAction.CONTINUE, RoundAction.STOP_CONVERGED
+    control = summarize(_shadowed(go, stop, go), [])
+    assert control is not None
+    # its "continue" after round 3 is about a round it would never have reached
+    assert (control.controller_stop_round, control.would_save_rounds, control.would_continue) == (2, 1, False)
+    control = summarize(_shadowed(go, go, go), [])
+    assert control is not None
+    assert (control.controller_stop_round, control.would_save_rounds, control.would_continue) == (
+        None,
+        0,
+        True,
+    )

@@ -237,7 +237,9 @@ def summarize(decisions: Sequence[RoundDecision], calls: Sequence[CallRecord]) -
         would_save_rounds=max(0, rounds - stop) if stop is not None else 0,
         would_save_usd=round(sum(c.cost_usd for c in later), 6),
         would_save_calls=sum(c.attempts for c in later if c.provider != "offline"),
-        would_continue=bool(last.controller_action and last.controller_action.another_round),
+        # Only a controller that never stopped would have gone on: after its stop, its decisions
+        # are about rounds it would not have run.
+        would_continue=stop is None and bool(last.controller_action and last.controller_action.another_round),
     )
 
 
