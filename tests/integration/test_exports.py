@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import jsonschema_rs
@@ -61,6 +62,8 @@ def test_an_offline_run_exports_four_artifacts_that_a_person_can_read_audit_and_
     cited = {text: hrefs for text, hrefs in links.items() if text in sources}
     assert cited, "no citation key was linked"
     assert all(hrefs == {sources[key]} for key, hrefs in cited.items())
+    # and no evidence id is left bare: the judge's own references link to their sources too
+    assert not re.findall(r"\[E[0-9a-f]{8}\](?!\()", files["transcript_full.md"])
     html = MarkdownIt("commonmark").enable("table").render(files["transcript_full.md"])
     assert "<h2>Verdict</h2>" in html and "<table>" in html
 

@@ -277,6 +277,26 @@ def test_the_closing_round_adds_no_citations() -> None:
     assert "you may cite only passages you cited in earlier rounds" in argue_task(closing).system
 
 
+def test_a_dropped_citation_goes_from_the_points_text_too() -> None:
+    # Given the closing round, and a point whose text cites the new E2 and the unknown E404 besides E1
+    text = "Ice extent fell [E1], and fell again [E2] as reported [E404]."
+    draft = Argument(
+        side="for", round=2, points=[_point("sc1", 52, "E1", "E2").model_copy(update={"argument": text})]
+    )
+    closing = _argue_input(max_rounds=2, cited_before=["E1"])
+    # Then the text keeps only the marker it may cite: no marker is left without a source
+    assert (
+        enforce_rules(draft, closing).points[0].argument
+        == "Ice extent fell [E1], and fell again as reported."
+    )
+    # and a text of nothing but refused markers says so rather than going empty
+    bare = Argument(side="for", round=2, points=[_point("sc1", 52).model_copy(update={"argument": "[E2]"})])
+    assert (
+        enforce_rules(bare, closing).points[0].argument
+        == "(This point cited only evidence it may not cite here.)"
+    )
+
+
 def test_points_on_unknown_sub_claims_are_dropped() -> None:
     draft = Argument(side="for", round=2, points=[_point("sc1", 55, "E1"), _point("sc9", 80, "E1")])
     result = enforce_rules(draft, _argue_input())

@@ -25,10 +25,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from claimcourt import artifacts
-from claimcourt.debate.argue import opposite
+from claimcourt.debate.argue import CITATION_MARKER, opposite
 from claimcourt.errors import NotFoundError
 from claimcourt.models import (
     Argument,
+    Evidence,
     FrontierIssue,
     LedgerEntry,
     MotionMap,
@@ -48,7 +49,6 @@ MEDIA_TYPES = {
     "score_trajectory.csv": "text/csv; charset=utf-8",
 }
 EXPORT_PREFIX = "export/"
-_CITED = re.compile(r"\[(E[0-9A-Za-z]+)\]")
 
 
 class CitationLedger(BaseModel):
@@ -112,10 +112,10 @@ def build_exports(store: Store, run_id: str, record: RunRecord | None = None) ->
     if record.motion is not None:
         return motion_exports(store, record)
     arguments = artifacts.arguments_of(store, run_id)
+    pool = artifacts.evidence_pool(artifacts.retrievals_of(store, run_id), record.request.context)
     if record.result is not None and record.result.citations:
         ledger = record.result.citations  # a scored run carries its ledger
     else:
-        pool = artifacts.evidence_pool(artifacts.retrievals_of(store, run_id), record.request.context)
         ledger = artifacts.ledger_of(store, run_id, arguments, pool)
     rounds = sorted({a.round for a in arguments})
     views = {r: artifacts.moderation_of(store, run_id, r)[1] for r in rounds}
@@ -135,7 +135,7 @@ def build_exports(store: Store, run_id: str, record: RunRecord | None = None) ->
     logic = DebateLogicMap(run_id=run_id, claim=record.request.claim, rounds=maps)
     cited = CitationLedger(run_id=run_id, claim=record.request.claim, citations=ledger)
     return {
-        "transcript_full.md": transcript(record, arguments, ledger, logic),
+        "transcript_full.md": transcript(record, arguments, ledger, logic, pool),
         "citation_ledger.json": cited.model_dump_json(indent=2),
         "debate_logic_map.json": logic.model_dump_json(indent=2),
         "score_trajectory.csv": trajectory(record, arguments, logic, views),
@@ -174,7 +174,7 @@ def _linked(text: str, keys: dict[str, LedgerEntry]) -> str:
         entry = keys.get(match.group(1))
         return f"[{entry.key}]({entry.source_url})" if entry else match.group(0)
 
-    return _CITED.sub(link, text)
+    return CITATION_MARKER.sub(link, text)
 
 
 def debate_line(r: Result) -> str:
@@ -190,8 +190,23 @@ def debate_line(r: Result) -> str:
     return f"Debate: {rounds}, {order}; judge: {judge}."
 
 
+def _sourced(text: str, pool: dict[str, Evidence]) -> str:
+    """Evidence ids in the judge's reasoning as links to their sources: from the pool, as the ledger
+    holds only what the debaters cited."""
+
+    def link(match: re.Match[str]) -> str:
+        found = pool.get(match.group(1))
+        return f"[{match.group(1)}]({found.source_url})" if found else match.group(0)
+
+    return CITATION_MARKER.sub(link, text)
+
+
 def transcript(
-    record: RunRecord, arguments: list[Argument], ledger: list[LedgerEntry], logic: DebateLogicMap
+    record: RunRecord,
+    arguments: list[Argument],
+    ledger: list[LedgerEntry],
+    logic: DebateLogicMap,
+    pool: list[Evidence],
 ) -> str:
     request, result = record.request, record.result
     lines = [f"# {_cell(request.claim)}", ""]
@@ -215,9 +230,10 @@ def transcript(
                 f"- {_cell(w)}" for w in result.what_would_change
             ]
         lines += ["", "## Sub-claims", ""]
+        by_id = {e.id: e for e in pool}
         for s in result.sub_claims:
             lines.append(f"- **{s.id}** {_cell(s.text)} — {s.score} of 100, {s.verdict.value}")
-            lines.append(f"  - {_cell(s.referee_synthesis)}")
+            lines.append(f"  - {_sourced(_cell(s.referee_synthesis), by_id)}")
     elif record.error:
         lines += ["", f"The run failed: {_cell(record.error)}"]
     by_side = {(e.side, e.evidence_id): e for e in ledger}

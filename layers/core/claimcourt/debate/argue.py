@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from claimcourt.models import ArgueInput, Argument, ArgumentDraft, Point, Refusal, Side
@@ -142,10 +143,21 @@ def argue_task(inputs: ArgueInput) -> Task[ArgumentDraft]:
     )
 
 
+# An evidence id cited in a point's text, e.g. "[E1a2b3c4d]" (claimcourt.evidence.retrieve.evidence_id).
+CITATION_MARKER = re.compile(r"\[(E[0-9A-Za-z]+)\]")
+_MARKER_AND_SPACE = re.compile(r"\s*" + CITATION_MARKER.pattern)
+
+
+def _cites_only(text: str, allowed: set[str]) -> str:
+    """The text without the markers of ids it may not cite (saying so, should nothing be left)."""
+    kept = _MARKER_AND_SPACE.sub(lambda m: m.group(0) if m.group(1) in allowed else "", text).strip()
+    return kept or "(This point cited only evidence it may not cite here.)"
+
+
 def enforce_rules(draft: Argument, inputs: ArgueInput) -> Argument:
-    """Keep the debate honest whatever the model wrote: citations must exist in the pool, points must
-    name real sub-claims, a position that moves without citing new evidence is held where it was, and
-    the closing round cites nothing this side had not cited before."""
+    """Keep the debate honest whatever the model wrote: citations must exist in the pool (a marker in
+    the text too), points must name real sub-claims, a position that moves without citing new evidence
+    is held where it was, and the closing round cites nothing this side had not cited before."""
     pool = {e.id for e in inputs.evidence}
     new = set(inputs.new_evidence_ids)
     # The closing round adds no citations: only what this side cited before.
@@ -158,7 +170,11 @@ def enforce_rules(draft: Argument, inputs: ArgueInput) -> Argument:
         if point.sub_claim_id not in known:
             continue
         citations = [c for c in dict.fromkeys(point.citations) if c in pool and c in allowed]
-        update: dict[str, object] = {"citations": citations}
+        # A citation dropped from the list goes from the text too: a reader sees no marker without a source.
+        update: dict[str, object] = {
+            "citations": citations,
+            "argument": _cites_only(point.argument, pool & allowed),
+        }
         before = previous.get(point.sub_claim_id)
         moved = before is not None and abs(point.implied_score - before.implied_score) > UNSUPPORTED_MOVE
         if before is not None and moved and not new.intersection(citations):
