@@ -41,3 +41,22 @@ def test_a_failed_stage_is_marked_with_a_red_cross_and_the_rest_with_ticks() -> 
     assert "✓" in text.split("suitability")[0][-30:]
     line = next(line for line in text.splitlines() if "argue" in line)
     assert "✗" in line and "\x1b[1;31m" in line  # bold red
+
+
+def test_a_motions_progress_ends_with_the_steps_that_failed_for_good_in_red() -> None:
+    from claimcourt.local.motion_cli import Progress
+    from claimcourt.models import MotionRequest
+
+    events = [
+        # the crowd's call failed once, and a retry then succeeded: not where the run broke
+        _event(1, "stage.failed", "tally", round=1, data={"error": "ProviderError"}),
+        _event(2, "stage.completed", "tally", round=1, data={"summary": {}}),
+        _event(3, "stage.failed", "speak", round=2, side="for", data={"error": "ProviderError"}),
+    ]
+    console = Console(record=True, force_terminal=True, color_system="truecolor", width=100)
+    progress = Progress(console, _Events(events), "run_1", MotionRequest(motion="Cities should ban cars."))  # type: ignore[arg-type]
+    progress.close()
+    text = console.export_text(styles=True)
+    broken = [line for line in text.splitlines() if "✗" in line]
+    assert len(broken) == 1 and "speak (round 2, for) failed: ProviderError" in broken[0]
+    assert "\x1b[31m" in broken[0]  # red

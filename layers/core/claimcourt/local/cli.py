@@ -405,7 +405,7 @@ def motion(
         run_id = _submit(store, executor, deployed.settings, request).run_id
         progress = Progress(err, store, run_id, request)
         _follow_on_stack(deployed, store, executor, run_id, progress.tick)
-        progress.tick()
+        progress.close()
         _print_motion(store, run_id, as_json)
         return
     from claimcourt.local.runtime import LocalRuntime
@@ -421,7 +421,7 @@ def motion(
         run_id = _submit(deps.store, runtime, deps.settings, request).run_id
         progress = Progress(err, deps.store, run_id, request)
         runtime.follow(run_id, on_tick=progress.tick)
-        progress.tick()
+        progress.close()
     _print_motion(deps.store, run_id, as_json)
 
 

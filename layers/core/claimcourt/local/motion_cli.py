@@ -19,13 +19,29 @@ class Progress:
     def __init__(self, console: Console, store: Store, run_id: str, request: MotionRequest) -> None:
         self.console, self.store, self.run_id, self.request = console, store, run_id, request
         self.seen = 0
+        # A step whose last attempt failed (a retry that then succeeds takes it off): where a run broke.
+        self.failed: dict[tuple[str | None, int | None, str | None], str] = {}
 
     def tick(self) -> None:
         for event in self.store.list_events(self.run_id, after_seq=self.seen):
             self.seen = event.seq
+            step = (event.stage, event.round, event.side)
+            if event.type == "stage.failed":
+                self.failed[step] = str(event.data.get("error", "an error"))
+            elif event.type == "stage.completed":
+                self.failed.pop(step, None)
             line = self.line(event)
             if line:
                 self.console.print(line, highlight=False)
+
+    def close(self) -> None:
+        """Once the run has ended: the steps that failed for good, in red (nothing if none did)."""
+        self.tick()
+        for (stage, round, side), error in self.failed.items():
+            where = ", ".join(filter(None, [f"round {round}" if round is not None else "", side or ""]))
+            self.console.print(
+                f"[red]✗ {stage}{f' ({where})' if where else ''} failed: {error}[/]", highlight=False
+            )
 
     def line(self, event: RunEvent) -> str | None:
         if event.type != "stage.completed":
