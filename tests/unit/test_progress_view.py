@@ -52,11 +52,15 @@ def test_a_motions_progress_ends_with_the_steps_that_failed_for_good_in_red() ->
         _event(1, "stage.failed", "tally", round=1, data={"error": "ProviderError"}),
         _event(2, "stage.completed", "tally", round=1, data={"summary": {}}),
         _event(3, "stage.failed", "speak", round=2, side="for", data={"error": "ProviderError"}),
+        # two batches of one vote: the first failed for good, the second then went through
+        _event(4, "stage.failed", "vote", round=2, data={"batch": 0, "error": "ProviderError"}),
+        _event(5, "stage.completed", "vote", round=2, data={"batch": 1, "summary": {}}),
     ]
     console = Console(record=True, force_terminal=True, color_system="truecolor", width=100)
     progress = Progress(console, _Events(events), "run_1", MotionRequest(motion="Cities should ban cars."))  # type: ignore[arg-type]
     progress.close()
     text = console.export_text(styles=True)
     broken = [line for line in text.splitlines() if "✗" in line]
-    assert len(broken) == 1 and "speak (round 2, for) failed: ProviderError" in broken[0]
-    assert "\x1b[31m" in broken[0]  # red
+    assert len(broken) == 2 and "speak (round 2, for) failed: ProviderError" in broken[0]
+    assert "vote (round 2) failed: ProviderError" in broken[1]
+    assert all("\x1b[31m" in line for line in broken)  # red

@@ -289,6 +289,13 @@ def test_a_dropped_citation_goes_from_the_points_text_too() -> None:
         enforce_rules(draft, closing).points[0].argument
         == "Ice extent fell [E1], and fell again as reported."
     )
+    # brackets that are not evidence ids, and the text's line breaks, are left as written
+    text = "The agency [EPA] and the [EU] agree [E1].\n\n[E2] Second paragraph."
+    draft = Argument(
+        side="for", round=2, points=[_point("sc1", 52, "E1").model_copy(update={"argument": text})]
+    )
+    kept = enforce_rules(draft, closing).points[0].argument
+    assert kept.startswith("The agency [EPA] and the [EU] agree [E1].\n\n") and "[E2]" not in kept
     # and a text of nothing but refused markers says so rather than going empty
     bare = Argument(side="for", round=2, points=[_point("sc1", 52).model_copy(update={"argument": "[E2]"})])
     assert (

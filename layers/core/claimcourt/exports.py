@@ -19,6 +19,7 @@ import io
 import json
 import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -167,12 +168,15 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def _linked(text: str, keys: dict[str, LedgerEntry]) -> str:
-    """Evidence ids in an argument as links to their sources, named by their ledger key."""
+def _linked(text: str, keys: Mapping[str, LedgerEntry], pool: Mapping[str, Evidence]) -> str:
+    """Evidence ids in a text as links to their sources: named by their ledger key where the speaker
+    cited them, else (the judge's references, a passage named but not cited) by the id, from the pool."""
 
     def link(match: re.Match[str]) -> str:
-        entry = keys.get(match.group(1))
-        return f"[{entry.key}]({entry.source_url})" if entry else match.group(0)
+        cited, found = keys.get(match.group(1)), pool.get(match.group(1))
+        if cited is not None:
+            return f"[{cited.key}]({cited.source_url})"
+        return f"[{match.group(1)}]({found.source_url})" if found is not None else match.group(0)
 
     return CITATION_MARKER.sub(link, text)
 
@@ -190,17 +194,6 @@ def debate_line(r: Result) -> str:
     return f"Debate: {rounds}, {order}; judge: {judge}."
 
 
-def _sourced(text: str, pool: dict[str, Evidence]) -> str:
-    """Evidence ids in the judge's reasoning as links to their sources: from the pool, as the ledger
-    holds only what the debaters cited."""
-
-    def link(match: re.Match[str]) -> str:
-        found = pool.get(match.group(1))
-        return f"[{match.group(1)}]({found.source_url})" if found else match.group(0)
-
-    return CITATION_MARKER.sub(link, text)
-
-
 def transcript(
     record: RunRecord,
     arguments: list[Argument],
@@ -209,6 +202,7 @@ def transcript(
     pool: list[Evidence],
 ) -> str:
     request, result = record.request, record.result
+    by_id = {e.id: e for e in pool}
     lines = [f"# {_cell(request.claim)}", ""]
     lines.append(f"Run `{record.run_id}` · {record.status.value} · {record.created_at:%Y-%m-%d %H:%M} UTC")
     if result is not None:
@@ -227,13 +221,12 @@ def transcript(
             lines += ["", f"Decisive source: [{_cell(d.title)}]({d.source_url}) ({d.tier})"]
         if result.what_would_change:
             lines += ["", "What would change this score:", ""] + [
-                f"- {_cell(w)}" for w in result.what_would_change
+                f"- {_linked(_cell(w), {}, by_id)}" for w in result.what_would_change
             ]
         lines += ["", "## Sub-claims", ""]
-        by_id = {e.id: e for e in pool}
         for s in result.sub_claims:
             lines.append(f"- **{s.id}** {_cell(s.text)} — {s.score} of 100, {s.verdict.value}")
-            lines.append(f"  - {_sourced(_cell(s.referee_synthesis), by_id)}")
+            lines.append(f"  - {_linked(_cell(s.referee_synthesis), {}, by_id)}")
     elif record.error:
         lines += ["", f"The run failed: {_cell(record.error)}"]
     by_side = {(e.side, e.evidence_id): e for e in ledger}
@@ -251,7 +244,7 @@ def transcript(
             for p in a.points:
                 lines.append(
                     f"- **{p.sub_claim_id}** ({p.implied_score} of 100, confidence {p.confidence:.2f}): "
-                    f"{_linked(_cell(p.argument), keys)}"
+                    f"{_linked(_cell(p.argument), keys, by_id)}"
                 )
         checked = [e for e in ledger if e.checked_round == r]
         if checked:
@@ -385,7 +378,7 @@ def motion_transcript(
             if a.refusal is not None:
                 lines.append(f"Declined to go on: {_cell(a.refusal.reason)}")
             for p in a.points:
-                lines.append(_linked(_cell(p.argument), keys))
+                lines.append(_linked(_cell(p.argument), keys, {}))
         m = maps.get(r)
         if m is not None:
             lines += ["", "### The judge's map", "", _cell(m.summary)]

@@ -143,9 +143,10 @@ def argue_task(inputs: ArgueInput) -> Task[ArgumentDraft]:
     )
 
 
-# An evidence id cited in a point's text, e.g. "[E1a2b3c4d]" (claimcourt.evidence.retrieve.evidence_id).
-CITATION_MARKER = re.compile(r"\[(E[0-9A-Za-z]+)\]")
-_MARKER_AND_SPACE = re.compile(r"\s*" + CITATION_MARKER.pattern)
+# An evidence id cited in a text, e.g. "[E1a2b3c4d]": E and a hash's hex for a retrieved passage, U for
+# one of the user's context (claimcourt.evidence.retrieve). "[EPA]" or "[EU]" is not one.
+CITATION_MARKER = re.compile(r"\[([EU][0-9a-f]+)\]")
+_MARKER_AND_SPACE = re.compile(r"[ \t]*" + CITATION_MARKER.pattern)  # the space before it, not a line break
 
 
 def _cites_only(text: str, allowed: set[str]) -> str:

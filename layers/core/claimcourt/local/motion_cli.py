@@ -3,6 +3,7 @@ it lands, then the vote swing and the judge's report."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from rich.console import Console
@@ -20,16 +21,15 @@ class Progress:
         self.console, self.store, self.run_id, self.request = console, store, run_id, request
         self.seen = 0
         # A step whose last attempt failed (a retry that then succeeds takes it off): where a run broke.
-        self.failed: dict[tuple[str | None, int | None, str | None], str] = {}
+        self.failed: dict[str, tuple[RunEvent, str]] = {}
 
     def tick(self) -> None:
         for event in self.store.list_events(self.run_id, after_seq=self.seen):
             self.seen = event.seq
-            step = (event.stage, event.round, event.side)
             if event.type == "stage.failed":
-                self.failed[step] = str(event.data.get("error", "an error"))
+                self.failed[_step(event)] = (event, str(event.data.get("error", "an error")))
             elif event.type == "stage.completed":
-                self.failed.pop(step, None)
+                self.failed.pop(_step(event), None)
             line = self.line(event)
             if line:
                 self.console.print(line, highlight=False)
@@ -37,10 +37,11 @@ class Progress:
     def close(self) -> None:
         """Once the run has ended: the steps that failed for good, in red (nothing if none did)."""
         self.tick()
-        for (stage, round, side), error in self.failed.items():
-            where = ", ".join(filter(None, [f"round {round}" if round is not None else "", side or ""]))
+        for event, error in self.failed.values():
+            round = f"round {event.round}" if event.round is not None else ""
+            where = ", ".join(filter(None, [round, event.side or ""]))
             self.console.print(
-                f"[red]✗ {stage}{f' ({where})' if where else ''} failed: {error}[/]", highlight=False
+                f"[red]✗ {event.stage}{f' ({where})' if where else ''} failed: {error}[/]", highlight=False
             )
 
     def line(self, event: RunEvent) -> str | None:
@@ -68,6 +69,13 @@ class Progress:
         if event.stage == "cartograph":
             return f"  judge     {s.get('consensus')} agreed, {s.get('frontier')} disputed"
         return None
+
+
+def _step(event: RunEvent) -> str:
+    """Which step an event is of: its stage and its scope (round, side, a vote's batch, a search's
+    directive…), as the handler records both with every attempt's events."""
+    scope = {k: v for k, v in event.data.items() if k not in ("error", "elapsed_ms", "summary")}
+    return json.dumps([event.stage, event.round, event.side, scope], sort_keys=True, default=str)
 
 
 def _shares(s: dict[str, Any]) -> str:
