@@ -233,6 +233,29 @@ def test_events_put_runs_what_the_rule_routes_and_reports_dead_letters(tmp_path:
     assert invoke(tmp_path, "events", "put", str(tmp_path / "one.json")).exit_code == 0
 
 
+def test_an_event_the_cost_guard_refuses_every_time_is_retried_then_dead_lettered_without_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAIMCOURT_HOURLY_RUNS_PER_TENANT", "1")  # the second event is over the cap
+    check = {"detail-type": "claim.check_requested", "source": "x", "detail": {"tenant_id": "acme"}}
+    claims = ["Arctic sea ice has declined since 1979", "Sea levels are rising"]
+    (tmp_path / "events.json").write_text(
+        json.dumps([{**check, "detail": {**check["detail"], "claim": c}} for c in claims])
+    )
+    put = CliRunner().invoke(
+        main, ["events", "put", str(tmp_path / "events.json"), "--data-dir", str(tmp_path)]
+    )
+    assert put.exception is None or isinstance(put.exception, SystemExit), put.exception
+    assert put.exit_code == 2, put.output
+    [line] = put.stdout.splitlines()  # the first ran to its end; nothing is left running
+    assert line.startswith("evt-") and " succeeded " in line
+    assert put.stderr.count("dead letter: delivered 5 times, failed every time: ") == 1
+    assert "Traceback" not in put.output
+    store = SqliteStore(tmp_path / "claimcourt.sqlite3")
+    assert [r.status for r in store.list_runs("acme", 5).runs] == [RunStatus.SUCCEEDED]
+    assert store.leases() == []
+
+
 CHECK = {
     "detail-type": "claim.check_requested",
     "source": "x",

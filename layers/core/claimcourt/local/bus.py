@@ -10,9 +10,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
+
 from claimcourt.local.template import REGION, Template
 
-VISIBILITY_S = 1  # the cloud waits 180 s to redeliver; a laptop run should not
+VISIBILITY_S = 1  # the cloud waits 180 s to redeliver; a laptop run should not (then 2, 4, 8 s)
 BUS = "claimcourt-local"
 PUT_EVENTS_MAX = 10  # entries in one PutEvents call
 
@@ -82,6 +84,7 @@ class LocalBus:
         self.dead_letter_url = self.sqs.create_queue(QueueName=f"{BUS}-dead-letters")["QueueUrl"]
         dead_arn = self._arn(self.dead_letter_url)
         redrive = resources["MonitorQueue"]["Properties"]["RedrivePolicy"]
+        self.max_receives = int(redrive["maxReceiveCount"])
         self.queue_url = self.sqs.create_queue(
             QueueName=f"{BUS}-monitor",
             Attributes={
@@ -134,11 +137,22 @@ class LocalBus:
                 continue
             drained.batches += 1
             drained.delivered.update(_event_id(m["Body"]) for m in messages)
-            reply = handler({"Records": [self._record(m) for m in messages]}, context)
-            failed = {f["itemIdentifier"] for f in reply.get("batchItemFailures", [])}
+            try:
+                reply = handler({"Records": [self._record(m) for m in messages]}, context)
+                failed = {f["itemIdentifier"] for f in reply.get("batchItemFailures", [])}
+            except BatchProcessingError:  # every message failed: Lambda fails the batch, all come back
+                failed = {m["MessageId"] for m in messages}
             for message in messages:
                 if message["MessageId"] not in failed:
                     self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
+                else:  # offered again a little later each time (1, 2, 4, 8 s); its last, to the redrive now
+                    receives = int(message.get("Attributes", {}).get("ApproximateReceiveCount", "1"))
+                    wait = 0 if receives >= self.max_receives else VISIBILITY_S * 2 ** (receives - 1)
+                    self.sqs.change_message_visibility(
+                        QueueUrl=self.queue_url,
+                        ReceiptHandle=message["ReceiptHandle"],
+                        VisibilityTimeout=wait,
+                    )
         drained.dead = self.dead_letters()
         return drained
 
@@ -164,6 +178,9 @@ class LocalBus:
             if not messages:
                 return kept
             for message in messages:
-                reason = message.get("MessageAttributes", {}).get("reason", {}).get("StringValue", "redriven")
+                # No reason attached: the redrive policy moved it, after the monitor function failed it
+                # at every delivery (the cost guard refused it each time, say).
+                redriven = f"delivered {self.max_receives} times, failed every time"
+                reason = message.get("MessageAttributes", {}).get("reason", {}).get("StringValue", redriven)
                 kept.append((message["Body"], reason))
                 self.sqs.delete_message(QueueUrl=self.dead_letter_url, ReceiptHandle=message["ReceiptHandle"])
