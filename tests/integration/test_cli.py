@@ -361,6 +361,31 @@ def test_backtest_prints_one_point_per_date_oldest_first_and_they_join_the_claim
     assert sorted(str(p.as_of_date) for p in points) == ["2005-06-01", "2015-01-01", "None"]
     bad = invoke(tmp_path, "backtest", claim, "--dates", "2015-01-01,2999-01-01")
     assert bad.exit_code == 2 and "2999-01-01" in bad.stderr
+    # a bad option names itself, not the dates
+    mode = invoke(tmp_path, "backtest", claim, "--dates", "2015-01-01", "--mode", "foo")
+    assert mode.exit_code == 2 and mode.stderr.startswith("error: mode: ")
+
+
+def test_a_backtest_over_the_hourly_cap_ends_the_dates_it_started_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAIMCOURT_HOURLY_RUNS_PER_TENANT", "2")
+    dates = "2005-06-01,2015-01-01,today"
+    done = invoke(tmp_path, "backtest", "Arctic sea ice has declined since 1979", "--dates", dates)
+    assert done.exit_code == 1
+    assert [line.split()[0] for line in done.stdout.splitlines()] == ["2005-06-01", "2015-01-01"]
+    assert "2 of 3 dates were started (above); the rest were not" in done.stderr
+    store = SqliteStore(tmp_path / "claimcourt.sqlite3")
+    assert {r.status for r in store.list_runs(LOCAL_TENANT, 5).runs} == {RunStatus.SUCCEEDED}
+    assert store.leases() == []  # nothing left running, holding a slot
+    # over the cap from the first date: nothing is started, and it says so
+    again = invoke(tmp_path, "backtest", "Arctic sea ice has declined since 1979", "--dates", dates)
+    assert again.exit_code == 1 and "(nothing was started)" in again.stderr
+
+
+def test_a_backtest_of_a_claim_the_suitability_check_stops_exits_3(tmp_path: Path) -> None:
+    stopped = invoke(tmp_path, "backtest", "This statement is false", "--dates", "2015-01-01")
+    assert stopped.exit_code == 3, stopped.output
 
 
 def test_run_waits_for_a_free_slot_when_the_cost_guard_is_full(

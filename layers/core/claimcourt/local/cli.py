@@ -239,6 +239,17 @@ def _submit(
 ) -> RunRecord:
     """Start a run of the CLI's own under the cost guard, as the API's: while the concurrency cap is
     full (runs of `claimcourt serve`, or of the stack), wait for a slot; over the hourly cap, stop."""
+    try:
+        return _start(store, executor, settings, request)
+    except RateLimitedError as refused:
+        _fail(f"cost guard: {refused.message} (nothing was started)", EXIT_FAILED)
+
+
+def _start(
+    store: Store, executor: Executor, settings: Settings, request: RunRequest | MotionRequest
+) -> RunRecord:
+    """As _submit, but a refusal over the hourly cap is raised (RateLimitedError), for a caller that
+    has started runs already."""
 
     def waiting(refused: RateLimitedError) -> None:
         err.print(f"[dim]waiting for a free slot: {escape(refused.message)}[/]")
@@ -253,8 +264,8 @@ def _submit(
             timeout_s=settings.run_timeout_s,
             on_wait=waiting,
         )
-    except RateLimitedError as refused:
-        _fail(f"cost guard: {refused.message} (nothing was started)", EXIT_FAILED)
+    except RateLimitedError:
+        raise
     except Exception as exc:  # the run is recorded failed with the reason, its slot given back
         _fail(f"could not start the run: {exc}", EXIT_FAILED)
 
@@ -930,14 +941,24 @@ def backtest(
                     {"claim": claim, "as_of_date": as_of, "mode": mode, "effort": effort, "context": context}
                 )
             )
-        except InvalidRequestError as exc:
-            _fail(f"dates: {when}: {exc.message}", EXIT_BAD_INPUT)
+        except InvalidRequestError as exc:  # a date names itself; any other field, as it is
+            field = f"dates: {when}" if exc.field == "as_of_date" else exc.field
+            _fail(f"{field}: {exc.message}", EXIT_BAD_INPUT)
     requests.sort(key=lambda r: (r.as_of_date is None, r.as_of_date))  # oldest first, today last
     deps = build_deps(_settings(data_dir))
     with LocalRuntime(deps) as runtime:
         _quiet_logs(verbose)
         err.print(f"{len(requests)} runs, one per date; following them to their end")
-        records = [_submit(deps.store, runtime, deps.settings, request) for request in requests]
+        records: list[RunRecord] = []
+        refused: RateLimitedError | None = None
+        for request in requests:
+            try:
+                records.append(_start(deps.store, runtime, deps.settings, request))
+            except RateLimitedError as exc:  # over the hourly cap: the dates started still end
+                refused = exc
+                break
+        if not records and refused is not None:
+            _fail(f"cost guard: {refused.message} (nothing was started)", EXIT_FAILED)
         for record in records:
             runtime.follow(record.run_id)
     ended = [deps.store.get_run(r.run_id) for r in records]
@@ -965,5 +986,13 @@ def backtest(
             )
             outcome = r.verdict.value if r.verdict else r.status.value
             click.echo(f"{when:<10}  {shown:<13} {outcome:<20} {r.run_id}")
-    if any(r.status is not RunStatus.SUCCEEDED for r in ended):
+    if refused is not None:
+        err.print(
+            f"[bold red]cost guard:[/] {escape(refused.message)}: {len(records)} of {len(requests)} dates "
+            "were started (above); the rest were not",
+            markup=True,
+        )
+    if refused is not None or any(r.status is RunStatus.FAILED for r in ended):
         sys.exit(EXIT_FAILED)
+    if any(r.status is RunStatus.STOPPED for r in ended):
+        sys.exit(EXIT_STOPPED)
