@@ -207,6 +207,15 @@ def test_monitors_are_added_listed_ticked_and_removed(tmp_path: Path) -> None:
     assert added.exit_code == 0, added.output
     monitor_id = added.stdout.strip()
     assert invoke(tmp_path, "monitor", "add", "x y", "--cadence", "often", "--threshold", "5").exit_code == 2
+    for tenant in ("Acme", ""):  # a tenant the stores cannot hold: one line naming it, nothing written
+        bad = invoke(
+            tmp_path, "monitor", "add", "x y", "--cadence", "daily", "--threshold", "5", "--tenant", tenant
+        )
+        assert (
+            bad.exit_code == 2
+            and bad.stderr.startswith("error: tenant: ")
+            and len(bad.stderr.splitlines()) == 1
+        )
     ticked = invoke(tmp_path, "drift", "tick")
     assert ticked.exit_code == 0, ticked.output
     [line] = ticked.stdout.splitlines()

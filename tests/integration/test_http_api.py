@@ -544,9 +544,13 @@ def test_monitors_are_created_listed_and_deleted_per_tenant(api: Api) -> None:
     assert (made["tenant_id"], made["request"]["cadence"], made["last_run_id"]) == ("acme", "0 6 * * *", None)
     assert [m["monitor_id"] for m in api.call("GET", "/monitors")[2]["monitors"]] == [made["monitor_id"]]
     assert api.call("GET", "/monitors", key=api.other_key)[2]["monitors"] == []
+    # its Location answers, for its tenant only
+    assert api.call("GET", headers["location"])[2] == made
+    assert api.call("GET", headers["location"], key=api.other_key)[0] == 404
     assert api.call("DELETE", f"/monitors/{made['monitor_id']}", key=api.other_key)[0] == 404
     assert api.call("DELETE", f"/monitors/{made['monitor_id']}")[0] == 204
     assert api.call("DELETE", f"/monitors/{made['monitor_id']}")[0] == 404
+    assert api.call("GET", f"/monitors/{made['monitor_id']}")[0] == 404
 
 
 def test_a_monitors_order_rounds_and_judge_go_to_every_run_it_starts(api: Api) -> None:

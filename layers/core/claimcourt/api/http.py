@@ -391,15 +391,17 @@ def build_app() -> APIGatewayHttpResolver:
     def list_monitors() -> MonitorList:
         return MonitorList(monitors=_deps().store.list_monitors(tenant()))
 
+    @app.get("/monitors/<monitor_id>")
+    def get_monitor(monitor_id: str) -> Monitor:
+        """One of the tenant's monitors: its claim, cadence, threshold, next due time and last run."""
+        return _tenant_monitor(_deps().store, tenant(), monitor_id)
+
     @app.delete("/monitors/<monitor_id>", responses={204: {"description": "No longer watched."}})
     def delete_monitor(monitor_id: str) -> Response[None]:
         store = _deps().store
-        try:
-            owned = store.get_monitor(monitor_id).tenant_id == tenant()
-        except NotFoundError:
-            owned = False
-        if not owned or not store.delete_monitor(monitor_id):
-            raise NotFoundError(f"no monitor {monitor_id}")  # another tenant's looks like none
+        _tenant_monitor(store, tenant(), monitor_id)
+        if not store.delete_monitor(monitor_id):
+            raise NotFoundError(f"no monitor {monitor_id}")
         return Response(status_code=204)
 
     @app.get("/settings")
@@ -451,6 +453,17 @@ def _artifact(run_id: str, name: str) -> Response[str]:
         raise NotFoundError(f"no artifact {name}: one of {', '.join(MEDIA_TYPES)}")
     headers = {"Content-Disposition": f'attachment; filename="{run_id}-{name}"'}
     return Response(200, MEDIA_TYPES[name], export(_deps().store, run_id, name), headers=headers)
+
+
+def _tenant_monitor(store: Store, tenant_id: str, monitor_id: str) -> Monitor:
+    """The tenant's monitor (another tenant's looks like none: 404)."""
+    try:
+        monitor = store.get_monitor(monitor_id)
+    except NotFoundError:
+        monitor = None
+    if monitor is None or monitor.tenant_id != tenant_id:
+        raise NotFoundError(f"no monitor {monitor_id}")
+    return monitor
 
 
 def _tenant_motion(tenant_id: str, run_id: str) -> RunRecord:

@@ -659,20 +659,29 @@ def keys() -> None:
     """API keys: one per caller, owned by a tenant. Only a digest of each key is stored."""
 
 
-@keys.command("create")
-@click.option("--tenant", required=True, help="Who owns the runs made with this key (a-z, 0-9, -).")
-@click.option("--label", default="", help="A note to tell keys apart, e.g. who holds it.")
-@data_dir_option
-@stack_option
-def keys_create(tenant: str, label: str, data_dir: Path | None, stack: str | None) -> None:
-    """Create a key and print it, once: it cannot be shown again."""
-    from claimcourt.access import issue_key, valid_tenant
+def _tenant(ctx: click.Context, param: click.Parameter, tenant: str) -> str:
+    """A --tenant as the stores take it, or a one-line error naming it (before anything is written)."""
+    from claimcourt.access import valid_tenant
 
     if not valid_tenant(tenant):
         _fail(
             f"tenant: {tenant!r} must be 1-63 of a-z, 0-9 and -, starting with a letter or digit",
             EXIT_BAD_INPUT,
         )
+    return tenant
+
+
+@keys.command("create")
+@click.option(
+    "--tenant", required=True, callback=_tenant, help="Who owns the runs made with this key (a-z, 0-9, -)."
+)
+@click.option("--label", default="", help="A note to tell keys apart, e.g. who holds it.")
+@data_dir_option
+@stack_option
+def keys_create(tenant: str, label: str, data_dir: Path | None, stack: str | None) -> None:
+    """Create a key and print it, once: it cannot be shown again."""
+    from claimcourt.access import issue_key
+
     key, record = issue_key(_store(data_dir, stack), tenant, label)
     err.print(f"key {record.key_id} for tenant {tenant}; keep it secret, it is shown only now:")
     click.echo(key)
@@ -703,6 +712,7 @@ tenant_option = click.option(
     "--tenant",
     default=LOCAL_TENANT,
     show_default=True,
+    callback=_tenant,
     help="Whose monitors (the API's are per key's tenant).",
 )
 
