@@ -96,6 +96,25 @@ def test_a_late_subscriber_gets_the_stored_events_of_a_finished_run(served: Serv
         assert _until_the_end(late) == _stored(served, run_id)
 
 
+def test_a_run_another_process_runs_on_the_same_store_streams_live_once_subscribed(served: Served) -> None:
+    from claimcourt.models import RunEvent
+    from claimcourt.runs import create_run, end_failed, parse_request
+
+    # Given a run of another process (a CLI run, a drift tick) in the store this server reads
+    store = served.server.deps.store
+    run_id = create_run(store, parse_request(CLAIM), tenant_id="acme").run_id
+    with _open(served) as ws:
+        ws.send(json.dumps({"action": "subscribe", "run_id": run_id}))
+        assert _receive(ws) == {"type": "subscribed", "run_id": run_id}
+        assert [m["event"]["type"] for m in [_receive(ws)]] == ["run.created"]  # what is stored so far
+        # When that process goes on, after the subscription
+        started = RunEvent(run_id=run_id, type="stage.started", stage="suitability")
+        store.append_event(started, key="suitability:started")
+        end_failed(store, run_id, "the process running it stopped")
+        # Then its events arrive live, to its end
+        assert [e["type"] for e in _until_the_end(ws)] == ["stage.started", "run.failed"]
+
+
 def test_a_connection_without_a_valid_key_is_refused_at_the_handshake(served: Served) -> None:
     for attempt in (
         lambda: connect(served.ws_url, proxy=None),

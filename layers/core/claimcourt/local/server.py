@@ -186,7 +186,8 @@ class LocalPoster:
 
 
 class Feed:
-    """The main table's stream and its notifier, for runs this server started: every FEED_EVERY_S
+    """The main table's stream and its notifier, for runs this server started or a client subscribed
+    to while they ran (a run of another process on the same store): every FEED_EVERY_S
     it looks for new events in each watched run's log and hands the run to `notify`, until the
     run's last event has gone out."""
 
@@ -342,11 +343,25 @@ class LocalServer:
                 body = message.get("text")
                 if body is None:
                     body = (message.get("bytes") or b"").decode("utf-8", "replace")
-                await call(route_key(body), body)
+                route = route_key(body)
+                await call(route, body)
+                if route == "subscribe":
+                    await asyncio.to_thread(self._watch_subscribed, body)
         finally:
             self.poster.closed(connection_id)
             forwarding.cancel()
             await call("$disconnect")
+
+    def _watch_subscribed(self, body: str) -> None:
+        """A run another process runs (a CLI run, a drift tick, an event's) shares the store but
+        not this server's feed: a subscription to it, while it runs, has the feed watch it too."""
+        try:
+            run_id = str(json.loads(body)["run_id"])
+            running = not self.deps.store.get_run(run_id).status.terminal
+        except (ValueError, KeyError, TypeError, NotFoundError):
+            return  # the socket handler has answered it already
+        if running:
+            self.feed.watch(run_id)
 
     async def _read_body(self, receive: Receive) -> bytes:
         """The whole body, but never more than one byte past the limit: the handler answers 413."""
