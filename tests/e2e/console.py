@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 
 from claimcourt.bench import processes
+from claimcourt.settings import child_environment
 from tests.integration.served import free_port
 
 CLAIMCOURT = str(Path(sys.executable).parent / "claimcourt")
@@ -70,7 +71,7 @@ class Served:
 
 @contextmanager
 def serve(data_dir: Path, **env: str) -> Iterator[Served]:
-    environment = processes.child_env(
+    environment = child_environment(
         processes.provider_setting,
         CLAIMCOURT_DATA_DIR=str(data_dir),
         CLAIMCOURT_PROVIDER="offline",

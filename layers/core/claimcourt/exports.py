@@ -94,9 +94,10 @@ def stored_export(store: Store, run_id: str, name: str) -> str | None:
     return str(doc["content"]) if doc.get("status") == store.get_run(run_id).status.value else None
 
 
-def save_exports(store: Store, record: RunRecord) -> None:
-    """Store the four artifacts of `record` (the run as it is about to be recorded)."""
-    for name, content in build_exports(store, record.run_id, record).items():
+def save_exports(store: Store, record: RunRecord, pool: list[Evidence] | None = None) -> None:
+    """Store the four artifacts of `record` (the run as it is about to be recorded); `pool`, the
+    run's evidence, if the caller has read it already."""
+    for name, content in build_exports(store, record.run_id, record, pool).items():
         doc = {"media_type": MEDIA_TYPES[name], "content": content, "status": record.status.value}
         store.put_artifact(record.run_id, EXPORT_PREFIX + name, doc)
 
@@ -108,12 +109,15 @@ def export(store: Store, run_id: str, name: str) -> str:
     return stored_export(store, run_id, name) or build_exports(store, run_id)[name]
 
 
-def build_exports(store: Store, run_id: str, record: RunRecord | None = None) -> dict[str, str]:
+def build_exports(
+    store: Store, run_id: str, record: RunRecord | None = None, pool: list[Evidence] | None = None
+) -> dict[str, str]:
     record = record or store.get_run(run_id)
     if record.motion is not None:
         return motion_exports(store, record)
     arguments = artifacts.arguments_of(store, run_id)
-    pool = artifacts.evidence_pool(artifacts.retrievals_of(store, run_id), record.request.context)
+    if pool is None:
+        pool = artifacts.evidence_pool(artifacts.retrievals_of(store, run_id), record.request.context)
     if record.result is not None and record.result.citations:
         ledger = record.result.citations  # a scored run carries its ledger
     else:

@@ -1,8 +1,10 @@
-"""Settings, read once from the environment and validated. Nothing else reads os.environ."""
+"""Settings, read once from the environment and validated. Nothing else reads os.environ (a bench
+that starts a process hands it this one's environment through `child_environment`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -284,3 +286,9 @@ def load_settings() -> Settings:
     keys = provider_keys(secret) if secret else {}
     # An empty secret name is a function's way to say it calls no model, so it holds no keys to judge by.
     return Settings(**keys, provider_keys_known=secret != "")  # type: ignore[arg-type]
+
+
+def child_environment(drop: Callable[[str], bool] = lambda name: False, **overrides: str) -> dict[str, str]:
+    """This process's environment for a child process it starts (a bench's server, a CLI under
+    test): whole, without the variables `drop` names (the provider keys, say), with `overrides`."""
+    return {k: v for k, v in os.environ.items() if not drop(k)} | overrides

@@ -25,7 +25,8 @@ from typing import Any
 
 import httpx
 
-from claimcourt.bench.processes import child_env, chromium_path, free_port, serving
+from claimcourt.bench.processes import chromium_path, free_port, serving
+from claimcourt.settings import child_environment
 
 GOAL_MS = 300.0
 CLAIM = "Arctic sea ice has declined since 1979"
@@ -86,7 +87,7 @@ def main() -> None:
 
     claimcourt = str(Path(sys.executable).parent / "claimcourt")
     with tempfile.TemporaryDirectory() as data_dir:
-        env = child_env(CLAIMCOURT_DATA_DIR=data_dir, CLAIMCOURT_PROVIDER="offline")
+        env = child_environment(CLAIMCOURT_DATA_DIR=data_dir, CLAIMCOURT_PROVIDER="offline")
         key = subprocess.run(
             [claimcourt, "keys", "create", "--tenant", "bench"],
             env=env,

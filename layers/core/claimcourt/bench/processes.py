@@ -1,17 +1,15 @@
-"""What the benches (and the browser tests) give the processes they start: a free loopback port,
-this process's environment adjusted, and Debian's Chromium. The one place a bench reads os.environ,
-and only to hand it on whole: a child process inherits the caller's environment (less its provider
-keys); no setting is read here, the product's own are read by claimcourt.settings only."""
+"""What the benches (and the browser tests) give the processes they start: a free loopback port, a
+filter for the provider keys a child must not inherit, a server started and waited for, and Debian's
+Chromium. The environment itself is handed on by claimcourt.settings.child_environment."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 import httpx
@@ -26,11 +24,6 @@ def free_port() -> int:
 def provider_setting(name: str) -> bool:
     """A variable that would send a child's calls to a model: a provider key or base URL."""
     return name.endswith("_API_KEY") or name == "OPENAI_BASE_URL"
-
-
-def child_env(drop: Callable[[str], bool] = lambda name: False, **overrides: str) -> dict[str, str]:
-    """This process's environment, without the variables `drop` names, with `overrides`."""
-    return {k: v for k, v in os.environ.items() if not drop(k)} | overrides
 
 
 def chromium_path() -> str | None:

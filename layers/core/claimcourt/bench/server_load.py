@@ -47,7 +47,8 @@ from typing import Any
 import httpx
 
 from claimcourt.bench.latency import CLAIMS
-from claimcourt.bench.processes import child_env, free_port
+from claimcourt.bench.processes import free_port
+from claimcourt.settings import child_environment
 
 DB_FILE = "claimcourt.sqlite3"  # the file wiring.build_store uses, so `claimcourt show` could read it
 TENANT = "bench"
@@ -361,7 +362,7 @@ def main(argv: list[str] | None = None) -> None:
         port = free_port()
         command = [sys.executable, "-m", "claimcourt.bench.server_load", "--serve", str(port)]
         command += ["--data-dir", tmp, "--latency", str(args.latency), "--runs", str(args.runs)]
-        env = child_env(POWERTOOLS_LOG_LEVEL="WARNING")
+        env = child_environment(POWERTOOLS_LOG_LEVEL="WARNING")
         # Its own session: Ctrl-C reaches this process only, which then stops the server itself.
         child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, start_new_session=True)
         try:

@@ -30,8 +30,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from claimcourt.bench.processes import child_env, provider_setting
+from claimcourt.bench.processes import provider_setting
 from claimcourt.local.template import load_template, project_root
+from claimcourt.settings import child_environment
 
 CLAIM = "Global warming is causing sea levels to rise and glaciers to retreat"
 RUN_GOAL_S = 1.5
@@ -48,7 +49,7 @@ print(round((time.perf_counter() - started) * 1000, 1), round((time.process_time
 
 def _offline_env(data_dir: Path) -> dict[str, str]:
     """The environment of an offline run: no provider keys, the offline reasoner, a scratch store."""
-    return child_env(
+    return child_environment(
         provider_setting, CLAIMCOURT_PROVIDER="offline", CLAIMCOURT_DATA_DIR=str(data_dir), COLUMNS="100"
     )
 
@@ -121,7 +122,7 @@ def bench_imports(repeat: int) -> float:
     root = project_root()
     functions = load_template(root).functions
     bytecode = ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
-    base = child_env(lambda name: name in bytecode)
+    base = child_environment(lambda name: name in bytecode)
     slowest = 0.0
     with tempfile.TemporaryDirectory(prefix="claimcourt-nopyc-") as empty:
         without_pyc = {**base, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": empty}

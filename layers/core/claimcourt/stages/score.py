@@ -50,7 +50,9 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         }
     )
     # The four artifacts, kept with the run: stored first, so the run is never seen succeeded without them.
-    save_exports(deps.store, record.model_copy(update={"status": RunStatus.SUCCEEDED, "result": result}))
+    save_exports(
+        deps.store, record.model_copy(update={"status": RunStatus.SUCCEEDED, "result": result}), pool
+    )
     # A run that had already ended (failed meanwhile) keeps its status: report that one.
     finished = deps.store.finish_run(p.run_id, result)
     status = RunStatus.SUCCEEDED if finished else deps.store.get_run(p.run_id).status
