@@ -596,14 +596,19 @@ def _once(
 
 # ---------------------------------------------------------------- the Lambda handler
 
-_local = threading.local()
+# Powertools' resolver keeps the request being resolved on a class attribute (BaseRouter.current_event,
+# one per process: Lambda runs one request at a time). `claimcourt serve` runs requests on threads, and
+# two resolving at once swapped events: a console file's GET was answered as another thread's GET /runs
+# (a 500). So one app, and one request resolved at a time; uncontended in Lambda.
+_resolving = threading.Lock()
+_the_app: APIGatewayHttpResolver | None = None
 
 
 def _app() -> APIGatewayHttpResolver:
-    app: APIGatewayHttpResolver | None = getattr(_local, "app", None)
-    if app is None:
-        app = _local.app = build_app()
-    return app
+    global _the_app
+    if _the_app is None:
+        _the_app = build_app()
+    return _the_app
 
 
 def _admit(event: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any] | None]:
@@ -663,9 +668,10 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         headers = {k: v for k, v in (event.get("headers") or {}).items() if k.lower() != "content-type"}
         event = {**event, "headers": {**headers, "content-type": "application/json"}}
     logger.append_keys(**caller)  # the tenant and the key's id, never the key
-    app = _app()
-    app.append_context(**caller)  # type: ignore[no-untyped-call]
-    return app.resolve(event, context)
+    with _resolving:
+        app = _app()
+        app.append_context(**caller)  # type: ignore[no-untyped-call]
+        return app.resolve(event, context)
 
 
 def openapi_json() -> str:
