@@ -281,6 +281,20 @@ def test_a_tenant_lists_only_its_own_runs_claims_and_drift(store: Store) -> None
     assert _listed(store) == []  # the CLI's own tenant has none of them
 
 
+def test_a_tenants_claim_is_found_by_id_while_it_has_runs(store: Store) -> None:
+    store.create_run(_record("run_mine", tenant="acme"))
+    claim_id = claim_id_for("Sea levels are rising")
+    found = store.get_claim("acme", claim_id)
+    assert (found.claim_id, found.text, found.run_count) == (claim_id, "Sea levels are rising", 1)
+    for tenant, unknown in (("globex", claim_id), ("acme", "c_unknown")):
+        with pytest.raises(NotFoundError):
+            store.get_claim(tenant, unknown)
+    store.set_status("run_mine", RunStatus.FAILED, error="e")
+    store.delete_run("run_mine")
+    with pytest.raises(NotFoundError):  # no runs of it left: no longer the tenant's, as in list_claims
+        store.get_claim("acme", claim_id)
+
+
 def test_a_deleted_run_is_kept_but_no_longer_listed(store: Store) -> None:
     store.create_run(_record("run_a"))
     store.create_run(_record("run_b", created=T0 + timedelta(seconds=1)))
@@ -381,12 +395,76 @@ def test_admission_stops_at_the_hourly_cap_until_the_next_hour(store: Store) -> 
     assert [lease.run_id for lease in store.leases()] == ["run_3", "run_4"]
 
 
+def test_a_run_that_spends_nothing_is_neither_counted_nor_refused_by_the_hourly_cap(store: Store) -> None:
+    store.admit(_lease("run_0"), max_active=5, hourly_limit=1)
+    free = _lease("run_1").model_copy(update={"spends": False})  # the offline reasoner, no paid search
+    store.admit(free, max_active=5, hourly_limit=1)
+    assert store.release("run_1", refund=True) is True  # it took nothing, so it gives nothing back
+    with pytest.raises(RateLimitedError) as refused:
+        store.admit(_lease("run_2"), max_active=5, hourly_limit=1)
+    assert refused.value.limit == "hourly"
+    with pytest.raises(RateLimitedError) as full:  # the concurrency cap still holds it
+        store.admit(_lease("run_3").model_copy(update={"spends": False}), max_active=1, hourly_limit=1)
+    assert full.value.limit == "concurrency"
+
+
+@pytest.mark.parametrize(
+    ("tenant", "who"),
+    [
+        ("acme", "tenant acme has started 1 paid run"),
+        (LOCAL, "the CLI (tenant local) has started 1 paid run"),
+    ],
+)
+def test_the_hourly_refusal_names_its_setting_and_when_the_hour_resets(
+    store: Store, tenant: str, who: str
+) -> None:
+    at = T0 + timedelta(hours=13, minutes=20)
+    store.admit(_lease("run_0", tenant=tenant, at=at), max_active=5, hourly_limit=1)
+    with pytest.raises(RateLimitedError) as refused:
+        store.admit(_lease("run_1", tenant=tenant, at=at), max_active=5, hourly_limit=1)
+    message = refused.value.message
+    assert message.startswith(who), message
+    assert "CLAIMCOURT_HOURLY_RUNS_PER_TENANT" in message and "resets at 14:00 UTC" in message
+    assert "API key" not in message and refused.value.retry_after_s == 40 * 60
+
+
 def test_a_refused_admission_takes_nothing(store: Store) -> None:
     store.admit(_lease("run_0"), max_active=1, hourly_limit=1)
     with pytest.raises(RateLimitedError):
         store.admit(_lease("run_1", tenant="globex"), max_active=1, hourly_limit=1)
     store.release("run_0")
     store.admit(_lease("run_1", tenant="globex"), max_active=1, hourly_limit=1)  # its hour was not charged
+
+
+def test_a_lease_given_back_unspent_returns_its_hourly_count_once(store: Store) -> None:
+    store.admit(_lease("run_0"), max_active=5, hourly_limit=1)
+    assert store.release("run_0", refund=True) is True  # its run never started: the hour is given back
+    assert store.release("run_0", refund=True) is False  # and only once
+    store.admit(_lease("run_1"), max_active=5, hourly_limit=1)
+    with pytest.raises(RateLimitedError):  # the repeated refund gave nothing more back
+        store.admit(_lease("run_2"), max_active=5, hourly_limit=1)
+    assert store.release("run_1") is True  # an ordinary end keeps the hour spent
+    with pytest.raises(RateLimitedError):
+        store.admit(_lease("run_2"), max_active=5, hourly_limit=1)
+    assert store.leases() == []
+
+
+def test_a_refund_after_the_hours_count_has_gone_still_releases_the_lease(store: Store) -> None:
+    store.admit(_lease("run_0", at=T0), max_active=5, hourly_limit=1)
+    store.admit(_lease("run_1", at=T0 + timedelta(days=2)), max_active=5, hourly_limit=1)  # prunes T0's day
+    assert store.release("run_0", refund=True) is True
+    assert [lease.run_id for lease in store.leases()] == ["run_1"]
+    with pytest.raises(RateLimitedError):  # nothing was given back to the later hour
+        store.admit(_lease("run_2", at=T0 + timedelta(days=2)), max_active=5, hourly_limit=1)
+
+
+def test_a_dynamodb_refund_whose_hourly_counter_expired_creates_no_counter(dynamo: DynamoStore) -> None:
+    dynamo.admit(_lease("run_0"), max_active=5, hourly_limit=1)
+    counter = {"pk": {"S": "HOURLY#acme#2025010100"}}
+    dynamo.client.delete_item(TableName=dynamo.limits_table, Key=counter)  # as its TTL would
+    assert dynamo.release("run_0", refund=True) is True
+    assert dynamo.leases() == []
+    assert "Item" not in dynamo.client.get_item(TableName=dynamo.limits_table, Key=counter)
 
 
 def test_admitting_a_run_twice_holds_one_lease(store: Store) -> None:

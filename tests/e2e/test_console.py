@@ -485,3 +485,266 @@ def test_a_screenshot_of_every_page(browser: Browser, served: Served, theme: str
     with served.client() as client:
         for monitor in client.get("/monitors").json()["monitors"]:
             client.delete(f"/monitors/{monitor['monitor_id']}")
+
+
+# ---------------------------------------------------------------- issue 25, item 14: a new user's console
+
+UNITS = (
+    "points|runs|events|passages|words|citations|batches|issues|rounds|voters|statements|tokens"
+    "|model calls|hits|misses|monitors|tallies|queries|live runs|backtests|score changes"
+)
+ONE_PLURAL = re.compile(rf"(?<![\d.,])1 ({UNITS})\b")
+# The console's own words on a page: not what a debater, the judge or the referee wrote (the offline
+# reasoner's prose is its own), which the console only quotes.
+CONSOLE_TEXT = """() => {
+  const quoted = ".subclaim p, .versus, .statement p, #report > p:not(.small), .judge-map li, .callout,"
+    + " #warnings td[data-label='What'], .notice, #wwc-title ~ ul, details ul, #sources, #ledger";
+  const walk = document.createTreeWalker(document.querySelector("main"), NodeFilter.SHOW_TEXT);
+  const out = [];
+  while (walk.nextNode()) {
+    if (!walk.currentNode.parentElement.closest(quoted)) out.push(walk.currentNode.data);
+  }
+  return out.join(" ");
+}"""
+
+
+def _motion(served: Served, motion: str, **request: Any) -> dict[str, Any]:
+    """A motion debate started through the API, once it has ended."""
+    with served.client() as client:
+        reply = client.post("/motions", json={"motion": motion, **request})
+        assert reply.status_code == 202, reply.text
+    return served.wait(reply.json()["run_id"])
+
+
+def _phone(browser: Browser, served: Served, theme: str = "light") -> BrowserContext:
+    context = browser.new_context(
+        base_url=served.url, color_scheme=theme, viewport={"width": 390, "height": 844}
+    )  # type: ignore[arg-type]
+    context.add_init_script(f"localStorage.setItem('cc.key', '{served.key}')")
+    return context
+
+
+def _no_sideways_scroll(page: Page) -> None:
+    widths = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert widths[0] <= widths[1], f"the page scrolls sideways: {widths}"
+
+
+def test_the_drift_chart_is_offered_only_where_there_is_a_score_to_chart(page: Page, served: Served) -> None:
+    served.idle()
+    motion = _motion(served, "Zoos do more good than harm.", crowd=6, rounds=1)
+    stopped = served.wait(served.start("Climate change is bad")["run_id"])
+    scored = served.wait(served.start("Glaciers in the Alps have lost mass since 1850")["run_id"])
+    assert stopped["status"] == "stopped" and scored["score"] is not None
+    # a motion (the crowd votes, nothing is scored) and a stopped run: no drift chart offered
+    for run in (motion, stopped):
+        page.goto(f"/#/runs/{run['run_id']}")
+        expect(page.locator("[data-drift]")).to_have_attribute("data-drift", "none")
+        expect(page.get_by_role("link", name="Drift chart")).to_have_count(0)
+        expect(page.get_by_role("link", name="Trace")).to_be_visible()
+    page.goto(f"/#/runs/{scored['run_id']}")
+    expect(page.locator("[data-drift]")).to_have_attribute("data-drift", "offered")
+    page.get_by_role("link", name="Drift chart").click()
+    expect(page.locator("#drift-chart canvas")).to_be_visible()
+    # History offers a row's drift chart only where the row has a score
+    page.get_by_role("link", name="History").click()
+    for run, drift in ((motion, 0), (stopped, 0), (scored, 1)):
+        row = page.locator(f"[data-run='{run['run_id']}']")
+        expect(row).to_be_visible()
+        expect(row.get_by_role("link", name="drift", exact=True)).to_have_count(drift)
+    # the claims table still leads to every claim: one with nothing to chart says why, and lists its runs
+    page.locator("#claims-table").get_by_role("link", name="Zoos do more good than harm.").click()
+    expect(page.locator("#no-points")).to_contain_text("Nothing to chart yet")
+    expect(page.locator("#no-points")).to_contain_text("a motion debate")
+    expect(page.locator("#drift-chart")).to_have_count(0)
+    expect(page.locator("#claim-runs")).to_be_visible()
+    shot(page, "drift-empty", "light")
+    page.locator("#claim-runs").get_by_role("link", name="motion debate").click()
+    expect(page).to_have_url(re.compile(rf"#/runs/{motion['run_id']}$"))
+    expect(page.locator("#motion-title")).to_be_visible()
+
+
+def test_the_verdicts_adjustments_fit_a_phone_screen(browser: Browser, served: Served) -> None:
+    with served.client() as client:
+        runs = client.get("/runs", params={"q": "Arctic sea ice", "source": "app"}).json()["runs"]
+    done = [r for r in runs if r["status"] == "succeeded" and not r["as_of_date"]]
+    run = done[0] if done else served.wait(served.start(ARCTIC)["run_id"])
+    with served.client() as client:
+        adjustments = client.get(f"/runs/{run['run_id']}").json()["result"]["adjustments"]
+    assert adjustments, "the offline Arctic run is adjusted (secondary sources only)"
+    for theme in THEMES:
+        context = _phone(browser, served, theme)
+        page = context.new_page()
+        page.goto(f"/#/runs/{run['run_id']}")
+        table = page.locator("#adjustments")
+        expect(table).to_be_visible()
+        expect(table.locator("tbody tr")).to_have_count(len(adjustments))
+        _no_sideways_scroll(page)
+        card = page.locator("#warnings").bounding_box()
+        assert card
+        for cell in table.locator("td").all():
+            box = cell.bounding_box()
+            assert box and card["x"] <= box["x"] and box["x"] + box["width"] <= card["x"] + card["width"]
+        # on a phone each cell is named (the header row is hidden), and the prose wraps within the card
+        first = table.locator("tbody tr").first
+        labels = first.locator("td").evaluate_all(
+            "tds => tds.map(td => getComputedStyle(td, '::before').content)"
+        )
+        assert labels == ['"Applies to"', '"Kind"', '"What"', '"Before → after"']
+        expect(first).to_contain_text(adjustments[0]["detail"])
+        shot(page, "verdict-390", theme)
+        warnings = page.locator("#warnings").bounding_box()  # the page scrolled to its top by shot()
+        page.screenshot(path=str(SHOTS / f"adjustments-390-{theme}.png"), full_page=True, clip=warnings)
+        # the wide tables (the cost, the citation ledger) scroll in their own box, which the keyboard reaches
+        cost = page.locator("#cost .scroll-x")
+        expect(cost).to_have_attribute("tabindex", "0")
+        cost.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("el => el.scrollLeft > 0", arg=cost.element_handle())
+        context.close()
+
+
+def test_counts_are_said_in_the_singular_for_one(page: Page, served: Served) -> None:
+    served.idle()
+    claim = "Sea surface temperatures have risen since 1950"
+    run = served.wait(served.start(claim, rounds=1)["run_id"])
+    motion = _motion(served, "Cities should plant more trees.", crowd=1, rounds=1)
+    assert run["status"] == motion["status"] == "succeeded"
+    pages = [
+        (f"/#/claims/{run['claim_id']}", "#drift-chart canvas"),
+        (f"/#/runs/{run['run_id']}", "#score"),
+        (f"/#/runs/{run['run_id']}/live", "#run-ended"),
+        (f"/#/runs/{motion['run_id']}", "#vote-chart canvas"),
+        (f"/#/runs/{motion['run_id']}/live", "#run-ended"),
+    ]
+    for route, ready in pages:
+        page.goto(route)
+        expect(page.locator(ready)).to_be_visible(timeout=15_000)
+        page.wait_for_load_state("networkidle")
+        text = page.evaluate(CONSOLE_TEXT)
+        assert not ONE_PLURAL.findall(text), (route, ONE_PLURAL.findall(text))
+        if route.startswith("/#/claims/"):
+            expect(page.locator("#point-count")).to_have_text("1 point: 1 live run")
+        if route == f"/#/runs/{motion['run_id']}":
+            expect(page.locator("#motion")).to_contain_text("(1 voter)")
+            shot(page, "motion-one-voter", "light")
+        if route == f"/#/runs/{motion['run_id']}/live":
+            expect(page.locator("#trace")).to_contain_text("The crowd votes (1 batch)")
+    page.goto("/#/history")
+    page.get_by_label("Search claims").fill(claim)
+    expect(page.locator("#runs-table tbody tr")).to_have_count(1)
+    expect(page.locator("main")).to_contain_text("1 run shown")
+
+
+def test_a_verdict_stays_under_the_tab_it_was_reached_from(page: Page, served: Served) -> None:
+    run_tab, history_tab = page.locator("[data-nav='run']"), page.locator("[data-nav='history']")
+    served.idle()
+    page.goto("/")
+    expect(run_tab).to_have_attribute("aria-current", "page")
+    claim = "Permafrost has warmed since the 1980s"
+    page.get_by_label("Claim", exact=True).fill(claim)
+    page.get_by_text("How to debate it").click()
+    page.get_by_label("Rounds", exact=True).select_option("1")
+    page.get_by_role("button", name="Start debate").click()
+    # started on Run: its live trace and then its verdict stay under Run (the current section, not page)
+    expect(page).to_have_url(re.compile(r"#/runs/run_\w+/live$"))
+    run_id = page.url.split("/")[-2]
+    expect(run_tab).to_have_attribute("aria-current", "true")
+    expect(history_tab).not_to_have_attribute("aria-current", re.compile(".*"))
+    expect(page).to_have_url(re.compile(rf"#/runs/{run_id}$"), timeout=60_000)
+    expect(page.locator("#score")).to_be_visible()
+    expect(run_tab).to_have_attribute("aria-current", "true")
+    expect(history_tab).not_to_have_attribute("aria-current", re.compile(".*"))
+    shot(page, "verdict-from-run", "light")
+    page.reload()  # the same page, under the same tab
+    expect(page.locator("#score")).to_be_visible()
+    expect(run_tab).to_have_attribute("aria-current", "true")
+    page.get_by_role("link", name="Drift chart").click()  # deeper still: the same tab
+    expect(page.locator("#drift-chart canvas")).to_be_visible()
+    expect(run_tab).to_have_attribute("aria-current", "true")
+    # the same verdict reached from History is under History
+    page.get_by_role("link", name="History").click()
+    expect(history_tab).to_have_attribute("aria-current", "page")
+    page.locator(f"[data-run='{run_id}']").get_by_role("link", name=claim).click()
+    expect(page.locator("#score")).to_be_visible()
+    expect(history_tab).to_have_attribute("aria-current", "true")
+    expect(run_tab).not_to_have_attribute("aria-current", re.compile(".*"))
+    # and from Run's recent runs, under Run again
+    run_tab.click()
+    page.get_by_role("link", name=claim).first.click()
+    expect(page.locator("#score")).to_be_visible()
+    expect(run_tab).to_have_attribute("aria-current", "true")
+    # opened afresh (a link pasted into a new tab): a verdict is under History, a live trace under Run
+    fresh = page.context.new_page()
+    fresh.goto(f"/#/runs/{run_id}")
+    expect(fresh.locator("#score")).to_be_visible()
+    expect(fresh.locator("[data-nav='history']")).to_have_attribute("aria-current", "true")
+    fresh.close()
+    fresh = page.context.new_page()
+    fresh.goto(f"/#/runs/{run_id}/live")
+    expect(fresh.locator("#run-ended")).to_be_visible()
+    expect(fresh.locator("[data-nav='run']")).to_have_attribute("aria-current", "true")
+    fresh.close()
+
+
+def test_a_motions_result_charts_the_vote_round_by_round_with_every_statement(
+    browser: Browser, served: Served
+) -> None:
+    served.idle()
+    run = _motion(served, "Remote work is better for productivity than office work.", crowd=12, rounds=1)
+    assert run["status"] == "succeeded"
+    with served.client() as client:
+        view = client.get(f"/motions/{run['run_id']}").json()
+    result, statements = view["result"], view["statements"]
+    tallies = result["sentiment"]
+    rounds = sorted({s["round"] for s in statements})
+    assert len(tallies) == len(rounds) + 1 == 4 and len(statements) == result["turns"]  # vote zero, 3 rounds
+    errors: list[str] = []
+    for theme in THEMES:
+        context = _context(browser, served, theme=theme)
+        page = context.new_page()
+        page.on("pageerror", lambda err: errors.append(str(err)))
+        page.goto(f"/#/runs/{run['run_id']}")
+        # the crowd's vote, charted round by round (for, against, undecided) and said in a table
+        chart = page.locator("#vote-chart")
+        expect(chart.locator("canvas")).to_be_visible()
+        for series in ("For", "Against", "Undecided"):
+            expect(chart.locator(".u-legend")).to_contain_text(series)
+        rows = page.locator("#vote-table tbody tr")
+        expect(rows).to_have_count(len(tallies))
+        for row, tally in zip(rows.all(), tallies, strict=True):
+            expect(row.locator("td").nth(1)).to_have_text(f"{tally['for_pct']:g} %")
+            expect(row.locator("td").nth(2)).to_have_text(f"{tally['against_pct']:g} %")
+            expect(row.locator("td").nth(3)).to_have_text(f"{tally['undecided_pct']:g} %")
+        # each round: its statements in speaking order, then the crowd's tally after it
+        cards = page.locator("#motion-rounds [data-round]")
+        expect(cards).to_have_count(len(rounds))
+        for n in rounds:
+            card = page.locator(f"#motion-rounds [data-round='{n}']")
+            spoken = [s for s in statements if s["round"] == n]
+            shown = card.locator("[data-statement]")
+            expect(shown).to_have_count(len(spoken))
+            for i, s in enumerate(spoken):
+                expect(shown.nth(i)).to_have_attribute("data-statement", f"{n}-{s['side']}")
+                first_words = re.split(r"\s*\[E", s["points"][0]["argument"])[0][:60]
+                expect(shown.nth(i)).to_contain_text(first_words)
+            tally = next(t for t in tallies if t["round"] == n)
+            expect(card.locator(f"[data-tally='{n}']")).to_contain_text(f"{tally['for_pct']:g} % for")
+        # a statement's citation links to its source, named by its ledger key
+        entry = result["citations"][0]
+        cite = page.locator(f"#motion-rounds a.cite:text-is('{entry['tier']} {entry['key']}')").first
+        expect(cite).to_have_attribute("href", entry["source_url"])
+        expect(page.locator("#report")).to_contain_text(result["report"])
+        page.wait_for_load_state("networkidle")
+        shot(page, "motion", theme)
+        # the theme toggled: the chart is drawn again in the other colours, without an error
+        page.locator("#theme-toggle").click()
+        expect(chart.locator("canvas")).to_have_count(1)
+        context.close()
+    assert errors == [], errors
+    context = _phone(browser, served)
+    page = context.new_page()
+    page.goto(f"/#/runs/{run['run_id']}")
+    expect(page.locator("#vote-chart canvas")).to_be_visible()
+    _no_sideways_scroll(page)
+    shot(page, "motion-390", "light")
+    context.close()

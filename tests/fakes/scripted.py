@@ -73,6 +73,7 @@ class ScriptedProvider:
         self._responders: dict[str, Responder] = {}
         self._failures: dict[tuple[str, int], BaseException] = {}
         self._delays: dict[str, float] = {}
+        self._meetings: dict[str, threading.Barrier] = {}
 
     # ------------------------------------------------------------ scripting (chainable)
 
@@ -96,6 +97,13 @@ class ScriptedProvider:
 
     def sleep(self, kind: str, seconds: float) -> ScriptedProvider:
         self._delays[kind] = seconds
+        return self
+
+    def meet(self, kind: str, parties: int = 2) -> ScriptedProvider:
+        """Calls of `kind` wait for each other, `parties` at a time, before answering: calls made one
+        after the other never meet, and the first fails with BrokenBarrierError (after 60 s), so a test
+        proves calls run at once by structure, not by a clock."""
+        self._meetings[kind] = threading.Barrier(parties, timeout=60)
         return self
 
     # ------------------------------------------------------------ inspection
@@ -124,6 +132,8 @@ class ScriptedProvider:
             responder = self._responders.get(task.kind)
         if task.kind in self._delays:
             time.sleep(self._delays[task.kind])
+        if task.kind in self._meetings:
+            self._meetings[task.kind].wait()
         if failure is not None:
             raise failure
         if scripted is None and responder is not None:

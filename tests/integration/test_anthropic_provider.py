@@ -71,7 +71,9 @@ def server() -> Iterator[FakeAnthropicServer]:
 def provider_for(
     server: FakeAnthropicServer, max_retries: int = 2, timeout: float = 5.0
 ) -> AnthropicProvider:
-    return AnthropicProvider(KEY, base_url=server.url, max_retries=max_retries, timeout=timeout)
+    return AnthropicProvider(
+        KEY, base_url=server.url, max_retries=max_retries, timeout=timeout, malformed_backoff_s=0.0
+    )
 
 
 def reasoner_for(provider: AnthropicProvider, ledger: MemoryLedger) -> Reasoner:
@@ -153,6 +155,48 @@ def test_persistently_overloaded_api_raises_transient_error_after_sdk_retries(
     message = str(caught.value)
     assert "529" in message and "overloaded_error" in message and "after 2 retries" in message
     assert KEY not in message
+
+
+# A 200 whose body the SDK cannot read: empty, cut off mid-JSON, or JSON that is no Messages reply.
+MALFORMED_BODIES = pytest.mark.parametrize(
+    "body",
+    ["", '{"id": "msg_01", "type": "message", "content": [{"type": "tool_u', "null"],
+    ids=["empty", "truncated", "not-a-message"],
+)
+
+
+@MALFORMED_BODIES
+def test_a_malformed_200_reply_is_retried_like_an_overload_then_succeeds(
+    server: FakeAnthropicServer, body: str
+) -> None:
+    # Given one 200 whose body is not a Messages reply, then a good reply
+    server.enqueue(200, body)
+    server.enqueue(200, anthropic_tool_message({"score": 60, "reason": "ok"}))
+
+    # When the provider completes
+    reply = provider_for(server).complete(ruling_task(), MODEL)
+
+    # Then it asked again and the caller never saw the bad body
+    assert reply.content == {"score": 60, "reason": "ok"}
+    assert len(server.requests) == 2
+
+
+@MALFORMED_BODIES
+def test_a_persistently_malformed_200_reply_is_transient_and_says_so(
+    server: FakeAnthropicServer, body: str
+) -> None:
+    # Given the API answers 200 with an unreadable body on every attempt
+    server.enqueue_many(3, 200, body)
+
+    # When the provider completes, with max_retries=2
+    with pytest.raises(TransientError) as caught:
+        provider_for(server, max_retries=2).complete(ruling_task(), MODEL)
+
+    # Then it tried three times, and the error (retried by the state machine) names the problem
+    assert len(server.requests) == 3
+    message = str(caught.value)
+    assert "returned a malformed reply" in message and "after 2 retries" in message
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__
 
 
 def test_internal_server_error_is_transient(server: FakeAnthropicServer) -> None:

@@ -47,7 +47,8 @@ def cloud(clean_env: None, tmp_path: Any) -> Iterator[Deps]:
     """Deps on DynamoDB as a deployed function has them; documents over 200 B go to S3, so reads
     of large documents are exercised too."""
     with mock_aws():
-        settings = dynamodb_settings(data_dir=tmp_path)
+        # as the deployed API reads them: it holds no provider keys, so every run may spend (and counts)
+        settings = dynamodb_settings(data_dir=tmp_path).model_copy(update={"provider_keys_known": False})
         create_from_template(settings)
         store = dynamo_store(settings, inline_limit=200)
         reasoner = Reasoner({"offline": OfflineReasoner()}, lambda role: ("offline", "offline"), store, 1.0)

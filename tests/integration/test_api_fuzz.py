@@ -204,6 +204,16 @@ def test_without_a_key_every_operation_but_health_is_refused_with_401(
         ("POST", "/runs", {"content-type": "multipart/form-data"}, b"claim", 415, "unsupported_media_type"),
         ("POST", "/runs", {"content-type": "application/json"}, b'{"claim": "\xff"}', 400, "malformed_json"),
         ("POST", "/runs", {"content-type": "Application/JSON"}, b'{"claim": ""}', 422, "invalid_request"),
+        ("POST", "/runs", {}, b'{"claim": "bad \\ud800 surrogate"}', 422, "invalid_request"),
+        ("POST", "/runs", {}, b'{"claim": "x y", "rounds": ' + b"1" * 4_301 + b"}", 400, "malformed_json"),
+        (
+            "POST",
+            "/monitors",
+            {},
+            b'{"claim": ' + b"[" * 30_000 + b"]" * 30_000 + b"}",
+            400,
+            "malformed_json",
+        ),
     ],
     ids=[
         "events-after-past-any-seq",
@@ -211,6 +221,9 @@ def test_without_a_key_every_operation_but_health_is_refused_with_401(
         "multipart-no-boundary",
         "json-not-utf8",
         "json-in-capitals",
+        "lone-surrogate",
+        "int-past-4300-digits",
+        "nested-past-recursion",
     ],
 )
 def test_the_inputs_fuzzing_found_giving_500s_now_get_their_answer(
@@ -224,7 +237,9 @@ def test_the_inputs_fuzzing_found_giving_500s_now_get_their_answer(
 ) -> None:
     """Each was a 500 (SQLite's integer overflow; Powertools' body parsing failing on a type it does
     not read, a multipart without a boundary, bytes that are not UTF-8, a media type not in lower
-    case), kept here as fixed cases. The last one fuzzing did not find; reading the fix did."""
+    case; a lone surrogate failing the claim's id after admission; json.loads' ValueError and
+    RecursionError), kept here as fixed cases. The fifth fuzzing did not find; reading the fix did;
+    the last three came from the issue tracker."""
     with httpx.Client(base_url=served.base_url, headers=served.auth, timeout=10) as client:
         reply = client.request(method, path.format(run_id=served.run_id), headers=headers, content=content)
     assert reply.status_code == status, reply.text

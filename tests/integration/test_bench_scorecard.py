@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from claimcourt.bench import averitec
 from claimcourt.bench.card import Options
 from claimcourt.bench.scorecard import run
-from claimcourt.local.cli import main
+from claimcourt.cli import main
 from claimcourt.models import LOCAL_TENANT, SourceTag
 from claimcourt.store.sqlite import SqliteStore
 
@@ -29,10 +29,13 @@ def test_bench_all_with_baselines_prints_the_scorecard_and_writes_json_plots_and
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "these are the offline reasoner's figures, not a model's" in out
+    # its dollars say what they are: metered as if billed at a model's prices, and nothing spent
+    assert "its dollars are metered as if billed at claude-sonnet-4-6 prices, and $0 was spent" in out
     for title in ("== calibration", "== AVeriTeC", "== CLIMATE-FEVER", "== behaviour probes"):
         assert title in out
     for metric in ("stability σ", "MAE to anchors", "AUROC", "directional accuracy", "macro-F1 (4 classes)",
-                   "spectral remap 40/60", "5-fold CV", "Brier", "$ per item", "LLM calls per item",
+                   "spectral remap 40/60", "5-fold CV", "Brier", "$ per item, spent", "LLM calls per item",
+                   "$ per item, metered as if billed at claude-sonnet-4-6 prices",
                    "hindsight", "leakage ablation", "affirmation", "forecasts"):  # fmt: skip
         assert metric in out, metric
     assert out.count("single-LLM judge") >= 4 and out.count("naive RAG + LLM") >= 4
@@ -56,6 +59,9 @@ def test_bench_all_with_baselines_prints_the_scorecard_and_writes_json_plots_and
         assert (run_dir / f"{png}.png").read_bytes()[:4] == b"\x89PNG"
     report = (run_dir / "report.html").read_text()
     assert "offline reasoner's" in report and "averitec-confusion.png" in report
+    assert "metered as if billed at claude-sonnet-4-6 prices" in report and "$0 was spent" in report
+    metered = calibration["$ per item, metered as if billed at claude-sonnet-4-6 prices"]
+    assert calibration["$ per item, spent"]["debate"] == 0.0 and metered["debate"] > 0
     assert run_dir.name in (tmp_path / "index.html").read_text()
     # Every debate is stored with source tag bench, under its own tenant: never in the product's history.
     store = SqliteStore(run_dir / "claimcourt.sqlite3")

@@ -4,25 +4,43 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import socket
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
-from claimcourt.local.cli import main
+from claimcourt.cli import main
 from claimcourt.models import LOCAL_TENANT, RunStatus
 from claimcourt.runs import create_run, parse_request
 from claimcourt.store.sqlite import SqliteStore
+from tests.fakes.provider_servers import FakeOpenAIServer, openai_json_completion
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.usefixtures("clean_env")]
 
 
 def invoke(data_dir: Path, *args: str) -> Result:
     return CliRunner().invoke(main, [*args, "--data-dir", str(data_dir)], catch_exceptions=False)
+
+
+@pytest.fixture
+def paid_runs(clean_env: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
+    """Runs that spend, so the hourly cap counts them: the suitability check on a paid model (a fake
+    OpenAI server on 127.0.0.1 that lets every claim through), every other role offline."""
+    suitable = openai_json_completion({"proceed": True, "flags": [], "warnings": []})
+    with FakeOpenAIServer(default=lambda body: suitable) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        monkeypatch.setenv("CLAIMCOURT_PROVIDER", "offline")
+        monkeypatch.setenv("CLAIMCOURT_MODELS_BY_ROLE", json.dumps({"suitability": "openai:gpt-4.1"}))
+        yield server
 
 
 def stored_runs(data_dir: Path) -> int:
@@ -134,6 +152,62 @@ def test_bad_input_is_one_line_naming_the_field_and_stores_nothing(
     assert stored_runs(tmp_path) == 0
 
 
+def test_version_is_the_installed_packages() -> None:
+    result = CliRunner().invoke(main, ["--version"])
+    assert (result.exit_code, result.stdout) == (0, f"claimcourt {version('claimcourt')}\n")
+
+
+@pytest.mark.parametrize(
+    ("command", "choices"),
+    [
+        (["run"], {"--mode": "spectral|verdict", "--effort": "low|standard|high", "--first": "for|against"}),
+        (["run"], {"--judge": "contract|rubric"}),
+        (["backtest"], {"--mode": "spectral|verdict", "--effort": "low|standard|high"}),
+        (["monitor", "add"], {"--mode": "spectral|verdict", "--effort": "low|standard|high"}),
+        (["motion"], {"--first": "for|against"}),
+    ],
+)
+def test_help_shows_each_options_choices(command: list[str], choices: dict[str, str]) -> None:
+    shown = CliRunner().invoke(main, [*command, "--help"]).stdout
+    for option, values in choices.items():
+        assert f"{option} [{values}]" in shown, shown
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["backtest", "Sea ice", "--dates", "2015-01-01", "--effort", "max"], "error: effort: 'max' is not"),
+        (
+            ["monitor", "add", "Sea ice", "--cadence", "daily", "--threshold", "5", "--mode", "x"],
+            "error: mode: ",
+        ),
+    ],
+)
+def test_an_option_outside_its_choices_is_one_line_naming_it(
+    tmp_path: Path, args: list[str], line: str
+) -> None:
+    result = invoke(tmp_path, *args)
+    assert result.exit_code == 2
+    [said] = result.stderr.splitlines()
+    assert said.startswith(line) and ("low, standard, high" in said or "spectral, verdict" in said), said
+    assert stored_runs(tmp_path) == 0
+
+
+def test_keys_list_and_monitor_list_print_a_header_over_their_columns(tmp_path: Path) -> None:
+    made = invoke(tmp_path, "keys", "create", "--tenant", "acme", "--label", "ci")
+    key_id = made.stdout.strip().split("_")[1]
+    header, row = invoke(tmp_path, "keys", "list").stdout.splitlines()
+    assert header.split() == ["KEY", "TENANT", "STATE", "CREATED", "LABEL"]
+    assert row.split()[:3] == [key_id, "acme", "active"] and row.split()[-1] == "ci"
+    assert [row.index(word) for word in ("acme", "active", "ci")] == [
+        header.index(word) for word in ("TENANT", "STATE", "LABEL")
+    ]
+    invoke(tmp_path, "monitor", "add", "Sea levels are rising", "--cadence", "daily", "--threshold", "5")
+    header, row = invoke(tmp_path, "monitor", "list").stdout.splitlines()
+    assert header.split() == ["MONITOR", "CADENCE", "THRESHOLD", "NEXT", "DUE", "LAST", "RUN", "CLAIM"]
+    assert row.index("daily") == header.index("CADENCE") and row.index("Sea levels") == header.index("CLAIM")
+
+
 def test_an_unsuitable_claim_exits_3_with_its_warning(tmp_path: Path) -> None:
     result = invoke(tmp_path, "run", "This statement is false.")
     assert result.exit_code == 3
@@ -242,6 +316,7 @@ def test_events_put_runs_what_the_rule_routes_and_reports_dead_letters(tmp_path:
     assert invoke(tmp_path, "events", "put", str(tmp_path / "one.json")).exit_code == 0
 
 
+@pytest.mark.usefixtures("paid_runs")
 def test_an_event_the_cost_guard_refuses_every_time_is_retried_then_dead_lettered_without_a_traceback(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -375,6 +450,7 @@ def test_backtest_prints_one_point_per_date_oldest_first_and_they_join_the_claim
     assert mode.exit_code == 2 and mode.stderr.startswith("error: mode: ")
 
 
+@pytest.mark.usefixtures("paid_runs")
 def test_a_backtest_over_the_hourly_cap_ends_the_dates_it_started_and_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -382,7 +458,9 @@ def test_a_backtest_over_the_hourly_cap_ends_the_dates_it_started_and_says_so(
     dates = "2005-06-01,2015-01-01,today"
     done = invoke(tmp_path, "backtest", "Arctic sea ice has declined since 1979", "--dates", dates)
     assert done.exit_code == 1
-    assert [line.split()[0] for line in done.stdout.splitlines()] == ["2005-06-01", "2015-01-01"]
+    *rows, note = done.stdout.splitlines()  # the note: the bundled corpus dates no source
+    assert [row.split()[0] for row in rows] == ["2005-06-01", "2015-01-01"]
+    assert note.startswith("No retrieved source carried a publication date")
     assert "2 of 3 dates were started (above); the rest were not" in done.stderr
     store = SqliteStore(tmp_path / "claimcourt.sqlite3")
     assert {r.status for r in store.list_runs(LOCAL_TENANT, 5).runs} == {RunStatus.SUCCEEDED}
@@ -390,6 +468,28 @@ def test_a_backtest_over_the_hourly_cap_ends_the_dates_it_started_and_says_so(
     # over the cap from the first date: nothing is started, and it says so
     again = invoke(tmp_path, "backtest", "Arctic sea ice has declined since 1979", "--dates", dates)
     assert again.exit_code == 1 and "(nothing was started)" in again.stderr
+
+
+def test_a_backtest_on_the_undated_corpus_says_per_date_how_many_sources_were_dated_and_dropped(
+    tmp_path: Path,
+) -> None:
+    claim, dates = "Arctic sea ice has declined since 1979", "2005-01-01,2012-01-01,today"
+    done = invoke(tmp_path, "backtest", claim, "--dates", dates)
+    assert done.exit_code == 0, done.output
+    *rows, note = done.stdout.splitlines()
+    assert [row.split()[0] for row in rows] == ["2005-01-01", "2012-01-01", "today"]
+    for row in rows[:2]:
+        assert re.search(r"sources: \d+ retrieved, 0 dated, \d+ dropped as after the date", row), row
+    assert "sources:" not in rows[2]  # a live run is bounded by no date
+    assert note.startswith("No retrieved source carried a publication date")
+    # and the JSON and the stored results say the same
+    series = json.loads(invoke(tmp_path, "backtest", claim, "--dates", dates, "--json").stdout)["series"]
+    store = SqliteStore(tmp_path / "claimcourt.sqlite3")
+    for point in series[:2]:
+        dating = store.get_run(point["run_id"]).result.backtest  # type: ignore[union-attr]
+        assert dating is not None and dating.retrieved > 0 and dating.dated == 0
+        assert point["sources"] == dating.model_dump()
+    assert series[2]["sources"] is None
 
 
 def test_a_backtest_of_a_claim_the_suitability_check_stops_exits_3(tmp_path: Path) -> None:
@@ -400,33 +500,111 @@ def test_a_backtest_of_a_claim_the_suitability_check_stops_exits_3(tmp_path: Pat
 def test_run_waits_for_a_free_slot_when_the_cost_guard_is_full(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Given the one slot taken by a run of another process (claimcourt serve), freed two seconds later
-    import threading
+    # Given the one slot taken by a run of another process (claimcourt serve), which ends once the
+    # CLI has been refused a slot (the refusal itself frees it: no timer races the CLI's start-up)
+    from typing import Any
 
+    from claimcourt.errors import RateLimitedError
     from claimcourt.models import Lease, utcnow
+    from claimcourt.store.sqlite.admission import SqliteAdmission
 
     monkeypatch.setenv("CLAIMCOURT_MAX_ACTIVE_RUNS", "1")
     store = SqliteStore(tmp_path / "claimcourt.sqlite3")
     store.admit(Lease(run_id="run_elsewhere", tenant_id="acme", since=utcnow()), max_active=1, hourly_limit=9)
-    threading.Timer(2.0, store.release, args=("run_elsewhere",)).start()
+    admit = SqliteAdmission.admit
+    refusals: list[str] = []
+
+    def admit_then_free_when_refused(self: SqliteAdmission, *args: Any, **kwargs: Any) -> None:
+        try:
+            admit(self, *args, **kwargs)
+        except RateLimitedError as refused:
+            refusals.append(refused.limit)
+            store.release("run_elsewhere")
+            raise
+
+    monkeypatch.setattr(SqliteAdmission, "admit", admit_then_free_when_refused)
     # When the CLI runs a claim
     result = invoke(tmp_path, "run", "Arctic sea ice is declining", "--json")
     # Then it said it was waiting, then ran once the slot was free, and gave the slot back
     assert result.exit_code == 0, result.output
+    assert refusals == ["concurrency"]
     assert "waiting for a free slot" in result.stderr
     assert json.loads(result.stdout)["status"] == "succeeded"
     assert store.leases() == []
 
 
-def test_run_over_the_hourly_cap_stops_before_anything_is_started(
+@pytest.mark.usefixtures("paid_runs")
+def test_run_over_the_hourly_cap_stops_before_anything_is_started_and_says_when_it_resets(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CLAIMCOURT_HOURLY_RUNS_PER_TENANT", "1")
     assert invoke(tmp_path, "run", "Arctic sea ice is declining").exit_code == 0
     result = invoke(tmp_path, "run", "Glaciers are retreating")
     assert result.exit_code == 1
-    assert result.stderr.startswith("error: cost guard:") and "nothing was started" in result.stderr
+    [line] = result.stderr.splitlines()
+    assert line.startswith("error: cost guard: the CLI (tenant local) has started 1 paid run this hour")
+    assert "CLAIMCOURT_HOURLY_RUNS_PER_TENANT" in line and "nothing was started" in line
+    assert re.search(r"resets at \d\d:00 UTC", line) and "API key" not in line
     assert stored_runs(tmp_path) == 1
+
+
+def test_offline_runs_spend_nothing_so_the_hourly_cap_never_stops_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAIMCOURT_HOURLY_RUNS_PER_TENANT", "1")
+    for claim in ("Arctic sea ice is declining", "Glaciers are retreating", "Sea levels are rising"):
+        done = invoke(tmp_path, "run", claim)
+        assert done.exit_code == 0, done.output
+    assert stored_runs(tmp_path) == 3
+
+
+def _first_stage_started(store: SqliteStore, process: subprocess.Popen[str]) -> str:
+    """The run id of the first run whose first stage has started (the process wrote it), once it has."""
+    deadline = time.monotonic() + 60
+    while process.poll() is None and time.monotonic() < deadline:
+        for record in store.list_runs(LOCAL_TENANT, 5).runs:
+            if any(e.type == "stage.started" for e in store.list_events(record.run_id)):
+                return record.run_id
+        time.sleep(0.05)
+    raise AssertionError(
+        f"no stage started (exit {process.poll()}): {process.stderr and process.stderr.read()}"
+    )
+
+
+def test_a_cli_run_killed_with_sigkill_gives_its_slot_to_the_next_run_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given the one slot taken by a CLI run in a process of its own, killed with SIGKILL in its first
+    # stage (each of its model calls takes a minute), with no `serve` to sweep after it
+    monkeypatch.setenv("CLAIMCOURT_MAX_ACTIVE_RUNS", "1")
+    env = {**os.environ, "CLAIMCOURT_DATA_DIR": str(tmp_path), "CLAIMCOURT_OFFLINE_PACE_MS": "60000"}
+    command = [sys.executable, "-c", "from claimcourt.local.console import main; main()"]
+    killed = subprocess.Popen(
+        [*command, "run", "Sea levels are rising"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    store = SqliteStore(tmp_path / "claimcourt.sqlite3")
+    try:
+        run_id = _first_stage_started(store, killed)
+    finally:
+        killed.kill()
+        killed.wait()  # reaped: as a shell does
+    [lease] = store.leases()
+    assert lease.run_id == run_id and lease.owner is not None and lease.owner.pid == killed.pid
+    # When the next run starts (one that would wait 30 s for the slot, not 900)
+    monkeypatch.setenv("CLAIMCOURT_RUN_TIMEOUT_S", "30")
+    result = invoke(tmp_path, "run", "Arctic sea ice is declining", "--json")
+    # Then it got the slot at once, and the killed run ended failed, saying why
+    assert result.exit_code == 0, result.output
+    assert "waiting for a free slot" not in result.stderr
+    assert json.loads(result.stdout)["status"] == "succeeded"
+    ended = store.get_run(run_id)
+    assert (ended.status, ended.error) == (RunStatus.FAILED, "the process running it stopped")
+    assert store.list_events(run_id)[-1].type == "run.failed"
+    assert store.leases() == []
 
 
 def test_show_rounds_prints_the_round_controllers_decisions(tmp_path: Path) -> None:
@@ -472,10 +650,10 @@ def test_the_console_script_leaves_fast_with_its_output_whole_its_status_and_its
 START_UP_WITHOUT_THE_COLLECTOR = """
 import gc, json, tempfile
 from pathlib import Path
-from claimcourt.local import console
-console.resume_collector()  # nothing was paused: nothing changes
+from claimcourt.local import collector
+collector.resume_collector()  # nothing was paused: nothing changes
 state = [gc.isenabled(), gc.get_freeze_count()]
-console.pause_collector()
+collector.pause_collector()
 state += [gc.isenabled()]
 from claimcourt.local.runtime import LocalRuntime
 from claimcourt.settings import Settings

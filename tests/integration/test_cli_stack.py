@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner, Result
 from moto import mock_aws
 
+from claimcourt.cli import main
 from claimcourt.local import cloud
-from claimcourt.local.cli import main
 from claimcourt.models import LOCAL_TENANT, RunStatus
 from claimcourt.settings import Settings
 from claimcourt.wiring import build_store
@@ -182,3 +182,20 @@ def test_a_stack_that_is_not_claimcourt_is_a_one_line_error(stack: Any) -> None:
     result = invoke("runs", "--stack", "someone-elses")
     assert result.exit_code == 2
     assert result.stderr.startswith("error: stack: stack someone-elses has no output")
+
+
+@pytest.mark.parametrize(
+    ("parameters", "spends"),
+    [
+        ({}, True),  # its keys are in its secret, unknown here: every run counts, as its API judges
+        ({"Provider": "offline"}, False),
+        ({"Provider": "offline", "ModelsByRole": '{"adjudicator": "anthropic:claude-opus-4-1"}'}, True),
+    ],
+)
+def test_whether_a_stacks_run_counts_against_its_hourly_cap_is_the_stacks_to_say(
+    monkeypatch: pytest.MonkeyPatch, parameters: dict[str, str], spends: bool
+) -> None:
+    outputs = {key: "x" for key in (*cloud.OUTPUT_SETTINGS, "DebateStateMachineArn")}
+    monkeypatch.setattr(cloud, "describe_stack", lambda name, region: cloud.Described(outputs, parameters))
+    shell = Settings(provider="offline")  # the laptop's own choice is not the stack's
+    assert cloud.load_stack("dev", shell).settings.may_spend() is spends

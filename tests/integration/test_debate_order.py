@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from claimcourt import artifacts
 from claimcourt.debate.argue import argue_task
 from claimcourt.exports import export
 from claimcourt.models import ArgueInput, RoundsMode, RunEvent, RunRecord
@@ -81,6 +82,21 @@ def test_with_a_first_speaker_the_sides_argue_in_turn_and_the_second_answers_the
             rendered = argue_task(inputs)
             assert "you speak second this round" in rendered.system
             assert f'<argument of="the other side" round="{inputs.round}">' in rendered.prompt
+
+
+def test_with_against_first_each_sides_answers_to_the_checks_reach_the_ledger(
+    make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], store: SqliteStore
+) -> None:
+    # Given a claim debate of three rounds, the case against speaking first (every role offline-like)
+    run = new_run(first="against", rounds=3)
+    execution = runtime(make_deps(ScriptedProvider())).execute(run.run_id, timeout_s=WAIT_S)
+    assert execution.status == "SUCCEEDED", execution.error
+    # Then every answer a fact-checker gave its own side's checks is in the ledger, the case for's too
+    stored = store.find_artifacts(run.run_id, "factcheck/")
+    answered = {r["key"] for doc in stored.values() for r in doc["reply"]["responses"]}
+    assert {k.split("_")[0] for k in answered} == {"for", "against"}
+    ledger = artifacts.whole_ledger(store, run.run_id, None)
+    assert {e.key for e in ledger if e.response} == answered
 
 
 def test_without_a_first_speaker_both_sides_argue_at_once_as_before(

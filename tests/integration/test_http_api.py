@@ -186,6 +186,111 @@ def test_an_order_rounds_or_judge_out_of_bounds_is_refused_naming_the_field(
     assert api.store.list_runs("acme").runs == [] and api.executor.started == []
 
 
+WATCH = {"claim": "Sea levels are rising", "cadence": "daily", "threshold": 8}
+MOTION = {"motion": "Resolved: social media does more harm than good."}
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/runs", {"claim": "bad \ud800 surrogate"}, "claim"),
+        ("/runs", {**CLAIM, "context": "a lone \udfff low half"}, "context"),
+        ("/monitors", {**WATCH, "claim": "bad \ud800 surrogate"}, "claim"),
+        ("/monitors", {**WATCH, "context": "\ud83d"}, "context"),
+        ("/monitors", {**WATCH, "cadence": "dai\ud800ly"}, "cadence"),
+        ("/motions", {"motion": "Resolved: \ud800."}, "motion"),
+        ("/motions", {**MOTION, "context": "\udc00"}, "context"),
+        ("/motions", {**MOTION, "lineup": {"judge": "openai:\ud800"}}, "lineup.judge"),
+    ],
+)
+def test_a_lone_surrogate_in_a_text_field_is_refused_naming_it_before_the_cost_guard(
+    api: Api, path: str, body: dict[str, Any], field: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    admitted = _admissions(api, monkeypatch)
+    # When a body escapes half a surrogate pair (JSON allows "\ud800"; it is no character)
+    status, _, problem = api.call("POST", path, raw_body=json.dumps(body))
+    # Then it is refused naming the field, before the cost guard is asked for anything
+    assert (status, problem["code"], problem["field"]) == (422, "invalid_request", field), problem
+    assert admitted == [] and api.store.leases() == []
+    assert api.store.list_runs("acme").runs == [] and api.store.list_monitors("acme") == []
+    assert api.executor.started == []
+    assert api.call("POST", "/runs", body=CLAIM)[0] == 202 and len(admitted) == 1  # the guard is watched
+
+
+def _admissions(api: Api, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The run ids the cost guard is asked to admit from now on (it admits them as before)."""
+    admitted: list[str] = []
+    admit = api.store.admit
+
+    def recorded(lease: Lease, **caps: Any) -> None:
+        admitted.append(lease.run_id)
+        admit(lease, **caps)
+
+    monkeypatch.setattr(api.store, "admit", recorded)
+    return admitted
+
+
+DEEP = "[" * 30_000 + "]" * 30_000  # 60 KB, under the body limit; past any recursion limit
+HUGE = "1" * 4_301  # past Python's limit for int("…")
+
+
+@pytest.mark.parametrize("path", ["/runs", "/monitors", "/motions"])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '{"claim": ' + DEEP + "}",
+        '{"claim": "Sea levels are rising", "rounds": ' + HUGE + "}",
+        '{"motion": ' + DEEP + "}",
+        '{"crowd": ' + HUGE + "}",
+        "[" + DEEP + "]",
+    ],
+    ids=["deep-claim", "huge-rounds", "deep-motion", "huge-crowd", "deep-body"],
+)
+def test_a_body_json_cannot_read_safely_is_malformed_json_on_every_route(
+    api: Api, path: str, raw: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    admitted = _admissions(api, monkeypatch)
+    assert len(raw.encode()) < api.deps.settings.max_body_bytes
+    status, headers, problem = api.call("POST", path, raw_body=raw)
+    assert (status, problem["code"], headers["content-type"]) == (
+        400,
+        "malformed_json",
+        "application/problem+json",
+    )
+    assert api.store.list_runs("acme").runs == [] and api.store.list_monitors("acme") == []
+    assert admitted == [] and api.executor.started == [] and api.store.leases() == []
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/runs", {**CLAIM, "rounds": "3"}, "rounds"),
+        ("/runs", {**CLAIM, "rounds": " 3 "}, "rounds"),
+        ("/monitors", {**WATCH, "threshold": "8"}, "threshold"),
+        ("/monitors", {**WATCH, "rounds": "2"}, "rounds"),
+        ("/motions", {**MOTION, "rounds": "2"}, "rounds"),
+        ("/motions", {**MOTION, "crowd": "4"}, "crowd"),
+        ("/motions", {**MOTION, "words": "300"}, "words"),
+        ("/motions", {**MOTION, "citations": "2"}, "citations"),
+        ("/motions", {**MOTION, "seed": "7"}, "seed"),
+        ("/motions", {**MOTION, "time_knob": {"lean_above": "0.7"}}, "time_knob.lean_above"),
+        ("/motions", {**MOTION, "time_knob": {"ratio": "1.5"}}, "time_knob.ratio"),
+    ],
+)
+def test_a_number_sent_as_a_string_is_refused_naming_the_field(
+    api: Api, path: str, body: dict[str, Any], field: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    admitted = _admissions(api, monkeypatch)
+    status, _, problem = api.call("POST", path, body=body)
+    assert (status, problem["code"], problem["field"], problem["detail"]) == (
+        422,
+        "invalid_request",
+        field,
+        f"{field}: a number, not a string",
+    )
+    assert admitted == [] and api.executor.started == [] and api.store.list_monitors("acme") == []
+
+
 def test_a_run_in_turn_for_fixed_rounds_with_the_rubric_judge_runs_end_to_end(api: Api) -> None:
     # Given the API's runs executed by the local runtime (the state machine, every stage in-process)
     from claimcourt.local.runtime import LocalRuntime
@@ -239,6 +344,18 @@ def test_the_same_idempotency_key_and_body_start_one_run(api: Api) -> None:
     assert other_tenant[2]["run_id"] != first[2]["run_id"]  # keys are per tenant
     status, _, body = api.call("POST", "/runs", body={"claim": "Glaciers retreat"}, headers=headers)
     assert (status, body["code"]) == (409, "idempotency_key_reused")
+
+
+@pytest.mark.parametrize("key", ["", "   ", "order\x0042", "order\t42", "order\x7f", "\x1b[31m"])
+def test_an_empty_or_control_character_idempotency_key_is_refused_and_starts_nothing(
+    api: Api, key: str
+) -> None:
+    headers = {"Idempotency-Key": key}
+    status, _, problem = api.call("POST", "/runs", body=CLAIM, headers=headers)
+    assert (status, problem["code"], problem["field"]) == (422, "invalid_request", "idempotency-key")
+    assert api.executor.started == [] and api.store.list_runs("acme").runs == []
+    # nor was it kept as a key: a valid one after it starts a run of its own
+    assert api.call("POST", "/runs", body=CLAIM, headers={"Idempotency-Key": "order-42"})[0] == 202
 
 
 def test_an_idempotent_replay_answers_with_the_runs_status_now(api: Api) -> None:
@@ -309,7 +426,8 @@ def test_a_run_that_ends_gives_its_slot_to_the_next(api: Api) -> None:
 
 
 def test_the_hourly_cap_is_per_key_owner(api: Api) -> None:
-    _settings(api, max_active_runs=50, hourly_runs_per_tenant=2)
+    # As deployed: the API holds no provider keys, cannot tell a run is free, so every run counts.
+    _settings(api, max_active_runs=50, hourly_runs_per_tenant=2, provider_keys_known=False)
     with use_deps(api.deps):
         assert [api.call("POST", "/runs", body=CLAIM)[0] for _ in range(2)] == [202, 202]
         status, headers, body = api.call("POST", "/runs", body=CLAIM)
@@ -423,7 +541,9 @@ def test_a_runs_artifacts_are_served_as_files(api: Api) -> None:
     headers = {k.lower(): v for k, v in reply["headers"].items()}
     assert reply["statusCode"] == 200 and headers["content-type"].startswith("text/csv")
     assert headers["content-disposition"] == f'attachment; filename="{run.run_id}-score_trajectory.csv"'
-    assert reply["body"].splitlines()[0] == "round,role,sub_claim_id,score,confidence"
+    assert (
+        reply["body"].splitlines()[0] == "round,role,sub_claim_id,score,confidence,interval_low,interval_high"
+    )
     assert fetch("transcript_full.md", api.key)["body"].startswith("# ")
     assert fetch("secrets.txt", api.key)["statusCode"] == 404
     assert fetch("transcript_full.md", api.other_key)["statusCode"] == 404
@@ -447,6 +567,20 @@ def test_claims_and_their_history_are_per_tenant(api: Api) -> None:
     assert api.call("GET", "/claims", key=api.other_key)[2]["claims"] == []
     status, _, history = api.call("GET", f"/claims/{claim['claim_id']}/history")
     assert (status, history["points"]) == (200, [])
+
+
+def test_the_history_of_a_claim_that_is_not_the_tenants_is_not_found(api: Api) -> None:
+    # Given a claim of acme's (a run of it) and a claim acme only watches (a monitor, no run yet)
+    create_run(api.store, parse_request(CLAIM), tenant_id="acme")
+    [claim] = api.call("GET", "/claims")[2]["claims"]
+    watched = api.call("POST", "/monitors", body={**WATCH, "claim": "Glaciers are retreating"})[2]
+    # Then acme reads both; an id no claim has, and acme's claim asked by another tenant, are 404
+    assert api.call("GET", f"/claims/{claim['claim_id']}/history")[0] == 200
+    assert api.call("GET", f"/claims/{watched['claim_id']}/history")[0] == 200
+    for key, claim_id in ((api.key, "c_0123456789abcdef"), (api.other_key, claim["claim_id"])):
+        status, _, problem = api.call("GET", f"/claims/{claim_id}/history", key=key)
+        assert (status, problem["code"]) == (404, "not_found")
+        assert claim_id in problem["detail"]
 
 
 def test_a_deleted_run_leaves_its_claims_count_and_history(api: Api) -> None:
@@ -516,8 +650,8 @@ def test_keys_are_created_listed_and_revoked_from_the_cli(tmp_path: Path, clean_
     from click.testing import CliRunner
 
     from claimcourt.access import authenticate
+    from claimcourt.cli import main
     from claimcourt.errors import UnauthorizedError
-    from claimcourt.local.cli import main
 
     runner = CliRunner()
     made = runner.invoke(

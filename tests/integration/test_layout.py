@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import importlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -84,10 +85,13 @@ LAYERS: list[set[str]] = [
     {"runs", "stages", "watching", "exports"},
     {"handler", "api"},
     {"local", "bench"},
+    {"cli"},  # the command line: above the runtime and the benchmarks, which never import it
 ]
 
 
 def _layer_of(module: str) -> int:
+    if module == LAUNCHER:  # it starts the command line: above it (and nothing imports it, below)
+        return len(LAYERS)
     top = module.split(".")[1] if module.count(".") else ""
     for rank, names in enumerate(LAYERS):
         if top in names:
@@ -122,3 +126,95 @@ def test_a_module_imports_nothing_from_a_layer_above_its_own(path: Path) -> None
     rank = _layer_of(module)
     above = sorted(m for m in _imports(path) if _layer_of(m) > rank)
     assert above == [], f"{module} (layer {rank}) imports from above: {above}"
+
+
+# ---------------------------------------------------------------- no import circle through the command line
+
+# The console script (pyproject: claimcourt = "claimcourt.local.console:main") is a launcher: it pauses
+# the collector, then starts the command line. It is the root of the graph: nothing imports it.
+LAUNCHER = "claimcourt.local.console"
+COMMAND_LINE = "claimcourt.cli"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def _resolved(name: str) -> str:
+    """The module a dotted name lives in: itself, or the nearest package or module above it."""
+    while name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Every module → the modules it imports, lazily too (`from claimcourt.local import threads` is
+    the module threads, `from claimcourt.cli.commands import main` the module commands)."""
+    graph: dict[str, set[str]] = {}
+    for module, path in MODULES.items():
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.level == 0
+                and (node.module or "").startswith("claimcourt")
+            ):
+                found |= {_resolved(f"{node.module}.{a.name}") for a in node.names}
+            elif isinstance(node, ast.Import):
+                found |= {_resolved(a.name) for a in node.names if a.name.startswith("claimcourt")}
+        graph[module] = found - {module}
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """The graph's import circles: its strongly connected components of more than one module."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[set[str]] = []
+
+    def visit(module: str) -> None:  # Tarjan's algorithm
+        order[module] = low[module] = len(order)
+        stack.append(module)
+        on_stack.add(module)
+        for imported in graph[module]:
+            if imported not in order:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in on_stack:
+                low[module] = min(low[module], order[imported])
+        if low[module] == order[module]:  # the root of a component: it is on the stack above it
+            circle = set()
+            while module not in circle:
+                member = stack.pop()
+                on_stack.discard(member)
+                circle.add(member)
+            if len(circle) > 1:
+                circles.append(circle)
+
+    for module in graph:
+        if module not in order:
+            visit(module)
+    return circles
+
+
+def test_the_command_line_sits_above_local_and_bench_and_no_import_circle_runs_through_it() -> None:
+    graph = _import_graph()
+    command_line = {m for m in graph if m == COMMAND_LINE or m.startswith(COMMAND_LINE + ".")}
+    commands = {
+        m for m, path in MODULES.items() if re.search(r"^(import|from) click\b", path.read_text(), re.M)
+    }
+    assert command_line and commands <= command_line, f"click commands outside {COMMAND_LINE}: {commands}"
+    # nothing imports the command line but the launcher, and nothing imports the launcher
+    assert {m for m, found in graph.items() if found & command_line} - command_line == {LAUNCHER}
+    assert [m for m, found in graph.items() if LAUNCHER in found] == []
+    circles = _circles(graph)
+    assert [c for c in circles if c & (command_line | {LAUNCHER})] == []
+    # and local and bench (the runtime, the benchmarks) no longer share one
+    shared = [c for c in circles if {m.split(".")[1] for m in c} >= {"local", "bench"}]
+    assert shared == [], shared

@@ -50,6 +50,20 @@ def test_an_oversized_body_is_refused_without_reading_it_all(served: Served) -> 
     assert (reply.status_code, reply.json()["code"]) == (413, "payload_too_large")
 
 
+@pytest.mark.parametrize("path", ["/runs", "/monitors", "/motions"])
+def test_a_body_json_cannot_read_safely_is_malformed_json_and_the_server_goes_on(
+    served: Served, path: str
+) -> None:
+    auth = {"Authorization": f"Bearer {served.key}"}
+    for body in (
+        b'{"claim": ' + b"[" * 30_000 + b"]" * 30_000 + b"}",  # 60 KB: under the limit, past recursion
+        b'{"claim": "Sea levels are rising", "rounds": ' + b"1" * 4_301 + b"}",  # past int("…")'s digits
+    ):
+        reply = served.client.post(path, content=body, headers=auth)
+        assert (reply.status_code, reply.json()["code"]) == (400, "malformed_json"), reply.text
+    assert served.client.get("/runs", headers=auth).json()["runs"] == []
+
+
 def test_the_sweeper_leaves_runs_of_other_processes_alone_until_they_are_too_old(make_deps: Any) -> None:
     from datetime import timedelta
 

@@ -189,6 +189,23 @@ def test_an_offline_motion_debate_gives_the_swing_and_four_artifacts_with_a_crow
     assert len(json.loads(exported["debate_logic_map.json"])["rounds"]) == 4
 
 
+@pytest.mark.parametrize("first", ["against", "for"])
+def test_each_teams_answers_to_the_checks_reach_the_ledger_whichever_team_speaks_first(
+    make_deps: Any, runtime: Runtime, store: SqliteStore, first: str
+) -> None:
+    # Given an offline motion debate with `first` speaking first in every round
+    run_id, result = _debate(make_deps, runtime, store, None, first=first, crowd=12)
+    assert result is not None and result.plan.first == first
+    # Then each team's checker answered the checks on its own team's citations …
+    stored = store.find_artifacts(run_id, "factcheck/")
+    answered = {r["key"] for doc in stored.values() for r in doc["reply"]["responses"]}
+    assert {k.split("_")[0] for k in answered} == {"for", "against"}
+    # … and every one of those answers is in the ledger the judge, the crowd and the result read
+    ledger = {e.key: e for e in artifacts.whole_ledger(store, run_id, None)}
+    assert {k for k, e in ledger.items() if e.response} == answered
+    assert {e.key for e in result.citations if e.response} == answered
+
+
 def test_a_line_up_sends_each_role_to_its_own_model(
     make_deps: Any, runtime: Runtime, store: SqliteStore
 ) -> None:

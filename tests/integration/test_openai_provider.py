@@ -70,7 +70,9 @@ def server() -> Iterator[FakeOpenAIServer]:
 
 
 def provider_for(server: FakeOpenAIServer, max_retries: int = 2, key: str | None = KEY) -> OpenAIProvider:
-    return OpenAIProvider(key, base_url=server.url, max_retries=max_retries, timeout=5.0)
+    return OpenAIProvider(
+        key, base_url=server.url, max_retries=max_retries, timeout=5.0, malformed_backoff_s=0.0
+    )
 
 
 def reasoner_for(provider: OpenAIProvider, ledger: MemoryLedger) -> Reasoner:
@@ -197,6 +199,48 @@ def test_persistently_overloaded_server_raises_transient_error_after_sdk_retries
     assert len(server.requests) == 3
     message = str(caught.value)
     assert "503 server_error" in message and "overloaded" in message and "after 2 retries" in message
+
+
+# A 200 whose body the SDK cannot read: empty, cut off mid-JSON, or JSON that is no completion.
+MALFORMED_BODIES = pytest.mark.parametrize(
+    "body",
+    ["", '{"id": "chatcmpl-1", "object": "chat.completion", "choices": [{"index": 0, "mess', "null"],
+    ids=["empty", "truncated", "not-a-completion"],
+)
+
+
+@MALFORMED_BODIES
+def test_a_malformed_200_reply_is_retried_like_an_overload_then_succeeds(
+    server: FakeOpenAIServer, body: str
+) -> None:
+    # Given one 200 whose body is not a completion, then a good reply
+    server.enqueue(200, body)
+    server.enqueue(200, openai_json_completion({"score": 60, "reason": "ok"}))
+
+    # When the provider completes
+    reply = provider_for(server).complete(ruling_task(), MODEL)
+
+    # Then it asked again and the caller never saw the bad body
+    assert reply.content == {"score": 60, "reason": "ok"}
+    assert len(server.requests) == 2
+
+
+@MALFORMED_BODIES
+def test_a_persistently_malformed_200_reply_is_transient_and_says_so(
+    server: FakeOpenAIServer, body: str
+) -> None:
+    # Given the server answers 200 with an unreadable body on every attempt
+    server.enqueue_many(3, 200, body)
+
+    # When the provider completes, with max_retries=2
+    with pytest.raises(TransientError) as caught:
+        provider_for(server, max_retries=2).complete(ruling_task(), MODEL)
+
+    # Then it tried three times, and the error (retried by the state machine) names the problem
+    assert len(server.requests) == 3
+    message = str(caught.value)
+    assert "returned a malformed reply" in message and "after 2 retries" in message
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__
 
 
 def test_unreachable_server_is_transient() -> None:

@@ -30,7 +30,7 @@ from tests.fakes.scripted import ScriptedProvider
 
 pytestmark = pytest.mark.timeout(120)
 WAIT_S = 60
-# Each round's words are new: the debate keeps moving until something else stops it.
+# Each round's words are new (and its scores move): the debate keeps moving until something else stops it.
 FRESH = [
     "Tide gauges along stable coasts record a steady rise through the century.",
     "Satellite altimetry since 1993 measures the global mean directly.",
@@ -46,8 +46,9 @@ def settings(clean_env: None, tmp_path: Path) -> Settings:
 
 
 def arguing(fresh: bool) -> Callable[[Any], ArgumentDraft]:
-    """Every sub-claim argued at 62 (for) and 58 (against), citing nothing: in new words each round
-    (`fresh`), or the same words every round."""
+    """Every sub-claim argued citing nothing: moving (`fresh`: new words, and each side's score moves 6
+    points a round from 62 for and 58 against), or the same words at 62 and 58 every round. (Words
+    alone do not move a debate: a model rewords every round.)"""
 
     def reply(task: Any) -> ArgumentDraft:
         i = task.inputs.round if fresh else 0
@@ -56,7 +57,7 @@ def arguing(fresh: bool) -> Callable[[Any], ArgumentDraft]:
             if task.inputs.side == "for"
             else f"Yet, on the other hand: {FRESH[(i + 2) % 5]}"
         )
-        score = 62 if task.inputs.side == "for" else 58
+        score = 62 + 6 * i if task.inputs.side == "for" else 58 - 6 * i
         points = [
             Point(sub_claim_id=s.id, argument=text, implied_score=score, confidence=0.6)
             for s in task.inputs.sub_claims

@@ -27,6 +27,7 @@ class RecordingPoster:
     def __init__(self) -> None:
         self.sent: dict[str, list[dict[str, Any]]] = {}
         self.gone: set[str] = set()
+        self.closed: list[str] = []
         self._lock = threading.Lock()
 
     def post(self, connection_id: str, message: dict[str, Any]) -> None:
@@ -34,6 +35,11 @@ class RecordingPoster:
             raise ConnectionGoneError(f"connection {connection_id} is gone")
         with self._lock:
             self.sent.setdefault(connection_id, []).append(message)
+
+    def close(self, connection_id: str) -> None:
+        with self._lock:
+            self.closed.append(connection_id)
+            self.gone.add(connection_id)
 
     def seqs(self, connection_id: str) -> list[int]:
         return [m["event"]["seq"] for m in self.sent.get(connection_id, []) if m["type"] == "event"]
@@ -187,3 +193,95 @@ def test_a_subscription_held_by_a_stalled_deliverer_makes_the_stream_retry(socke
     socket.deps.store.end_delivery("c1", run.run_id, 1, token="dead")
     notifier({"Records": [_event(run.run_id)]}, LambdaContext())
     assert socket.poster.seqs("c1") == [1, 2]
+
+
+DEEP = "[" * 20_000 + "]" * 20_000
+
+
+@pytest.mark.parametrize(
+    ("route", "body", "code"),
+    [
+        ("$default", '{"action": "dance"}', "unknown_action"),
+        ("$default", "not json", "invalid_message"),
+        ("$default", '"subscribe"', "invalid_message"),
+        ("$default", DEEP, "invalid_message"),
+        ("$default", '{"action": ' + "1" * 4_301 + "}", "invalid_message"),
+        ("subscribe", '{"action": "subscribe", "run_id": ' + DEEP + "}", "invalid_message"),
+        ("subscribe", '{"action": "subscribe", "run_id": ' + "1" * 4_301 + "}", "invalid_message"),
+    ],
+    ids=["unknown", "not-json", "not-an-object", "deep", "huge", "deep-subscribe", "huge-subscribe"],
+)
+def test_a_message_that_is_not_a_readable_json_object_is_invalid_and_an_unknown_action_is_unknown(
+    socket: Socket, route: str, body: str, code: str
+) -> None:
+    socket.connect("c1")
+    assert socket.send(route, "c1", body) == {"statusCode": 200}
+    [reply] = socket.poster.sent["c1"]
+    assert (reply["type"], reply["code"]) == ("error", code)
+    assert socket.deps.store.get_connection("c1").tenant_id == "acme"  # kept
+
+
+def test_a_push_to_a_connection_whose_key_is_revoked_closes_it_and_posts_nothing(socket: Socket) -> None:
+    # Given two connections following a run, each opened with its own key
+    run = create_run(socket.deps.store, parse_request({"claim": "Sea levels are rising"}), tenant_id="acme")
+    other_key, _ = issue_key(socket.deps.store, "acme")
+    socket.connect("c1")
+    socket.connect("c2", key=other_key)
+    for connection_id in ("c1", "c2"):
+        socket.send("subscribe", connection_id, {"action": "subscribe", "run_id": run.run_id})
+    # When c1's key is revoked and the run goes on
+    assert socket.deps.store.revoke_api_key(socket.key.split("_")[1])
+    _append(socket.deps, run.run_id, "stage.started")
+    notifier({"Records": [_event(run.run_id)]}, LambdaContext())
+    # Then c1 is closed and forgotten without the new event; c2 gets it
+    assert socket.poster.closed == ["c1"]
+    assert socket.poster.seqs("c1") == [1] and socket.poster.seqs("c2") == [1, 2]
+    assert socket.deps.store.subscribers(run.run_id) == ["c2"]
+    with pytest.raises(NotFoundError):
+        socket.deps.store.get_connection("c1")
+
+
+@pytest.mark.parametrize("body", [{"action": "subscribe", "run_id": "run_nope"}, {"action": "dance"}])
+def test_a_message_on_a_connection_whose_key_is_revoked_closes_it(socket: Socket, body: Any) -> None:
+    socket.connect("c1")
+    assert socket.deps.store.revoke_api_key(socket.key.split("_")[1])
+    route = "subscribe" if body["action"] == "subscribe" else "$default"
+    assert socket.send(route, "c1", body) == {"statusCode": 200}
+    assert socket.poster.closed == ["c1"] and socket.poster.sent == {}
+    with pytest.raises(NotFoundError):
+        socket.deps.store.get_connection("c1")
+
+
+def test_the_deployed_poster_closes_a_connection_through_the_management_api(clean_env: None) -> None:
+    from moto import mock_aws
+    from moto.apigatewaymanagementapi.models import apigatewaymanagementapi_backends
+
+    from claimcourt.delivery import ApiGatewayPoster
+
+    with mock_aws():
+        endpoint = management_endpoint("wss://abc.execute-api.us-east-1.amazonaws.com/prod")
+        poster = ApiGatewayPoster(endpoint, "us-east-1")
+        poster.post("c1", {"type": "subscribed", "run_id": "run_x"})
+        connections = apigatewaymanagementapi_backends["123456789012"]["us-east-1"].connections
+        assert connections["c1"].data == b'{"type":"subscribed","run_id":"run_x"}'
+        poster.close("c1")  # DELETE @connections/c1
+        assert "c1" not in connections
+        poster.close("c1")  # gone already: nothing to do
+
+
+def test_the_functions_that_post_to_connections_may_also_close_them() -> None:
+    from tests.contract.aws_resources import template
+
+    resources = template()["Resources"]
+    for function in ("SocketFunction", "NotifyFunction"):
+        managed = [
+            target["Fn::Sub"].rsplit("}/", 1)[1]  # e.g. POST/@connections/*
+            for policy in resources[function]["Properties"]["Policies"]
+            if "Ref" in policy
+            for statement in resources[policy["Ref"]]["Properties"]["PolicyDocument"]["Statement"]
+            if statement["Action"] == "execute-api:ManageConnections"
+            for target in (
+                statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+            )
+        ]
+        assert sorted(managed) == ["DELETE/@connections/*", "POST/@connections/*"], function

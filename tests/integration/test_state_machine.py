@@ -194,7 +194,7 @@ def test_a_follower_checks_on_the_execution_while_it_runs_and_stops_it_at_the_ti
     # When it is followed for 0.3 s
     execution = local.execute(run.run_id, timeout_s=0.3)
     # Then the execution was checked on while it ran, and stopped at the timeout; the run ended failed
-    assert len(asked) >= 3
+    assert len(asked) >= 1  # (how often in 0.3 s depends on the machine's load: not counted)
     assert execution.status == "ABORTED"
     failed = store.get_run(run.run_id)
     assert (failed.status, failed.error) == (RunStatus.FAILED, "execution aborted: local wait timed out")
@@ -204,8 +204,9 @@ def test_a_follower_checks_on_the_execution_while_it_runs_and_stops_it_at_the_ti
 def test_debaters_argue_in_parallel(
     make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], store: SqliteStore
 ) -> None:
-    # Given debaters that each take 0.3 s
-    provider = ScriptedProvider().sleep("argue", 0.3)
+    # Given debaters that each answer only once the other side has asked too (one after the other,
+    # the first would wait in vain and fail)
+    provider = ScriptedProvider().meet("argue", parties=2)
     run = new_run()
     execution = runtime(make_deps(provider)).execute(run.run_id, timeout_s=WAIT_S)
     assert execution.status == "SUCCEEDED", execution.error

@@ -106,6 +106,7 @@ def test_a_run_another_process_runs_on_the_same_store_streams_live_once_subscrib
     with _open(served) as ws:
         ws.send(json.dumps({"action": "subscribe", "run_id": run_id}))
         assert _receive(ws) == {"type": "subscribed", "run_id": run_id}
+        assert served.server.feed.watches(run_id)  # before the reply: an end right after it is not missed
         assert [m["event"]["type"] for m in [_receive(ws)]] == ["run.created"]  # what is stored so far
         # When that process goes on, after the subscription
         started = RunEvent(run_id=run_id, type="stage.started", stage="suitability")
@@ -138,10 +139,15 @@ def test_another_tenants_run_cannot_be_followed(served: Served) -> None:
     ("message", "code"),
     [
         ('{"action": "dance"}', "unknown_action"),
-        ("not json", "unknown_action"),
+        ("not json", "invalid_message"),
+        ('["action", "subscribe"]', "invalid_message"),
         ('{"action": "subscribe"}', "invalid_message"),
         ('{"action": "subscribe", "run_id": "../etc"}', "invalid_message"),
+        ("[" * 20_000 + "]" * 20_000, "invalid_message"),
+        ('{"action": "subscribe", "run_id": ' + "[" * 20_000 + "]" * 20_000 + "}", "invalid_message"),
+        ('{"action": "subscribe", "run_id": ' + "1" * 4_301 + "}", "invalid_message"),
     ],
+    ids=["unknown", "not-json", "not-an-object", "no-run", "bad-run", "deep", "deep-run", "huge-run"],
 )
 def test_a_message_it_cannot_act_on_gets_an_error_and_the_connection_stays(
     served: Served, message: str, code: str
@@ -151,3 +157,40 @@ def test_a_message_it_cannot_act_on_gets_an_error_and_the_connection_stays(
         assert _receive(ws)["code"] == code
         ws.send(json.dumps({"action": "subscribe", "run_id": "run_nope"}))
         assert _receive(ws)["code"] == "not_found"  # still open, still answering
+
+
+def test_revoking_a_key_with_the_cli_closes_its_connections_before_the_next_event(served: Served) -> None:
+    from click.testing import CliRunner
+    from websockets.exceptions import ConnectionClosed
+
+    from claimcourt.cli import main
+    from claimcourt.models import RunEvent
+    from claimcourt.runs import create_run, end_failed, parse_request
+
+    # Given a connection following a run (one the test appends to, so it says when events come),
+    # and a connection of another key
+    store = served.server.deps.store
+    run_id = create_run(store, parse_request(CLAIM), tenant_id="acme").run_id
+    with _open(served) as ws, _open(served, key=served.other_key) as other:
+        ws.send(json.dumps({"action": "subscribe", "run_id": run_id}))
+        assert _receive(ws) == {"type": "subscribed", "run_id": run_id}
+        assert _receive(ws)["event"]["type"] == "run.created"
+        # When its key is revoked by the CLI (its own connection to the store, as from another
+        # process), and the run goes on
+        data_dir = str(served.server.deps.settings.data_dir)
+        revoked = CliRunner().invoke(
+            main, ["keys", "revoke", served.key.split("_")[1], "--data-dir", data_dir]
+        )
+        assert revoked.exit_code == 0, revoked.output
+        store.append_event(
+            RunEvent(run_id=run_id, type="stage.started", stage="suitability"), key="s:started"
+        )
+        # Then the server closes the connection (policy violation) instead of posting the event
+        with pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=30)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+        assert store.subscribers(run_id) == []
+        # and the other key's connection is still open and answering
+        other.send(json.dumps({"action": "subscribe", "run_id": "run_nope"}))
+        assert _receive(other)["code"] == "not_found"
+    end_failed(store, run_id, "the test is over")

@@ -92,6 +92,16 @@ def test_in_the_closing_nothing_new_is_kept() -> None:
     assert statement.citations == ["E000000"] and "E000004" not in statement.statement
 
 
+def test_a_closing_statement_still_reads_once_its_new_citations_are_taken_out() -> None:
+    reply = MotionStatement(
+        statement="As we showed [E000000], costs fall. The other side will point to [E000004], which is old.",
+        citations=["E000000", "E000004"],
+    )
+    statement, cuts = enforce(_speak(phase="closing", citation_limit=0), reply)
+    assert statement.statement == "As we showed [E000000], costs fall."
+    assert "[E000004] removed from the statement" in cuts
+
+
 def test_a_fact_check_that_quotes_the_teams_notes_is_withheld() -> None:
     notes = ["Press hard on the 2019 survey. Never concede the sample size."]
     reply = FactcheckReply(

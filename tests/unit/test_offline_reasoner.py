@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -217,6 +218,21 @@ def test_a_side_with_nothing_to_cite_says_so_with_low_confidence() -> None:
     [point] = OfflineReasoner().argue(_argue("against", [SUPPORT, SUPPORT2])).points
     assert point.confidence == 0.2
     assert "No passage" in point.argument
+
+
+def test_the_closing_round_cites_only_what_the_side_cited_before() -> None:
+    # Given the closing round: the case for cited only Esup2 before, the case against nothing
+    closing = {"round": 2, "max_rounds": 2}
+    pro = _argue("for").model_copy(update={**closing, "cited_before": ["Esup2"]})
+    con = _argue("against").model_copy(update=closing)
+    offline = OfflineReasoner()
+    [for_point] = offline.argue(pro).points
+    [against_point] = offline.argue(con).points
+    # Then, as the prompt tells a model, neither cites (nor names in its text) anything new
+    assert for_point.citations == ["Esup2"]
+    assert re.findall(r"\[(\w+)\]", for_point.argument) == ["Esup2"]
+    assert against_point.citations == [] and "[" not in against_point.argument
+    assert against_point.argument.endswith(".") and against_point.confidence == 0.2
 
 
 # ================================================================ moderator and judge

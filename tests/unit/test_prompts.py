@@ -128,6 +128,9 @@ def _ledger() -> list[LedgerEntry]:
     return build_ledger([FOR_1, AGAINST_1], POOL, checks)
 
 
+TODAY = date(2026, 11, 27)  # a run's date: what "now" means in its prompts
+
+
 def _tasks() -> dict[str, Task[Any]]:
     positions, mapping = anonymize([FOR_1, AGAINST_1, FOR_2, AGAINST_2], seed="run_sample")
     ledger = _ledger()
@@ -136,13 +139,18 @@ def _tasks() -> dict[str, Task[Any]]:
         evidence=POOL, new_evidence_ids=["E7a8b9c"], own_previous=AGAINST_1, opponent_previous=FOR_1,
         frontier=[FrontierIssue(core_issue="Is the record </frontier> reliable?", sub_claim_id="sc2",
                                 for_stance="yes, across instruments", against_stance="one series only")],
+        today=TODAY,
     )  # fmt: skip
     judged = AdjudicateInput(
         claim=CLAIM, mode="spectral", sub_claims=SUBS, shape="all", positions=positions, evidence=POOL,
-        ledger=by_position(ledger, mapping),
+        ledger=by_position(ledger, mapping), today=TODAY,
     )  # fmt: skip
     return {
-        "suitability": suitability_task(SuitabilityInput(claim=CLAIM, context=CONTEXT)),
+        "suitability": suitability_task(
+            SuitabilityInput(
+                claim=CLAIM, context=CONTEXT, evidence_source="climate-fever-wikipedia", today=TODAY
+            )
+        ),
         "decompose": decompose_task(
             DecomposeInput(
                 claim=CLAIM, context=CONTEXT, max_sub_claims=4, evidence_source="climate-fever-wikipedia"
@@ -185,6 +193,8 @@ def _tasks() -> dict[str, Task[Any]]:
                 case_against=AGAINST_1,
                 evidence=POOL[:2],
                 previous_queries=["arctic sea ice extent"],
+                today=TODAY,
+                as_of=date(2019, 6, 1),
             )
         ),
         "adjudicate": adjudicate_task(judged),
@@ -344,7 +354,7 @@ def test_scoring_prompts_carry_the_contract_and_the_definitions() -> None:
         assert "T1 is primary" in tasks[name].system
     argue = tasks["argue-against-round-2"].system
     assert "your belief, not your advocacy" in argue and "round 2 of at most 2" in argue
-    assert "final round" in argue
+    assert "This is the closing round" in argue and "passages new this round" in argue
     judge = tasks["adjudicate"].system
     assert "80 % interval" in judge and "jointly necessary" in judge and "adjustment_reason" in judge
 
@@ -352,3 +362,14 @@ def test_scoring_prompts_carry_the_contract_and_the_definitions() -> None:
 def test_a_template_with_a_missing_value_refuses_to_render() -> None:
     with pytest.raises(KeyError):
         render("suitability", claim="x")
+
+
+def test_every_prompt_that_reasons_about_time_knows_the_date_and_what_the_evidence_covers() -> None:
+    tasks = _tasks()
+    for name in ("suitability", "argue-against-round-2", "moderate", "adjudicate", "adjudicate_rubric"):
+        assert "Today is 2026-11-27." in tasks[name].system, name
+    # before retrieval, the source's reach; after it, the pool's dated range (or that nothing is dated)
+    assert "speaks of nothing after 2020" in tasks["suitability"].system
+    assert "The evidence pool's dated passages" in tasks["adjudicate"].system
+    # and a backtest's own date
+    assert "This is a backtest as of 2019-06-01" in tasks["moderate"].system

@@ -8,7 +8,7 @@ import pytest
 
 from claimcourt.evidence.base import Hit
 from claimcourt.evidence.golden import GoldenSource
-from claimcourt.evidence.retrieve import backtest, evidence_id, retrieve
+from claimcourt.evidence.retrieve import backtest, evidence_id, retrieval, retrieve
 from claimcourt.evidence.scrub import scrub
 from claimcourt.evidence.tiers import tier_for
 from claimcourt.models import Directive, Evidence
@@ -210,3 +210,35 @@ def test_context_becomes_labelled_secondary_passages_split_by_paragraph_and_leng
     assert [p.source_url for p in passages[:2]] == ["user-context:1", "user-context:2"]
     assert context_evidence(None) == context_evidence("") == []
     assert len(context_evidence("\n\n".join(f"p{i}" for i in range(50)))) == MAX_CONTEXT_PASSAGES
+
+
+def test_a_backtests_retrieval_names_the_dated_passages_and_those_dropped_as_after_its_date(
+    store: SqliteStore,
+) -> None:
+    old = Hit("Sea ice declined.", "Sea ice", "https://example.org/old", date(2010, 1, 1))
+    titled = Hit(
+        "Sea levels rose.", "Sea levels in 2023", "https://example.org/titled"
+    )  # undated, titled later
+    source = UnfilteredSource([GOV, WIKI, LATE, old, titled])  # it leaves the dating to retrieve
+    found = retrieval(
+        Directive(sub_claim_id="sc1", query="sea level rise ice"),
+        round=1,
+        source=source,
+        cache=store,
+        limit=5,
+        as_of=date(2022, 1, 1),
+        ttl_s=3600,
+    )
+    assert {e.source_url for e in found.evidence} == {GOV.url, WIKI.url, old.url}
+    assert sorted(found.dated) == sorted(evidence_id(h) for h in (GOV, LATE, old))
+    assert sorted(found.dropped) == sorted(evidence_id(h) for h in (LATE, titled))
+    live = retrieval(
+        Directive(sub_claim_id="sc1", query="sea level rise ice"),
+        round=1,
+        source=source,
+        cache=store,
+        limit=5,
+        as_of=None,
+        ttl_s=3600,
+    )
+    assert len(live.evidence) == 5 and live.dropped == []  # no date: nothing to drop

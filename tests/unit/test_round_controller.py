@@ -186,3 +186,41 @@ def test_a_controller_that_stopped_early_would_save_rounds_and_would_not_have_co
         0,
         True,
     )
+
+
+# A model told not to repeat itself rewords a settled position every round: the same points, the same
+# evidence, the same scores, in other words (as the played debates did: 0.41-0.62 similar).
+REWORDED_FOR = (
+    "Measured from 1993 onward, satellite altimetry and the tide-gauge network agree on a global rise "
+    "of roughly three millimetres per year, which is the sub-claim as stated."
+)
+REWORDED_AGAINST = (
+    "Where the land itself is lifting, gauges record the local sea falling; that qualifies the claim's "
+    "universality rather than the global mean, which I do not dispute."
+)
+
+
+def reworded(far_apart: bool = False) -> RoundState:
+    s = state(3, repeated=True, far_apart=far_apart, moderator="continue")
+    pro, con = (80, 20) if far_apart else (62, 58)
+    return RoundState(
+        **{
+            **s.__dict__,
+            "case_for": arg("for", 3, pro, REWORDED_FOR, ["E1"]),
+            "case_against": arg("against", 3, con, REWORDED_AGAINST, ["E2"]),
+        }
+    )
+
+
+def test_a_debate_that_only_rewords_itself_has_converged() -> None:
+    s = reworded()
+    measured = signals(s)
+    assert measured.similarity_for is not None and measured.similarity_for < 0.85  # the wording moved
+    assert (measured.score_shift, measured.new_evidence) == (0.0, 0)
+    action, rule = decide(s, measured)
+    assert action is RoundAction.STOP_CONVERGED, rule
+
+
+def test_a_debate_that_only_rewords_itself_far_apart_escalates() -> None:
+    action, rule = decided(reworded(far_apart=True))
+    assert action is RoundAction.ESCALATE_NEW_PERSONA, rule

@@ -3,6 +3,7 @@ judge's numbers. Pure: judgements in, Result out."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Literal
 
 import pytest
@@ -183,8 +184,15 @@ def test_the_overall_score_is_composed_by_shape_and_a_silent_departure_is_named(
     for shape, expected in (("all", 66), ("any", 94), ("facets", 80)):
         result = _result([_judgement(subs, 85, (75, 92))], T1_POOL, ["G1", "G2", "G3"], shape=shape)
         assert result.overall_score == expected == compose([90, 70], shape)
-        [named] = result.adjustments
+        [named, moved] = result.adjustments
         assert named.kind == "composition" and (named.before, named.after) == (85, expected)
+        # the judge's interval (75–92, around 85) keeps its width, 17, around the composed score
+        assert (moved.kind, moved.before_interval, moved.before) == (
+            "interval_recentred",
+            Interval(low=75, high=92),
+            17,
+        )
+        assert moved.after_interval == result.interval and result.judge_interval == Interval(low=75, high=92)
         _consistent(result)
 
 
@@ -199,7 +207,11 @@ def test_a_judge_may_depart_from_the_rule_with_a_reason_but_not_beyond_the_sub_c
     beyond = _judgement(subs, 90, (80, 95), reason="I am sure")
     result = _result([beyond], T1_POOL, ["G1", "G2", "G3"])
     assert result.overall_score == 70
-    assert [a.kind for a in result.adjustments] == ["judge_departure", "sub_claim_bounds"]
+    assert [a.kind for a in result.adjustments] == [
+        "judge_departure",
+        "sub_claim_bounds",
+        "interval_recentred",
+    ]
     _consistent(result)
 
 
@@ -335,3 +347,45 @@ def test_adjustments_quote_the_judges_own_numbers() -> None:
     assert composed.before == 88 and "the judge said 88" in composed.detail
     band = next(a for a in result.adjustments if a.kind == "verdict_band")
     assert "supported at 61, reported as 59" in band.detail
+
+
+def test_a_pull_for_evidence_quality_is_named_as_such_not_blamed_on_the_judge() -> None:
+    # Given a judge that followed the rule (20, its one sub-claim 20) on a pool of the user's own context
+    pool = [_evidence("U1").model_copy(update={"source_url": "user-context:1"})]
+    result = _result([_judgement([(20, Verdict.REFUTED)], 20, (10, 35))], pool, ["U1"])
+    # Then nothing says the judge departed from the rule: the change is the evidence's quality
+    assert not [a for a in result.adjustments if a.kind == "composition"]
+    [overall] = [a for a in result.adjustments if a.target == "overall"]
+    assert (overall.kind, overall.before, overall.after) == ("evidence_quality", 20, result.overall_score)
+    assert "user_context_only" in overall.detail
+    # and the judge's own interval is kept, each interval change with its numbers before and after
+    assert result.judge_interval == Interval(low=10, high=35)
+    steps = [a for a in result.adjustments if a.target == "interval"]
+    assert steps[0].before_interval == Interval(low=10, high=35)
+    assert steps[-1].after_interval == result.interval
+    for earlier, later in itertools.pairwise(steps):
+        assert earlier.after_interval == later.before_interval
+    assert all(a.before is not None and a.after is not None for a in result.adjustments)
+    # and the result says whose material it rests on
+    assert any("rests only on the material you supplied" in w for w in result.warnings)
+
+
+def test_a_decisive_source_from_the_users_context_is_named_in_a_warning() -> None:
+    user = _evidence("U1").model_copy(update={"source_url": "user-context:1"})
+    judgement = _judgement([(75, Verdict.SUPPORTED)], 75, (65, 85)).model_copy(
+        update={"decisive_evidence_id": "U1"}
+    )
+    result = _result([judgement], [*T1_POOL, user], ["G1", "G2", "G3", "U1"])
+    assert any("decisive source is your own material (user-context:1)" in w for w in result.warnings)
+    plain = _result([_judgement([(75, Verdict.SUPPORTED)], 75, (65, 85))], T1_POOL, ["G1", "G2", "G3"])
+    assert not any("your own material" in w for w in plain.warnings)
+
+
+def test_every_adjustment_carries_its_numbers_before_and_after() -> None:
+    samples = [
+        _judgement([(61, Verdict.SUPPORTED), (s, Verdict.SUPPORTED)], 88, (80, 96)) for s in (95, 70, 99)
+    ]
+    result = _result(samples, T2_POOL, ["E1"], shape="facets")
+    kinds = {a.kind for a in result.adjustments}
+    assert {"composition", "evidence_quality", "self_consistency", "verdict_band"} <= kinds
+    assert all(a.before is not None and a.after is not None for a in result.adjustments)

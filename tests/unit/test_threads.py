@@ -100,3 +100,38 @@ def _wait_parked(pool: WorkerPool, count: int) -> None:
             return
         threading.Event().wait(0.01)
     raise AssertionError(f"{pool.parked} parked, wanted {count}")
+
+
+def test_settle_waits_for_every_pooled_thread_that_is_still_at_work() -> None:
+    from claimcourt.local.threads import settle
+
+    # Given a pooled thread that finishes only after settle() has begun waiting for it
+    began, release, finished = threading.Event(), threading.Event(), []
+    thread = PooledThread(target=lambda: (release.wait(30), finished.append(True)))
+    thread.start()
+
+    def settle_then_note() -> None:
+        began.set()
+        finished.append(settle())
+        finished.append(thread.is_alive())  # as settle() returned
+
+    waiter = threading.Thread(target=settle_then_note)
+    waiter.start()
+    assert began.wait(5)
+    release.set()  # the work ends after settle() was asked
+    waiter.join(30)
+    # Then settle() returned only once the work was done, and said all had finished
+    assert finished == [True, True, False]
+
+
+def test_settle_says_so_when_a_thread_outlasts_its_bound() -> None:
+    from claimcourt.local.threads import settle
+
+    release = threading.Event()
+    thread = PooledThread(target=lambda: release.wait(30))
+    thread.start()
+    try:
+        assert settle(timeout_s=0.01) is False
+    finally:
+        release.set()
+        thread.join(30)

@@ -49,6 +49,15 @@ def authenticate(store: Store, presented: str | None) -> ApiKeyRecord:
     return record
 
 
+def key_is_live(store: Store, key_id: str) -> bool:
+    """Whether the key with this id is still good (it exists and is not revoked): what a WebSocket
+    connection, authenticated once at $connect, is checked against before anything goes to it."""
+    try:
+        return store.get_api_key(key_id).revoked_at is None
+    except NotFoundError:
+        return False
+
+
 def presented_key(headers: dict[str, str], query: dict[str, str] | None = None) -> str | None:
     """The key from `Authorization: Bearer …` or `x-api-key` (header names in any case), or from the
     `api_key` query parameter, which browsers need for WebSockets (they cannot set headers there)."""

@@ -16,6 +16,7 @@ from claimcourt.errors import NotFoundError
 from claimcourt.evidence.retrieve import context_evidence
 from claimcourt.models import (
     Argument,
+    BacktestDating,
     Decomposition,
     Evidence,
     FactcheckReply,
@@ -95,6 +96,15 @@ def evidence_pool(
             e = Evidence.model_validate(item)
             pool.setdefault(e.id, e)
     return list(pool.values())
+
+
+def backtest_dating(retrievals: dict[str, dict[str, Any]]) -> BacktestDating:
+    """A backtest's sources against its date, over every retrieval (each passage once): those
+    returned (kept or dropped), those with a publication date, those dropped as after the date."""
+    kept = {item["id"] for doc in retrievals.values() for item in doc["items"]}
+    dated = {i for doc in retrievals.values() for i in doc.get("dated", [])}
+    dropped = {i for doc in retrievals.values() for i in doc.get("dropped", [])}
+    return BacktestDating(retrieved=len(kept | dropped), dated=len(dated), dropped=len(dropped))
 
 
 def arguments_of(store: ArtifactStore, run_id: str) -> list[Argument]:

@@ -6,6 +6,10 @@ subscription remembers the last seq it was posted and is posted to by one delive
 short claim in the store), so a connection gets each event in seq order, stored ones before live
 ones, whoever delivers them. A delivery that dies between a post and its record may post an event
 twice: clients keep the highest seq they have seen and skip anything at or below it.
+
+A connection lives no longer than the API key it was opened with: a delivery first checks the key
+(a revocation, by the API or by the CLI in another process, is only ever written to the store) and
+closes the connection of a revoked key instead of posting to it.
 """
 
 from __future__ import annotations
@@ -13,11 +17,13 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterable
+from contextlib import suppress
 from datetime import timedelta
 from typing import Any, Protocol
 
+from claimcourt.access import key_is_live
 from claimcourt.aws import LazyClient
-from claimcourt.errors import ConnectionGoneError, TransientError
+from claimcourt.errors import ConnectionGoneError, NotFoundError, TransientError
 from claimcourt.models import RunEvent, RunStatus, utcnow
 from claimcourt.observability import logger
 from claimcourt.store.base import Store
@@ -31,9 +37,31 @@ class Poster(Protocol):
         """Send one JSON message; ConnectionGoneError if the client has gone."""
         ...
 
+    def close(self, connection_id: str) -> None:
+        """Close the connection from the server's side; nothing if the client has gone already."""
+        ...
+
 
 def event_message(event: RunEvent) -> dict[str, Any]:
     return {"type": "event", "run_id": event.run_id, "event": event.model_dump(mode="json")}
+
+
+def close_if_revoked(store: Store, poster: Poster, connection_id: str) -> bool:
+    """Close the connection if the key it was opened with has been revoked (or is gone): True if so.
+    A connection the store no longer holds (expired, dropped) is left to the post to find out."""
+    try:
+        connection = store.get_connection(connection_id)
+    except NotFoundError:
+        return False
+    if key_is_live(store, connection.key_id):
+        return False
+    store.drop_connection(connection_id)  # first: no deliverer posts to it from here on
+    with suppress(ConnectionGoneError):
+        poster.close(connection_id)
+    logger.info(
+        "closed: its key was revoked", extra={"connection_id": connection_id, "key_id": connection.key_id}
+    )
+    return True
 
 
 class Busy(TransientError):
@@ -44,7 +72,10 @@ class Busy(TransientError):
 def deliver(store: Store, poster: Poster, connection_id: str, run_id: str) -> int | None:
     """Post the run's events this connection has not had, in order. Returns how many were posted,
     or None if another deliverer holds the subscription: it looks again for new events after it
-    lets go, so nothing appended meanwhile is missed while it lives."""
+    lets go, so nothing appended meanwhile is missed while it lives. A connection whose key has been
+    revoked is closed, and gets nothing."""
+    if close_if_revoked(store, poster, connection_id):
+        return 0
     posted, token = 0, uuid.uuid4().hex
     while True:
         sent = store.claim_delivery(connection_id, run_id, until=utcnow() + CLAIM_FOR, token=token)
@@ -101,6 +132,11 @@ class ApiGatewayPoster:
             client.post_to_connection(ConnectionId=connection_id, Data=data)
         except client.exceptions.GoneException as err:
             raise ConnectionGoneError(f"connection {connection_id} is gone") from err
+
+    def close(self, connection_id: str) -> None:
+        client = self._api.get()
+        with suppress(client.exceptions.GoneException):  # the client has gone already
+            client.delete_connection(ConnectionId=connection_id)
 
 
 def management_endpoint(websocket_url: str) -> str:

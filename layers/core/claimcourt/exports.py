@@ -26,9 +26,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from claimcourt import artifacts
-from claimcourt.debate.argue import CITATION_MARKER, opposite
+from claimcourt.debate.argue import opposite
+from claimcourt.debate.citations import CITATION_MARKER
 from claimcourt.errors import NotFoundError
 from claimcourt.models import (
+    Adjustment,
     Argument,
     Evidence,
     FrontierIssue,
@@ -38,6 +40,8 @@ from claimcourt.models import (
     Result,
     RoundAction,
     RunRecord,
+    RunStatus,
+    Suitability,
     VoteTally,
 )
 from claimcourt.motions.turns import PHASE_TEXT
@@ -139,12 +143,20 @@ def build_exports(
         )
     logic = DebateLogicMap(run_id=run_id, claim=record.request.claim, rounds=maps)
     cited = CitationLedger(run_id=run_id, claim=record.request.claim, citations=ledger)
+    screened = _suitability(store, run_id) if record.status == RunStatus.STOPPED else None
     return {
-        "transcript_full.md": transcript(record, arguments, ledger, logic, pool),
+        "transcript_full.md": transcript(record, arguments, ledger, logic, pool, screened),
         "citation_ledger.json": cited.model_dump_json(indent=2),
         "debate_logic_map.json": logic.model_dump_json(indent=2),
         "score_trajectory.csv": trajectory(record, arguments, logic, views),
     }
+
+
+def _suitability(store: Store, run_id: str) -> Suitability | None:
+    try:
+        return artifacts.suitability_of(store, run_id)
+    except NotFoundError:  # stopped before the check's artifact was stored: the run's warnings still say why
+        return None
 
 
 def trajectory(
@@ -152,20 +164,54 @@ def trajectory(
 ) -> str:
     out = io.StringIO()
     rows = csv.writer(out, lineterminator="\n")
-    rows.writerow(["round", "role", "sub_claim_id", "score", "confidence"])
+    rows.writerow(["round", "role", "sub_claim_id", "score", "confidence", "interval_low", "interval_high"])
     for a in arguments:
         for p in a.points:
-            rows.writerow([a.round, a.side, p.sub_claim_id, p.implied_score, f"{p.confidence:.2f}"])
+            rows.writerow([a.round, a.side, p.sub_claim_id, p.implied_score, f"{p.confidence:.2f}", "", ""])
     for r in logic.rounds:
         view = views.get(r.round)
         if view is not None:
-            rows.writerow([r.round, "moderator", "claim", view.provisional_score, ""])
-    if record.result is not None:
-        final = record.result.rounds
-        for s in record.result.sub_claims:
-            rows.writerow([final, "judge", s.id, s.score, ""])
-        rows.writerow([final, "judge", "claim", record.result.overall_score, ""])
+            rows.writerow([r.round, "moderator", "claim", view.provisional_score, "", "", ""])
+    result = record.result
+    if result is not None:
+        final = result.rounds
+        # the judge's own numbers (judge_said), then the scoring contract's (judge): both charted
+        for s in result.sub_claims:
+            if s.judge_score is not None:
+                rows.writerow([final, "judge_said", s.id, s.judge_score, "", "", ""])
+        if result.judge_score is not None:
+            said = result.judge_interval
+            rows.writerow(
+                [
+                    final,
+                    "judge_said",
+                    "claim",
+                    result.judge_score,
+                    "",
+                    *((said.low, said.high) if said else ("", "")),
+                ]
+            )
+        for s in result.sub_claims:
+            rows.writerow([final, "judge", s.id, s.score, "", "", ""])
+        rows.writerow(
+            [final, "judge", "claim", result.overall_score, "", result.interval.low, result.interval.high]
+        )
     return out.getvalue()
+
+
+def _judge_said(result: Result) -> str:
+    said = str(result.judge_score)
+    if result.judge_interval is not None:
+        said += f", 80 % interval {result.judge_interval.low}–{result.judge_interval.high}"
+    return said
+
+
+def adjustment_numbers(a: Adjustment) -> str:
+    """An adjustment's numbers: an interval's bounds, else a score's value."""
+    if a.before_interval is not None and a.after_interval is not None:
+        before, after = a.before_interval, a.after_interval
+        return f" {before.low}–{before.high} → {after.low}–{after.high}"
+    return f" {a.before} → {a.after}" if a.before is not None and a.after is not None else ""
 
 
 def _cell(text: str) -> str:
@@ -204,11 +250,17 @@ def transcript(
     ledger: list[LedgerEntry],
     logic: DebateLogicMap,
     pool: list[Evidence],
+    screened: Suitability | None = None,
 ) -> str:
+    """`screened`: the suitability check's reply, for a run it stopped."""
     request, result = record.request, record.result
     by_id = {e.id: e for e in pool}
     lines = [f"# {_cell(request.claim)}", ""]
     lines.append(f"Run `{record.run_id}` · {record.status.value} · {record.created_at:%Y-%m-%d %H:%M} UTC")
+    if record.status == RunStatus.STOPPED:
+        lines += stopped_section(record, screened)
+        if not arguments and not ledger:  # nothing was debated: no rounds, no empty ledger
+            return "\n".join(lines) + "\n"
     if result is not None:
         lines += [
             "",
@@ -216,10 +268,15 @@ def transcript(
             "",
             f"**{result.overall_verdict.value}** — {result.overall_score} of 100 "
             f"(80 % interval {result.interval.low}–{result.interval.high}; "
-            f"the judge said {result.judge_score}), reasoner: {result.reasoner}.",
+            f"the judge said {_judge_said(result)}), reasoner: {result.reasoner}.",
             "",
             debate_line(result),
         ]
+        if result.adjustments:
+            lines += ["", "What the scoring contract changed (docs/scoring.md):", ""] + [
+                f"- {_cell(a.target)}: {a.kind.replace('_', ' ')}{adjustment_numbers(a)}: {_cell(a.detail)}"
+                for a in result.adjustments
+            ]
         if result.decisive_source is not None:
             d = result.decisive_source
             lines += ["", f"Decisive source: [{_cell(d.title)}]({d.source_url}) ({d.tier})"]
@@ -276,6 +333,24 @@ def transcript(
             if m.action is not None:
                 lines.append(f"- Round controller: {m.action.value} ({_cell(m.rule)})")
     return "\n".join(lines + ledger_table(ledger)) + "\n"
+
+
+def stopped_section(record: RunRecord, screened: Suitability | None) -> list[str]:
+    """Why a stopped run was not debated: the suitability check's flags and its warnings."""
+    flags = [f.value for f in screened.flags] if screened is not None else []
+    warnings = (screened.warnings if screened is not None else []) or record.warnings
+    lines = [
+        "",
+        "## Stopped by the suitability check",
+        "",
+        "The claim was not debated or scored: the check found it is not one a debate over evidence can "
+        "give a meaningful probability for.",
+    ]
+    if flags:
+        lines += ["", f"Flags: {', '.join(flags)}"]
+    if warnings:
+        lines += [""] + [f"- {_cell(w)}" for w in warnings]
+    return lines
 
 
 def ledger_table(ledger: list[LedgerEntry]) -> list[str]:

@@ -100,15 +100,36 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-def _not_true_or_false(value: Any) -> Any:
-    """JSON's true and false are not numbers, though Python's bool is an int: refused, not read as 1 and 0."""
+def _a_number(value: Any) -> Any:
+    """A JSON number, not what lax validation would read as one: true and false are not 1 and 0
+    (Python's bool is an int), and "3" is text (lax validation parses it), both refused."""
     if isinstance(value, bool):
         raise ValueError("a number, not true or false")
+    if isinstance(value, str | bytes | bytearray):
+        raise ValueError("a number, not a string")
     return value
 
 
-# A number a caller sends (a request's count, limit or knob): never a boolean.
-NOT_BOOL = BeforeValidator(_not_true_or_false)
+# A number a caller sends (a request's count, limit or knob): never a boolean or a string.
+NUMBER = BeforeValidator(_a_number)
+
+
+def _whole_characters(value: Any) -> Any:
+    """JSON may escape half a surrogate pair ("\\ud800"): that is no character, and text holding one
+    cannot be encoded, hashed or stored, so it is refused here, before anything is admitted. (Before
+    the type's own checks: a length or pattern would refuse it too, with a message naming nothing.)"""
+    if isinstance(value, str):
+        try:
+            value.encode()
+        except UnicodeEncodeError as err:
+            raise ValueError(f"a lone surrogate (U+{ord(value[err.start]):04X}) is not a character") from None
+    return value
+
+
+# Text a caller sends (a claim, a context, a motion, a cadence, a model's name): whole characters only.
+# After a Field's constraints in an Annotated (they then stay in the JSON schema), or as `Text`.
+WHOLE_TEXT = BeforeValidator(_whole_characters)
+Text = Annotated[str, WHOLE_TEXT]
 
 
 def first_problem(err: ValidationError, whole: str) -> tuple[str, str]:
@@ -150,15 +171,15 @@ def _clean_context(value: str | None) -> str | None:
 class ClaimAsked(Strict):
     """A claim and how to debate it: what a run, a monitor and a check request all carry."""
 
-    claim: str = Field(description="A falsifiable claim, up to 2,000 characters.")
+    claim: Text = Field(description="A falsifiable claim, up to 2,000 characters.")
     mode: Mode = "spectral"
-    context: str | None = Field(default=None, description="Optional background text for the debaters.")
+    context: Text | None = Field(default=None, description="Optional background text for the debaters.")
     effort: Effort = "standard"
     first: Side | None = Field(
         default=None,
         description="Who argues first in every round, the other then answering it (null: both at once).",
     )
-    rounds: Annotated[int | None, NOT_BOOL] = Field(
+    rounds: Annotated[int | None, NUMBER] = Field(
         default=None,
         ge=1,
         le=MAX_FIXED_ROUNDS,
@@ -182,12 +203,9 @@ class ClaimAsked(Strict):
     @field_validator("rounds", mode="before")
     @classmethod
     def _rounds(cls, value: Any) -> Any:
-        """A whole number out of range says what is allowed (anything else: the type's own message)."""
-        number = value.strip() if isinstance(value, str) else value
-        if isinstance(number, str) and number.lstrip("-").isdigit():
-            number = int(number)
-        if isinstance(number, int) and not isinstance(number, bool) and not 1 <= number <= MAX_FIXED_ROUNDS:
-            raise ValueError(f"a debate has 1 to {MAX_FIXED_ROUNDS} rounds, not {number}")
+        """A whole number out of range says what is allowed (anything else: NUMBER's or the type's)."""
+        if isinstance(value, int) and not isinstance(value, bool) and not 1 <= value <= MAX_FIXED_ROUNDS:
+            raise ValueError(f"a debate has 1 to {MAX_FIXED_ROUNDS} rounds, not {value}")
         return value
 
     def run_request(self) -> RunRequest:
@@ -215,10 +233,10 @@ CADENCES = {"hourly": "0 * * * *", "daily": "0 0 * * *", "weekly": "0 0 * * 1"}
 class MonitorRequest(ClaimAsked):
     """A claim to re-score on a schedule, and how far its score must move to say so."""
 
-    cadence: str = Field(
+    cadence: Text = Field(
         max_length=100, description="hourly, daily, weekly, or a 5-field cron expression (UTC)."
     )
-    threshold: Annotated[int, NOT_BOOL] = Field(
+    threshold: Annotated[int, NUMBER] = Field(
         ge=1, le=100, description="Points the score must move for a claim.score_changed event."
     )
 
@@ -426,7 +444,11 @@ class RoundSignals(Strict):
         default=None, description="Change of the moderator's provisional score since the last round."
     )
     new_evidence: int = Field(default=0, description="Evidence ids cited this round that no round cited.")
-    new_points: int = Field(default=0, description="Points unlike any made before (both sides).")
+    new_points: int = Field(
+        default=0,
+        description="New moves (both sides): a point on a sub-claim its side had not argued, or citing a "
+        "passage its side had not cited there.",
+    )
     frontier: int | None = Field(default=None, description="Issues on the moderator's disagreement frontier.")
     frontier_shift: int | None = Field(
         default=None, description="Its change since the last round (− narrows)."
@@ -765,11 +787,24 @@ class Adjustment(Strict):
         "judge_departure",
         "sub_claim_bounds",
         "evidence_quality",
+        "interval_recentred",
+        "self_consistency",
+        "interval_floor",
         "verdict_band",
     ]
     detail: str
-    before: int | None = None
-    after: int | None = None
+    before: int | None = Field(
+        default=None, description="A score's value before; for target 'interval', the interval's width."
+    )
+    after: int | None = Field(
+        default=None, description="A score's value after; for target 'interval', the interval's width."
+    )
+    before_interval: Interval | None = Field(
+        default=None, description="Target 'interval': the interval before."
+    )
+    after_interval: Interval | None = Field(
+        default=None, description="Target 'interval': the interval after."
+    )
 
 
 class SideHierarchy(Strict):
@@ -797,6 +832,18 @@ class RubricVerdict(Strict):
 IntervalMethod = Literal["judge", "judge+self_consistency", "self_consistency", "sub_claim_dispersion"]
 
 
+class BacktestDating(Strict):
+    """What a backtest could check of its sources against its date: of the passages its retrievals
+    returned (each counted once), how many carried a publication date, and how many were left out
+    as after the date (published or titled later, or nothing left once sentences naming a later
+    time were cut). A source that knows dates leaves later passages out itself, before they are
+    counted; the bundled corpus is undated."""
+
+    retrieved: int = Field(ge=0)
+    dated: int = Field(ge=0)
+    dropped: int = Field(ge=0)
+
+
 class Result(Strict):
     run_id: str
     claim: str
@@ -810,6 +857,9 @@ class Result(Strict):
     interval_method: IntervalMethod
     judge_score: Score | None = Field(
         default=None, description="The judge's own overall score, before any adjustment."
+    )
+    judge_interval: Interval | None = Field(
+        default=None, description="The judge's own 80 % interval, before any adjustment."
     )
     shape: Shape | None = Field(default=None, description="How the sub-claims decide the claim.")
     adjustments: list[Adjustment] = Field(
@@ -848,6 +898,9 @@ class Result(Strict):
     reasoner: str = Field(description="Which reasoner produced this: 'offline' means no model was used.")
     models: dict[str, str] = Field(default_factory=dict, description="Role → provider:model.")
     usage: Usage
+    backtest: BacktestDating | None = Field(
+        default=None, description="A backtest's (as_of_date) check of its sources against the date."
+    )
 
 
 # ---------------------------------------------------------------- records and events
@@ -977,12 +1030,28 @@ class ApiKeyRecord(Strict):
     revoked_at: datetime | None = None
 
 
+class LeaseOwner(Strict):
+    """The process that runs a lease's run in itself (a CLI run on the laptop): its host, its pid,
+    and when it started as the system tells it, so that a pid since given to another process is
+    not taken for the owner (None where the system does not say)."""
+
+    host: str
+    pid: int
+    started: str | None = None
+
+
 class Lease(Strict):
     """A debate's place under the concurrency cap, held from admission until the run ends."""
 
     run_id: str
     tenant_id: str
     since: datetime
+    # Whether the run may spend (a paid model in some role, or paid search): only then does its
+    # admission count against its tenant's hourly cap (Settings.may_spend).
+    spends: bool = True
+    # Who runs it, when a process runs it in itself: once that process is gone, nothing else will
+    # end the run or give its slot back. None: an executor of its own runs it (Step Functions).
+    owner: LeaseOwner | None = None
 
 
 class Monitor(Strict):
@@ -1073,6 +1142,9 @@ class DriftPoint(Strict):
 class SuitabilityInput(Strict):
     claim: str
     context: str | None = None
+    evidence_source: str = Field(default="", description="The evidence source's name: what it covers.")
+    today: date | None = Field(default=None, description="The run's date: what 'now' means to the role.")
+    as_of: date | None = Field(default=None, description="A backtest's date.")
 
 
 class DecomposeInput(Strict):
@@ -1112,6 +1184,8 @@ class ArgueInput(Strict):
     frontier: list[FrontierIssue] = Field(
         default_factory=list, description="Last round's live disagreements."
     )
+    today: date | None = Field(default=None, description="The run's date: what 'now' means to the role.")
+    as_of: date | None = Field(default=None, description="A backtest's date.")
 
 
 class ModerateInput(Strict):
@@ -1124,6 +1198,8 @@ class ModerateInput(Strict):
     case_against: Argument
     evidence: list[Evidence]
     previous_queries: list[str] = Field(default_factory=list)
+    today: date | None = Field(default=None, description="The run's date: what 'now' means to the role.")
+    as_of: date | None = Field(default=None, description="A backtest's date.")
 
 
 class AnonymousPosition(Strict):
@@ -1157,6 +1233,8 @@ class AdjudicateInput(Strict):
         default_factory=list,
         description="Every citation with its fact-check, keyed by position (A_1, B_1, …).",
     )
+    today: date | None = Field(default=None, description="The run's date: what 'now' means to the role.")
+    as_of: date | None = Field(default=None, description="A backtest's date.")
 
 
 class BaselineInput(Strict):
@@ -1186,36 +1264,36 @@ class TimeKnob(Strict):
     """When the crowd leans more than `lean_above` one way at vote zero, the minority side gets `ratio`
     times the word limit and citation allowance (at or below it: 1:1)."""
 
-    lean_above: Annotated[float, NOT_BOOL] = Field(default=0.60, ge=0.5, le=1.0)
-    ratio: Annotated[float, NOT_BOOL] = Field(default=1.25, ge=1.0, le=3.0)
+    lean_above: Annotated[float, NUMBER] = Field(default=0.60, ge=0.5, le=1.0)
+    ratio: Annotated[float, NUMBER] = Field(default=1.25, ge=1.0, le=3.0)
 
 
 class MotionRequest(Strict):
     """A motion to debate before a crowd. Validated before anything is stored or spent."""
 
-    motion: str = Field(description="The motion, e.g. 'Resolved: social media does more harm than good.'")
-    context: str | None = Field(default=None, description="Optional background text for the teams.")
-    rounds: Annotated[int, NOT_BOOL] = Field(
+    motion: Text = Field(description="The motion, e.g. 'Resolved: social media does more harm than good.'")
+    context: Text | None = Field(default=None, description="Optional background text for the teams.")
+    rounds: Annotated[int, NUMBER] = Field(
         default=2, ge=1, le=MAX_MOTION_ROUNDS, description="Rounds between opening and closing."
     )
-    crowd: Annotated[int, NOT_BOOL] = Field(
+    crowd: Annotated[int, NUMBER] = Field(
         default=24, ge=1, le=MAX_CROWD, description="Personas voting (the first N of the set)."
     )
-    words: Annotated[int, NOT_BOOL] = Field(
+    words: Annotated[int, NUMBER] = Field(
         default=250, ge=50, le=1500, description="Word limit of a statement (before the knob)."
     )
-    citations: Annotated[int, NOT_BOOL] = Field(
+    citations: Annotated[int, NUMBER] = Field(
         default=3, ge=0, le=10, description="New citations a statement may add."
     )
     time_knob: TimeKnob = Field(default_factory=TimeKnob)
-    seed: Annotated[int, NOT_BOOL] = Field(
+    seed: Annotated[int, NUMBER] = Field(
         default=0, ge=0, le=2**31 - 1, description="Breaks a vote-zero tie (recorded)."
     )
     first: Side | None = Field(
         default=None,
         description="Who speaks first, whatever vote zero says (an experiment's factor); null: vote zero.",
     )
-    lineup: dict[MotionRole, Annotated[str, Field(pattern=MODEL_NAME)]] = Field(
+    lineup: dict[MotionRole, Annotated[str, Field(pattern=MODEL_NAME), WHOLE_TEXT]] = Field(
         default_factory=dict, description="provider:model per role; a role not named uses the deployment's."
     )
     effort: Effort = "standard"

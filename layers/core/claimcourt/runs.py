@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import ValidationError
@@ -18,6 +18,7 @@ from claimcourt.execution import Ended, Executor
 from claimcourt.models import (
     LOCAL_TENANT,
     Lease,
+    LeaseOwner,
     MotionRequest,
     RunEvent,
     RunRecord,
@@ -52,8 +53,10 @@ def create_run(
     source_tag: SourceTag = SourceTag.APP,
     tenant_id: str = LOCAL_TENANT,
     run_id: str | None = None,
+    created_at: datetime | None = None,
 ) -> RunRecord:
-    """Record a run: a claim debate, or a motion debate (its motion then stands as the request's claim)."""
+    """Record a run: a claim debate, or a motion debate (its motion then stands as the request's claim).
+    `created_at` (default now) is the run's today in its prompts: a played run fixes it, to replay."""
     motion = request if isinstance(request, MotionRequest) else None
     request = motion.run_request() if motion is not None else request
     assert isinstance(request, RunRequest)
@@ -65,6 +68,7 @@ def create_run(
         source_tag=source_tag,
         tenant_id=tenant_id,
         motion=motion,
+        **({"created_at": created_at} if created_at is not None else {}),
     )
     store.create_run(record)
     store.append_event(
@@ -82,38 +86,48 @@ def submit_run(
     request: RunRequest | MotionRequest,
     source_tag: SourceTag = SourceTag.APP,
     run_id: str | None = None,
+    *,
+    owner: LeaseOwner | None = None,
 ) -> RunRecord:
     """Admit, record and start a run (a claim debate, or a motion debate on its own state machine).
-    Over a cap: RateLimitedError, with nothing stored. If the execution cannot be started, the run
-    ends failed with the reason (and gives its lease back).
+    Over a cap: RateLimitedError, with nothing stored (the hourly cap counts only runs that may
+    spend). If the execution cannot be started, the run ends failed with the reason (and gives its
+    lease back, and its hourly count).
     A caller that names the run (a drift tick, an event) gets ConflictError `run_exists` if that
-    run was started before, and nothing happens twice."""
+    run was started before, and nothing happens twice. A caller that runs the execution in its own
+    process (the CLI) names itself as the lease's `owner` (see reclaim_abandoned)."""
     if run_id is not None and _exists(store, run_id):
         raise run_exists(run_id)
     run_id = run_id or new_run_id()
+    # The hourly cap guards spend: a run the offline reasoner serves (no paid model, no paid search)
+    # still takes a slot under the concurrency cap, but is not counted against it.
+    spends = settings.may_spend(request.lineup if isinstance(request, MotionRequest) else None)
     store.admit(
-        Lease(run_id=run_id, tenant_id=tenant_id, since=utcnow()),
+        Lease(run_id=run_id, tenant_id=tenant_id, since=utcnow(), spends=spends, owner=owner),
         max_active=settings.max_active_runs,
         hourly_limit=settings.hourly_runs_per_tenant,
     )
+    # Until its execution has started, a failure gives back the hour's count with the lease (refund):
+    # a run that never started spent nothing.
     try:
         record = create_run(store, request, source_tag, tenant_id=tenant_id, run_id=run_id)
     except ConflictError:
-        # Started meanwhile by a twin caller: a running run keeps the (one) lease, an ended one frees it.
+        # Started meanwhile by a twin caller: a running run keeps the (one) lease, an ended one frees
+        # it (then the lease is this admission's, and so is the count it took).
         if store.get_run(run_id).status.terminal:
-            store.release(run_id)
+            store.release(run_id, refund=True)
         raise
     except BaseException:
         if _exists(store, run_id):  # recorded, but not its first event: end it, or it runs for ever
             # If the store fails its end event and release too, the lease stays for the sweeper.
-            end_failed(store, run_id, "could not record the run's start")
+            end_failed(store, run_id, "could not record the run's start", refund=True)
         else:
-            store.release(run_id)
+            store.release(run_id, refund=True)
         raise
     try:
         executor.start(run_id, "motion" if record.motion is not None else "debate")
     except Exception as err:
-        end_failed(store, run_id, f"could not start the execution: {type(err).__name__}")
+        end_failed(store, run_id, f"could not start the execution: {type(err).__name__}", refund=True)
         raise
     return record
 
@@ -130,16 +144,23 @@ def submit_when_free(
     on_wait: Callable[[RateLimitedError], None] = lambda refused: None,
     wait_s: float = 1.0,
     run_id: str | None = None,
+    owner: LeaseOwner | None = None,
+    gone: Callable[[LeaseOwner], bool] | None = None,
 ) -> RunRecord:
     """`submit_run` for a caller that would rather wait for a free slot than be refused (the CLI, the
     benchmarks): while the concurrency cap is full it waits, up to `timeout_s`; an hourly cap, or the
-    timeout, is the RateLimitedError itself."""
+    timeout, is the RateLimitedError itself. With `gone`, before each wait it gives back the slots
+    of runs whose owning process is gone (reclaim_abandoned), and tries again at once if it did."""
     deadline = time.monotonic() + timeout_s
     while True:
         try:
-            return submit_run(store, executor, settings, tenant_id, request, source_tag, run_id)
+            return submit_run(store, executor, settings, tenant_id, request, source_tag, run_id, owner=owner)
         except RateLimitedError as refused:
-            if refused.limit != "concurrency" or time.monotonic() + wait_s > deadline:
+            if refused.limit != "concurrency":
+                raise
+            if gone is not None and reclaim_abandoned(store, gone):
+                continue
+            if time.monotonic() + wait_s > deadline:
                 raise
             on_wait(refused)
             time.sleep(wait_s)
@@ -248,6 +269,31 @@ def sweep(store: Store, execution_status: Callable[[str], str | None]) -> list[s
     return released
 
 
+def reclaim_abandoned(store: Store, gone: Callable[[LeaseOwner], bool]) -> list[str]:
+    """Give back the slots of runs whose owning process is `gone` (a CLI run killed with kill -9:
+    no `serve` sweeper may be running to do it), as `sweep` does for runs whose execution died: a
+    run still running ends failed with the reason; one that ended gets its end announced; a lease
+    whose run was never recorded is released, its hourly count given back (it never started). A
+    lease with no owner (Step Functions runs it) is never freed here, nor one `gone` does not know
+    to be gone (another host's). Returns the run ids whose slots were given back."""
+    released = []
+    for lease in store.leases():
+        if lease.owner is None or not gone(lease.owner):
+            continue
+        try:
+            record = store.get_run(lease.run_id)
+        except NotFoundError:
+            if store.release(lease.run_id, refund=True):
+                released.append(lease.run_id)
+            continue
+        if record.status.terminal:
+            announce_end(store, lease.run_id)
+        else:
+            end_failed(store, lease.run_id, "the process running it stopped")
+        released.append(lease.run_id)
+    return released
+
+
 def run_usage(store: Store, record: RunRecord) -> Usage:
     """What the run spent, whatever its end: the result's account once scored, else every call in
     its ledger (a failed or stopped run paid for the calls it made)."""
@@ -256,18 +302,20 @@ def run_usage(store: Store, record: RunRecord) -> Usage:
     return usage_from(store.run_calls(record.run_id), 0, 0)
 
 
-def end_failed(store: Store, run_id: str, reason: str) -> bool:
+def end_failed(store: Store, run_id: str, reason: str, *, refund: bool = False) -> bool:
     """End a run that cannot finish as failed, with the reason, then announce its end. False when the
-    run had already ended (it keeps its status; its end is announced all the same, idempotently)."""
+    run had already ended (it keeps its status; its end is announced all the same, idempotently).
+    `refund`: the run never started, so its lease gives back the hourly count it took."""
     failed = store.set_status(run_id, RunStatus.FAILED, error=reason)
-    announce_end(store, run_id)
+    announce_end(store, run_id, refund=refund)
     return failed
 
 
-def announce_end(store: Store, run_id: str) -> None:
+def announce_end(store: Store, run_id: str, *, refund: bool = False) -> None:
     """Append the run's one terminal event (run.succeeded, run.failed or run.stopped) from its
     record, after the last stage's own events: a subscriber may stop reading at it. Then release the
-    run's lease. Both steps are idempotent: a retry repeats neither."""
+    run's lease (with `refund`, and its hourly count). Both steps are idempotent: a retry repeats
+    neither."""
     record = store.get_run(run_id)
     if not record.status.terminal:
         return
@@ -283,4 +331,4 @@ def announce_end(store: Store, run_id: str) -> None:
         count(f"Runs{record.status.value.capitalize()}")
     # Every way a run ends comes here, so here its place under the concurrency cap is given back (the
     # sweeper catches a run whose process died before this line).
-    store.release(run_id)
+    store.release(run_id, refund=refund)

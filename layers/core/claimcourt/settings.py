@@ -203,6 +203,23 @@ class Settings(BaseSettings):
             return self.controller_max_rounds(request.effort)
         return self.fixed_rounds(request)
 
+    def searches_the_web(self) -> bool:
+        """Anthropic web search (paid per search) is the evidence source: it needs an Anthropic key,
+        whichever models argue; forcing the offline provider means no network."""
+        return self.web_search and self.anthropic_api_key is not None and self.provider != "offline"
+
+    def may_spend(self, lineup: Mapping[MotionRole, str] | None = None) -> bool:
+        """Whether a run may spend money: a paid provider routed to any role (a motion's `lineup`
+        included), or paid search. A run that spends nothing (the offline reasoner in every role,
+        the bundled corpus) is not counted against the hourly cap. Where the keys are not known
+        here (the deployed API), only a provider forced offline is known to be free."""
+        if not self.provider_keys_known and self.provider != "offline":
+            return True
+        roles = ROLES + tuple(MOTION_ROLES)
+        named = [wanted.partition(":")[0] for wanted in (lineup or {}).values()]
+        paid = any(self.route(role)[0] != "offline" for role in roles) or any(p != "offline" for p in named)
+        return paid or self.searches_the_web()
+
     def default_provider(self) -> ProviderName:
         if self.provider is not None:
             return self.provider

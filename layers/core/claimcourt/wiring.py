@@ -104,8 +104,7 @@ def build_providers(settings: Settings) -> dict[str, Provider]:
 
 
 def build_evidence(settings: Settings) -> EvidenceSource:
-    # Web search needs an Anthropic key, whichever models argue; forcing offline means no network.
-    if settings.web_search and settings.anthropic_api_key is not None and settings.provider != "offline":
+    if settings.searches_the_web() and settings.anthropic_api_key is not None:  # (the key: for mypy)
         from claimcourt.evidence.web_search import AnthropicWebSearch
 
         return AnthropicWebSearch(

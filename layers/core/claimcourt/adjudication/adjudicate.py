@@ -12,7 +12,15 @@ from claimcourt.contract import COMPOSITION_RULES, SHAPES
 from claimcourt.errors import MalformedReplyError, ProviderError, RefusedJudgementError, TruncatedReplyError
 from claimcourt.models import AdjudicateInput, Judgement, Reconsider, SubClaimJudgement, Verdict
 from claimcourt.observability import logger
-from claimcourt.prompts import escape, evidence_block, ledger_block, points_block, render, sub_claims_block
+from claimcourt.prompts import (
+    dates_note,
+    escape,
+    evidence_block,
+    ledger_block,
+    points_block,
+    render,
+    sub_claims_block,
+)
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
 
@@ -70,6 +78,7 @@ def judge_values(inputs: AdjudicateInput) -> dict[str, str]:
         "positions": _positions(inputs),
         "ledger": ledger_block(inputs.ledger, keys=None),
         "evidence": evidence_block(inputs.evidence),
+        "dates": dates_note(inputs.today, inputs.as_of, inputs.evidence),
     }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from claimcourt.adjudication.rubric import rubric_verdict, scale_adjustments
 from claimcourt.contract import (
@@ -49,6 +50,9 @@ class QualityFinding:
     pull: float  # 1: no pull; 0.9: a tenth of the distance to 50
     widen: float  # 1: as wide as the judge said
 
+
+# The rules that change the interval (Adjustment.kind, target "interval").
+IntervalKind = Literal["interval_recentred", "self_consistency", "evidence_quality", "interval_floor"]
 
 # Fewer cited passages than this is thin evidence.
 THIN_EVIDENCE = 3
@@ -137,6 +141,8 @@ def _sub_claim_verdict(judged: SubClaimJudgement, score: int, adjustments: list[
             kind="verdict_band",
             detail=f"the judge said {said.value} at {judged.score}{moved}; scores from {SUPPORTED_AT} are "
             f"supported, up to {REFUTED_AT} refuted, so it reads {fitted.value}",
+            before=judged.score,  # the scores the verdicts were read from
+            after=score,
         )
     )
     return fitted
@@ -182,33 +188,74 @@ def _overall_of(
     return composed, composed, low, high
 
 
-def score_judgements(judgements: list[Judgement], shape: Shape, quality: list[QualityFinding]) -> Scored:
-    """Apply the scoring contract to the judge's numbers (docs/scoring.md), naming every change.
+def _interval(centre: int, below: float, above: float) -> Interval:
+    return Interval(low=_clamp(centre - below), high=_clamp(centre + above))
 
-    1. Evidence quality pulls every sub-claim score towards 50 (never walls it).
-    2. The overall score is composed from the sub-claim scores by the claim's shape, unless the judge
-       gave a reason to depart from the rule; a departure stays within the sub-claims' bounds.
-    3. The interval is the judge's 80 % interval around the final score (symmetric when the score
-       moved), combined with the spread of the self-consistency samples, each scored the same way, and
-       widened by evidence quality, with a floor, inside 0–100.
+
+def _width(interval: Interval) -> int:
+    return interval.high - interval.low
+
+
+def score_judgements(judgements: list[Judgement], shape: Shape, quality: list[QualityFinding]) -> Scored:
+    """Apply the scoring contract to the judge's numbers (docs/scoring.md), naming every change with
+    its numbers before and after, in the order they were made:
+
+    1. The overall score is composed from the judge's own sub-claim scores by the claim's shape,
+       unless the judge gave a reason to depart from the rule; a departure stays within the
+       sub-claims' bounds. (On the judge's footing: no evidence-quality pull is in this comparison.)
+    2. Evidence quality pulls every sub-claim score towards 50 (never walls it), and so the overall.
+    3. The interval is the judge's 80 % interval, moved to the final score (symmetric, its width kept,
+       when the score moved), combined with the spread of the self-consistency samples, each scored
+       the same way, widened by each evidence-quality finding, with a floor, inside 0–100.
     4. Verdicts follow the bands, so score, interval, verdict and sub-claims never contradict."""
     first = judgements[0]
     adjustments: list[Adjustment] = []
     pull = math.prod(q.pull for q in quality)
-    widen = math.prod(q.widen for q in quality)
-    for q in quality:
-        adjustments.append(
-            Adjustment(
-                target="interval",
-                kind="evidence_quality",
-                detail=f"{q.name}: {q.detail}; scores pulled {round(100 * (1 - q.pull))} % towards 50, "
-                f"interval widened ×{q.widen:g}",
-            )
-        )
 
     def pulled(score: int) -> int:
         return _clamp(pull_towards_50(score, pull))
 
+    def unpulled(score: int) -> int:
+        return score
+
+    # 1. the rule, on the judge's own numbers
+    said = first.overall_score
+    ruled, composed, low_bound, high_bound = _overall_of(first, shape, unpulled)
+    if first.adjustment_reason and first.adjustment_reason.strip():
+        adjustments.append(
+            Adjustment(
+                target="overall",
+                kind="judge_departure",
+                detail=f"the judge departed from the {shape} rule ({composed}): "
+                f"{first.adjustment_reason.strip()}",
+                before=composed,
+                after=said,
+            )
+        )
+        if ruled != said:
+            adjustments.append(
+                Adjustment(
+                    target="overall",
+                    kind="sub_claim_bounds",
+                    detail=f"{said} is outside what the sub-claims allow under {shape} "
+                    f"({low_bound}–{high_bound})",
+                    before=said,
+                    after=ruled,
+                )
+            )
+    elif ruled != said:
+        adjustments.append(
+            Adjustment(
+                target="overall",
+                kind="composition",
+                detail=f"composed from the sub-claim scores by the {shape} rule; the judge said {said} "
+                "and gave no reason to depart from it",
+                before=said,
+                after=ruled,
+            )
+        )
+
+    # 2. evidence quality: the sub-claims, then the overall they make
     sub_scores: dict[str, int] = {}
     for j in first.sub_claims:
         sub_scores[j.sub_claim_id] = pulled(j.score)
@@ -222,67 +269,82 @@ def score_judgements(judgements: list[Judgement], shape: Shape, quality: list[Qu
                     after=sub_scores[j.sub_claim_id],
                 )
             )
-    said = first.overall_score
-    said_pulled = pulled(said)
-    final, composed, low_bound, high_bound = _overall_of(first, shape, pulled)
-    if first.adjustment_reason and first.adjustment_reason.strip():
+    final = _overall_of(first, shape, pulled)[0]
+    if final != ruled:
+        names = ", ".join(q.name for q in quality if q.pull < 1)
         adjustments.append(
             Adjustment(
                 target="overall",
-                kind="judge_departure",
-                detail=f"the judge departed from the {shape} rule ({composed}): "
-                f"{first.adjustment_reason.strip()}",
-                before=composed,
-                after=said_pulled,
-            )
-        )
-        if said_pulled != said:
-            adjustments.append(
-                Adjustment(
-                    target="overall",
-                    kind="evidence_quality",
-                    detail="the judge's own score, pulled towards 50 for the evidence's quality",
-                    before=said,
-                    after=said_pulled,
-                )
-            )
-        if final != said_pulled:
-            adjustments.append(
-                Adjustment(
-                    target="overall",
-                    kind="sub_claim_bounds",
-                    detail=f"{said_pulled} is outside what the sub-claims allow under {shape} "
-                    f"({low_bound}–{high_bound})",
-                    before=said_pulled,
-                    after=final,
-                )
-            )
-    elif final != said:
-        adjustments.append(
-            Adjustment(
-                target="overall",
-                kind="composition",
-                detail=f"composed from the sub-claim scores by the {shape} rule; the judge said {said} "
-                "and gave no reason to depart from it",
-                before=said,
+                kind="evidence_quality",
+                detail=f"pulled towards 50 for the evidence's quality ({names}): "
+                f"{round(100 * (1 - pull))} % of its distance",
+                before=ruled,
                 after=final,
             )
         )
 
-    below = float(said - first.overall_interval.low)
-    above = float(first.overall_interval.high - said)
+    # 3. the interval, from the judge's own
+    judged = first.overall_interval
+    below, above = float(said - judged.low), float(judged.high - said)
+    current = judged
+
+    def step(kind: IntervalKind, detail: str, target_below: float, target_above: float) -> None:
+        nonlocal current, below, above
+        below, above = target_below, target_above
+        after = _interval(final, below, above)
+        if after != current:
+            adjustments.append(
+                Adjustment(
+                    target="interval",
+                    kind=kind,
+                    detail=f"{detail}: {current.low}–{current.high} → {after.low}–{after.high}",
+                    before=_width(current),
+                    after=_width(after),
+                    before_interval=current,
+                    after_interval=after,
+                )
+            )
+        current = after
+
     if final != said:  # the judge's interval was around another score: keep its width, not its skew
-        below = above = max(below, above)
+        half = max(below, above)
+        step(
+            "interval_recentred",
+            f"the judge's interval was drawn around {said}; moved to {final}",
+            half,
+            half,
+        )
+    else:
+        step("interval_recentred", "", below, above)  # records nothing: the judge's own interval
     method: IntervalMethod = "judge"
     if len(judgements) > 1:
         samples = [final] + [_overall_of(j, shape, pulled)[0] for j in judgements[1:]]
         spread_below, spread_above = _spread(samples, final)
-        below, above = math.hypot(below, spread_below), math.hypot(above, spread_above)
         method = "judge+self_consistency"
+        step(
+            "self_consistency",
+            f"combined with the spread of {len(samples)} judgements ({min(samples)}–{max(samples)})",
+            math.hypot(below, spread_below),
+            math.hypot(above, spread_above),
+        )
+    for q in quality:
+        step(
+            "evidence_quality",
+            f"{q.name}: {q.detail}; scores pulled {round(100 * (1 - q.pull))} % towards 50, "
+            f"interval widened ×{q.widen:g}",
+            below * q.widen,
+            above * q.widen,
+        )
     # Poor evidence widens even an interval the judge drew as a point.
-    floor = MIN_HALF_WIDTH_PER_WIDEN * (widen - 1)
-    below, above = max(below * widen, floor), max(above * widen, floor)
-    interval = Interval(low=_clamp(final - below), high=_clamp(final + above))
+    floor = MIN_HALF_WIDTH_PER_WIDEN * (math.prod(q.widen for q in quality) - 1)
+    if below < floor or above < floor:
+        step(
+            "interval_floor",
+            f"at least ±{floor:g} for the evidence's quality",
+            max(below, floor),
+            max(above, floor),
+        )
+    interval = current
 
     sub_verdicts = {
         j.sub_claim_id: _sub_claim_verdict(j, sub_scores[j.sub_claim_id], adjustments)
@@ -290,6 +352,27 @@ def score_judgements(judgements: list[Judgement], shape: Shape, quality: list[Qu
     }
     verdict = _overall_verdict(final, interval, shape, list(sub_verdicts.values()))
     return Scored(final, interval, method, verdict, sub_scores, sub_verdicts, adjustments)
+
+
+def _resting_on_user_context(cited: list[SourceRef], decisive: list[Evidence | None]) -> list[str]:
+    """A verdict that rests on the user's own material says so: the scoring contract discounts it
+    (docs/scoring.md), and the reader should know whose word decided it."""
+
+    def theirs(url: str) -> bool:
+        return url.startswith(USER_CONTEXT_URL)
+
+    if cited and all(theirs(s.source_url) for s in cited):
+        return [
+            "This result rests only on the material you supplied (--context): no evidence the run "
+            "found was cited for or against it, so its score is pulled towards 50."
+        ]
+    named = sorted({e.source_url for e in decisive if e is not None and theirs(e.source_url)})
+    if named:
+        return [
+            f"The decisive source is your own material ({', '.join(named)}), not evidence the run found: "
+            "the result is only as good as what you supplied."
+        ]
+    return []
 
 
 def _side_text(argument: Argument | None, sub_claim_id: str) -> str:
@@ -350,6 +433,9 @@ def compose_result(
         )
     decisive_overall = pool.get(judgement.decisive_evidence_id or "")
     notes = list(warnings)
+    notes += _resting_on_user_context(
+        sources, [decisive_overall, *(pool.get(j.decisive_evidence_id or "") for j in judgement.sub_claims)]
+    )
     if request.as_of_date is not None and any(s.published is None for s in sources):
         notes.append(
             f"Backtest as of {request.as_of_date.isoformat()}: some cited sources are undated, so they "
@@ -365,6 +451,7 @@ def compose_result(
         overall_verdict=scored.verdict,
         interval_method=scored.method,
         judge_score=judgement.overall_score,
+        judge_interval=judgement.overall_interval,
         shape=decomposition.shape,
         # The rubric's reading onto 0–100 comes first: it is what made the judge's numbers.
         adjustments=(scale_adjustments(rubric) if rubric else []) + scored.adjustments,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import threading
+import unicodedata
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
@@ -14,11 +15,12 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.event_handler.openapi.params import Header, Query
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 
 from claimcourt import __version__, artifacts
 from claimcourt.access import authenticate, presented_key
 from claimcourt.api import console
+from claimcourt.api.bodies import read_json
 from claimcourt.api.problems import from_error, problem, problem_reply
 from claimcourt.debate.ledger import canonical_key
 from claimcourt.errors import (
@@ -31,6 +33,7 @@ from claimcourt.errors import (
 )
 from claimcourt.exports import MEDIA_TYPES, export
 from claimcourt.models import (
+    Argument,
     ClaimRecord,
     DriftPoint,
     LedgerEntry,
@@ -70,6 +73,20 @@ LAST_SEQ = 10**10 - 1
 # found with a cursor to go on from.
 SEARCH_SPAN = 1000
 SCORE_CHANGED = "claim.score_changed"
+
+
+def _usable_key(value: str) -> str:
+    """An Idempotency-Key that is blank or holds a control character is no client's intent (a header
+    mangled on the way, an escape sequence): refused, rather than kept as a key for 24 hours."""
+    if not value.strip():
+        raise ValueError("an Idempotency-Key cannot be empty or blank")
+    bad = next((ch for ch in value if unicodedata.category(ch) in ("Cc", "Cs")), None)
+    if bad is not None:
+        raise ValueError(f"an Idempotency-Key cannot hold a control character (U+{ord(bad):04X})")
+    return value
+
+
+IdempotencyKey = Annotated[str, AfterValidator(_usable_key)]
 
 
 # ---------------------------------------------------------------- what the API returns
@@ -116,6 +133,10 @@ class MotionView(BaseModel):
     error: str | None
     cost_usd: float
     result: MotionResult | None = Field(default=None, description="The vote swing and the judge's report.")
+    statements: list[Argument] = Field(
+        default_factory=list,
+        description="GET /motions/{id} only: the statements (and refusals) so far, in speaking order.",
+    )
     links: Links
 
 
@@ -198,7 +219,8 @@ def build_app() -> APIGatewayHttpResolver:
     """A resolver with every route. Powertools keeps the current request on its resolver, so each
     thread gets its own (see `handler`): one per Lambda instance in the cloud, one per server thread
     on the laptop."""
-    app = APIGatewayHttpResolver(enable_validation=True)
+    # Every body is read by read_json: what JSON cannot read safely is a 400 like any malformed body.
+    app = APIGatewayHttpResolver(enable_validation=True, json_body_deserializer=read_json)
 
     def tenant() -> str:
         return str(app.context["tenant_id"])
@@ -231,11 +253,12 @@ def build_app() -> APIGatewayHttpResolver:
     def post_run(
         request: RunRequest,
         idempotency_key: Annotated[
-            str | None,
+            IdempotencyKey | None,
             Header(
                 alias="idempotency-key",
                 max_length=200,
-                description="Same key + body: same run, as it is now (410 run_deleted once it is deleted).",
+                description="Same key + body: same run, as it is now (410 run_deleted once it is deleted)."
+                " Not blank, and no control characters (422).",
             ),
         ] = None,
     ) -> Response[RunView]:
@@ -374,7 +397,9 @@ def build_app() -> APIGatewayHttpResolver:
 
     @app.get("/claims/<claim_id>/history")
     def claim_history(claim_id: str) -> ClaimHistory:
+        """One of the tenant's claims (it has runs of it, or watches it): its score series."""
         store = _deps().store
+        _tenant_claim(store, tenant(), claim_id)
         points = store.drift_series(tenant(), claim_id)
         changes = [
             p.run_id for p in points if any(e.type == SCORE_CHANGED for e in store.list_events(p.run_id))
@@ -455,6 +480,16 @@ def _artifact(run_id: str, name: str) -> Response[str]:
     return Response(200, MEDIA_TYPES[name], export(_deps().store, run_id, name), headers=headers)
 
 
+def _tenant_claim(store: Store, tenant_id: str, claim_id: str) -> None:
+    """NotFoundError unless the tenant has runs of the claim or a monitor of it (one not yet run has
+    no runs): another tenant's claim looks like none."""
+    try:
+        store.get_claim(tenant_id, claim_id)
+    except NotFoundError:
+        if not store.monitors_of_claim(tenant_id, claim_id):
+            raise NotFoundError(f"no claim {claim_id}") from None
+
+
 def _tenant_monitor(store: Store, tenant_id: str, monitor_id: str) -> Monitor:
     """The tenant's monitor (another tenant's looks like none: 404)."""
     try:
@@ -487,6 +522,7 @@ def _motion_view(record: RunRecord, full: bool = False) -> MotionView:
         error=record.error,
         cost_usd=record.cost_usd,
         result=artifacts.motion_result_of(_deps().store, record.run_id) if full else None,
+        statements=artifacts.spoken_in_order(_deps().store, record.run_id) if full else [],
         links=links,
     )
 

@@ -6,10 +6,13 @@ browser cannot set headers), then sends `{"action": "subscribe", "run_id": "run_
     {"type": "subscribed", "run_id": …}
     {"type": "event", "run_id": …, "event": {seq, type, stage, …}}   the stored events, then live ones,
                                                                      ending with run.succeeded|failed|stopped
-    {"type": "error", "code": …, "detail": …}                         e.g. not_found, unknown_action
+    {"type": "error", "code": …, "detail": …}                         not_found; invalid_message (not a
+                                                                     JSON object, or a bad subscribe);
+                                                                     unknown_action
 
 Another tenant's run is refused exactly like a run that does not exist. Every message goes out
-through the deployment's Poster, in the order claimcourt.delivery keeps.
+through the deployment's Poster, in the order claimcourt.delivery keeps. A message on a connection
+whose key has been revoked closes it instead of being answered.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claimcourt.access import authenticate, presented_key
-from claimcourt.delivery import Poster, deliver
+from claimcourt.api.bodies import read_json
+from claimcourt.delivery import Poster, close_if_revoked, deliver
 from claimcourt.errors import ConfigurationError, ConnectionGoneError, NotFoundError, UnauthorizedError
 from claimcourt.models import ConnectionRecord, first_problem, utcnow
 from claimcourt.observability import logger, observed
@@ -109,8 +113,19 @@ def on_subscribe(deps: Deps, event: APIGatewayWebSocketEvent) -> Reply:
 
 
 def on_unknown(deps: Deps, event: APIGatewayWebSocketEvent) -> Reply:
+    """$default: what no route took. A message that is not a JSON object (not JSON, or JSON that
+    cannot be read safely, e.g. nested past the recursion limit) is invalid; an object names an
+    action there is no route for."""
     connection_id = event.request_context.connection_id
-    _error(deps, connection_id, "unknown_action", 'send {"action": "subscribe", "run_id": "run_…"}')
+    hint = 'send {"action": "subscribe", "run_id": "run_…"}'
+    try:
+        message = read_json(event.decoded_body or "")
+    except ValueError:  # json.JSONDecodeError is one
+        message = None
+    if isinstance(message, dict):
+        _error(deps, connection_id, "unknown_action", hint)
+    else:
+        _error(deps, connection_id, "invalid_message", f"a message is a JSON object: {hint}")
     return {"statusCode": 200}
 
 
@@ -125,5 +140,11 @@ ROUTES: dict[str, Callable[[Deps, APIGatewayWebSocketEvent], Reply]] = {
 def handler(event: dict[str, Any], context: LambdaContext) -> Reply:
     request = APIGatewayWebSocketEvent(event)
     route = request.request_context.route_key
-    logger.append_keys(route=route, connection_id=request.request_context.connection_id)
-    return ROUTES.get(route, on_unknown)(current_deps(), request)
+    connection_id = request.request_context.connection_id
+    logger.append_keys(route=route, connection_id=connection_id)
+    deps = current_deps()
+    # $connect checked the key; a message afterwards may come after the key was revoked
+    messaged = route not in ("$connect", "$disconnect")
+    if messaged and close_if_revoked(deps.store, poster_of(deps), connection_id):
+        return {"statusCode": 200}
+    return ROUTES.get(route, on_unknown)(deps, request)

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
-from claimcourt.bench.harness import SYSTEM_NAMES, SYSTEMS, Job, Outcome
+from claimcourt.bench.harness import METER_MODEL, SYSTEM_NAMES, SYSTEMS, Job, Outcome
 
 
 @dataclass(frozen=True)
@@ -119,8 +119,15 @@ def by_system(outcomes: Sequence[Outcome], systems: Sequence[str]) -> dict[str, 
     return {s: [o for o in outcomes if o.system == s] for s in systems}
 
 
+# The dollars' two kinds: spent on a provider, and the offline reasoner's calls priced as a model's.
+SPENT = "$ per item, spent"
+METERED = f"$ per item, metered as if billed at {METER_MODEL} prices"
+
+
 def cost_rows(outcomes: Sequence[Outcome], systems: Sequence[str]) -> list[Row]:
-    """Calls, tokens, dollars and wall time per item (a claim once), and how many gave no answer."""
+    """Calls, tokens, dollars and wall time per item (a claim once), and how many gave no answer. Dollars
+    spent and dollars metered (the offline reasoner's, which cost nothing) are separate rows, the
+    metered one only when something was metered."""
     grouped = by_system(outcomes, systems)
 
     def mean(system: str, read: Callable[[Outcome], float]) -> float | None:
@@ -130,7 +137,12 @@ def cost_rows(outcomes: Sequence[Outcome], systems: Sequence[str]) -> list[Row]:
     return [
         Row("LLM calls per item", {s: mean(s, lambda o: o.calls) for s in systems}, "{:.1f}"),
         Row("tokens per item", {s: mean(s, lambda o: o.tokens) for s in systems}, "{:,.0f}"),
-        Row("$ per item", {s: mean(s, lambda o: o.cost_usd) for s in systems}, "{:.4f}"),
+        Row(SPENT, {s: mean(s, lambda o: o.cost_usd) for s in systems}, "{:.4f}"),
+        *(
+            [Row(METERED, {s: mean(s, lambda o: o.metered_usd) for s in systems}, "{:.4f}")]
+            if any(o.metered_usd for o in outcomes)
+            else []
+        ),
         Row("wall s per item", {s: mean(s, lambda o: o.wall_s) for s in systems}, "{:.2f}"),
         Row(
             "no answer (stopped, failed, refused)",

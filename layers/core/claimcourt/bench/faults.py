@@ -2,7 +2,8 @@
 
 A server on 127.0.0.1 speaks Anthropic's Messages protocol. It answers each request with the
 offline reasoner's reply to the same task (as a forced `submit` tool call, with token counts sized
-from the prompt and the reply), except for a seeded share it fails with 529 overloaded, 500 or 429.
+from the prompt and the reply), except for a seeded share it fails: 529 overloaded, 500 or 429, or a
+200 whose body is empty or cut off mid-JSON (the SDK cannot parse it; the provider asks again).
 The runs go through everything a real deployment uses: the Anthropic SDK and its retries, the
 provider's error mapping, the ASL's Retry of TransientError, the ledger and the budget. Prints:
 
@@ -44,8 +45,27 @@ from claimcourt.runs import create_run, parse_request, run_usage
 from claimcourt.settings import Settings
 from claimcourt.wiring import build_deps, build_providers
 
-# What an overloaded or throttled Anthropic API answers; each carries a short Retry-After.
-FAILURES = ((529, "overloaded_error"), (500, "api_error"), (429, "rate_limit_error"))
+
+@dataclass(frozen=True)
+class Fault:
+    label: str  # how the printout counts it
+    status: int
+    body: dict[str, Any] | bytes  # bytes: sent as is, not as JSON
+
+
+def _error(kind: str) -> dict[str, Any]:
+    return {"type": "error", "error": {"type": kind, "message": "injected failure"}}
+
+
+# What an overloaded or throttled Anthropic API answers (each with a short Retry-After), and a 200
+# whose body is not JSON: empty, or a message cut off mid-stream (a proxy or a dropped connection).
+FAULTS = (
+    Fault("529", 529, _error("overloaded_error")),
+    Fault("500", 500, _error("api_error")),
+    Fault("429", 429, _error("rate_limit_error")),
+    Fault("200 empty", 200, b""),
+    Fault("200 truncated", 200, b'{"id": "msg_bench", "type": "message", "content": [{"type": "tool_u'),
+)
 CHARS_PER_TOKEN = 4  # a rough tokenizer: the figures compare two counts of the same replies
 CORRECTION = "\n\n<correction>\n"  # how with_feedback appends a correction to the prompt
 
@@ -54,7 +74,7 @@ CORRECTION = "\n\n<correction>\n"  # how with_feedback appends a correction to t
 class Tally:
     requests: int = 0
     replies: int = 0
-    failures: Counter[int] = field(default_factory=Counter)
+    failures: Counter[str] = field(default_factory=Counter)  # by Fault.label
     unscripted: int = 0  # a request whose prompt no task registered: a bench bug, shown if ever
     billed_usd: float = 0.0
 
@@ -82,14 +102,14 @@ class FlakyAnthropic:
         with self._lock:
             self._answers[(system, prompt)] = reply
 
-    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
+    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any] | bytes, dict[str, str]]:
         with self._lock:
             self.tally.requests += 1
             if self._rng.random() < self.fail_share:
-                status, kind = self._rng.choice(FAILURES)
-                self.tally.failures[status] += 1
-                error = {"type": "error", "error": {"type": kind, "message": "injected failure"}}
-                return status, error, {"retry-after-ms": str(self.retry_after_ms)}
+                fault = self._rng.choice(FAULTS)
+                self.tally.failures[fault.label] += 1
+                headers = {"retry-after-ms": str(self.retry_after_ms)} if fault.status >= 400 else {}
+                return fault.status, fault.body, headers
             reply = self._answers.get((body.get("system", ""), _prompt_of(body)))
             if reply is None:
                 self.tally.unscripted += 1
@@ -138,7 +158,7 @@ def _handler_for(server: FlakyAnthropic) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
             status, payload, headers = server.answer(body)
-            data = json.dumps(payload).encode()
+            data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(data)))
@@ -224,7 +244,7 @@ def report(outcome: Outcome, runs: int, fail_share: float, sdk_retries: int) -> 
     )
     for reason, count in outcome.errors.most_common():
         print(f"  failed: {count} × {reason}")
-    injected = ", ".join(f"{n} × {status}" for status, n in sorted(t.failures.items()))
+    injected = ", ".join(f"{n} × {label}" for label, n in sorted(t.failures.items()))
     print(
         f"requests: {t.requests} made, {t.replies} replies completed, failures injected: {injected or 'none'}"
     )

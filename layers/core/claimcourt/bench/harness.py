@@ -13,9 +13,10 @@ is replayed from the ledger, not repeated.
 
 Debates are admitted by the cost guard (`submit_when_free`: at most CLAIMCOURT_MAX_ACTIVE_RUNS at once,
 waiting for a slot), and jobs run `--concurrency` at a time. With no provider key the offline reasoner plays
-every role, metered: each call is billed the tokens of its prompt, schema and reply (4 characters a token)
-at METER_MODEL's list price, so calls, tokens and dollars compare the systems' prompts; the offline
-reasoner's replies are shorter than a model's. Its figures are the offline reasoner's, and say so.
+every role, metered: each call is priced the tokens of its prompt, schema and reply (4 characters a token)
+as if billed at METER_MODEL's list price, so calls, tokens and dollars compare the systems' prompts; the
+offline reasoner's replies are shorter than a model's. Its figures are the offline reasoner's, and say so:
+its dollars are `metered_usd` ("metered as if billed at … prices"), and `cost_usd` (spent) stays 0.
 """
 
 from __future__ import annotations
@@ -115,9 +116,11 @@ class Outcome:
     error: str | None
     calls: int
     tokens: int
-    cost_usd: float
+    cost_usd: float  # spent: what the providers billed
     wall_s: float
     run_id: str
+    # The offline reasoner's calls priced as if billed at METER_MODEL's prices: nothing was spent on them.
+    metered_usd: float = 0.0
 
     @property
     def answered(self) -> bool:
@@ -304,10 +307,19 @@ def _outcome(
         error=error,
         calls=sum(m.calls for m in usage.models.values()) if usage else 0,
         tokens=usage.input_tokens + usage.output_tokens if usage else 0,
-        cost_usd=usage.total_cost_usd if usage else 0.0,
+        cost_usd=_dollars(usage, metered=False),
         wall_s=round(wall_s, 3),
         run_id=run_id,
+        metered_usd=_dollars(usage, metered=True),
     )
+
+
+def _dollars(usage: Usage | None, *, metered: bool) -> float:
+    """Spent (calls to a provider), or metered (the offline reasoner's calls, which MeteredOffline
+    prices as if billed at METER_MODEL's prices but which cost nothing)."""
+    if usage is None:
+        return 0.0
+    return round(sum(m.cost_usd for m in usage.models.values() if (m.provider == "offline") == metered), 6)
 
 
 def bench_settings(settings: Settings, data_dir: Path, debates: int) -> Settings:

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from claimcourt.evidence.corpus import CorpusSource
-from claimcourt.local.console import pause_collector
+from claimcourt.local.collector import pause_collector
 from claimcourt.local.runtime import LocalRuntime
 from claimcourt.models import ArgueInput, FactcheckInput, SourceTag
 from claimcourt.reasoning.base import ProviderReply, Task

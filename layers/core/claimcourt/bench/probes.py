@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from claimcourt.bench.card import Options, Row, Section, Table, by_system, choose, cost_rows
-from claimcourt.bench.harness import SYSTEM_NAMES, Job, Outcome
+from claimcourt.bench.harness import METER_MODEL, SYSTEM_NAMES, Job, Outcome
 
 NAME = "probes"
 DATA = Path(__file__).parent / "data" / "probes.json"
@@ -145,7 +145,11 @@ def evaluate(outcomes: Sequence[Outcome], options: Options) -> Section:
     prior_cost = [o for o in grouped["judge"] if "judge" not in systems]
     if prior_cost:
         spent = sum(o.cost_usd for o in prior_cost)
-        notes.append(f"the {len(prior_cost)} judge priors of the leakage ablation cost ${spent:.4f} in all")
+        metered = sum(o.metered_usd for o in prior_cost)
+        dollars = f"${spent:.4f} spent" + (
+            f" (${metered:.4f} metered as if billed at {METER_MODEL} prices)" if metered else ""
+        )
+        notes.append(f"the {len(prior_cost)} judge priors of the leakage ablation cost {dollars} in all")
     per_claim = Table(
         "score per probe",
         ["probe", *(SYSTEM_NAMES[s] for s in systems)],

@@ -13,7 +13,7 @@ import html
 from pathlib import Path
 from typing import Any
 
-from claimcourt.bench.harness import SYSTEM_NAMES
+from claimcourt.bench.harness import METER_MODEL, SYSTEM_NAMES
 
 COLOURS = {"judge": "#d95f02", "rag": "#7570b3", "debate": "#1b9e77"}
 
@@ -139,7 +139,8 @@ def html_report(directory: Path, document: dict[str, Any], images: dict[str, lis
     if document["offline"]:
         parts.append(
             "<p class='offline'>These are the <b>offline reasoner's</b> figures: no language model was used. "
-            "Calls, tokens and dollars are its prompts and replies metered at list prices. "
+            "Calls and tokens are its prompts and replies; its dollars are <b>metered as if billed at "
+            f"{METER_MODEL} prices</b>, and <b>$0 was spent</b>. "
             "Run the same command with a provider key for a model's figures.</p>"
         )
     options = document["options"]

@@ -6,7 +6,8 @@
 
 Each bench's items go through the debate and, with --baselines, through the single-LLM judge and naive
 RAG + LLM on the same model (claimcourt.bench.harness). Prints each bench's scorecard (every metric for
-every system, then calls, tokens and dollars per item) and writes a directory `<out>/<name>-<UTC time>/`
+every system, then calls, tokens and dollars per item: spent, and, for the offline reasoner, metered as if
+billed at a model's prices) and writes a directory `<out>/<name>-<UTC time>/`
 with config.json, progress.jsonl, the store, scorecard.json, PNG plots and report.html
 (claimcourt.bench.report). Interrupted (Ctrl-C, a crash), it resumes with --resume DIR.
 
@@ -30,6 +31,7 @@ from pydantic import ValidationError
 from claimcourt.bench import averitec, calibration, climate, probes
 from claimcourt.bench.card import Options, Section, render
 from claimcourt.bench.harness import (
+    METER_MODEL,
     Job,
     Outcome,
     _digest,
@@ -155,7 +157,12 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, list[Section]]:
     print(f"bench run: {directory}", file=sys.stderr)
     print(
         f"reasoner: {label}"
-        + (" — these are the offline reasoner's figures, not a model's" if offline else "")
+        + (
+            " — these are the offline reasoner's figures, not a model's: its dollars are metered as if "
+            f"billed at {METER_MODEL} prices, and $0 was spent"
+            if offline
+            else ""
+        )
     )
     jobs = {name: BENCHES[name].jobs(options) for name in options.benches}
     debates = sum(job.system == "debate" for js in jobs.values() for job in js)

@@ -62,7 +62,7 @@ RUN_GOAL = 1.5
 
 def serve_child(port: int, data_dir: Path, latency: float, max_active: int) -> None:
     """The server, as `claimcourt serve` builds it but with the scripted reasoner; until SIGTERM."""
-    from claimcourt.local.console import pause_collector
+    from claimcourt.local.collector import pause_collector
 
     pause_collector()  # as the console script starts; the runtime resumes it, the start-up heap frozen
     logging.getLogger("claimcourt").setLevel(logging.WARNING)

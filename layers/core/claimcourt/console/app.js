@@ -7,12 +7,18 @@ import { h, mount } from "./ui.js";
 
 const main = document.getElementById("main");
 
+// [hash, tab, module, whether the page is reached from a tab rather than one itself]. A run's live
+// trace, its verdict and a claim's drift chart are not tabs: each stays under the tab the user
+// reached it from (a debate started on Run is followed and read under Run; one opened from History,
+// under History; a monitor's last run, under Monitors), and so does a reload. Opened with no tab
+// before it (a link from elsewhere, a new tab, or the banner from Settings, which links to no run),
+// it falls under its own: Run for a live trace, History for a verdict or a drift chart.
 const ROUTES = [
   [/^#?\/?$/, "run", "page-run.js"],
   [/^#\/run$/, "run", "page-run.js"],
-  [/^#\/runs\/([\w-]+)\/live$/, "run", "page-trace.js"],
-  [/^#\/runs\/([\w-]+)$/, "history", "page-verdict.js"],
-  [/^#\/claims\/([\w-]+)$/, "history", "page-drift.js"],
+  [/^#\/runs\/([\w-]+)\/live$/, "run", "page-trace.js", true],
+  [/^#\/runs\/([\w-]+)$/, "history", "page-verdict.js", true],
+  [/^#\/claims\/([\w-]+)$/, "history", "page-drift.js", true],
   [/^#\/history$/, "history", "page-history.js"],
   [/^#\/monitors$/, "monitors", "page-monitors.js"],
   [/^#\/settings$/, "settings", "page-settings.js"],
@@ -34,16 +40,34 @@ async function loadPage(file) {
 
 let leave = null; // the current page's clean-up
 
+const TAB = "cc.tab";
+let tab = null; // the tab highlighted now (null before the first page of this document)
+
+function tabFrom(hash, home) {
+  if (tab) return tab === "settings" ? home : tab;
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(TAB) || "null");
+    if (kept?.hash === hash) return kept.tab; // a reload: the same page, under the same tab
+  } catch { /* nothing kept */ }
+  return home;
+}
+
 async function route() {
   if (leave) { try { leave(); } catch { /* a page's clean-up must not block the next */ } leave = null; }
   const hash = location.hash || "#/run";
   let found = ROUTES.find(([re]) => re.test(hash));
   if (!getKey()) found = ROUTES[ROUTES.length - 1]; // no key yet: ask for one first
   if (!found) found = ROUTES[0];
-  const [re, nav, file] = found;
+  const [re, home, file, reached] = found;
   const params = hash.match(re)?.slice(1) || [];
+  const nav = reached ? tabFrom(hash, home) : home;
+  if (file !== "page-key.js") {
+    tab = nav;
+    try { sessionStorage.setItem(TAB, JSON.stringify({ hash, tab })); } catch { /* storage off: no reload memory */ }
+  }
   for (const a of document.querySelectorAll("[data-nav]")) {
-    if (a.dataset.nav === nav) a.setAttribute("aria-current", "page");
+    // "page" on the tab's own page; "true" (the current section) on a page reached from it
+    if (a.dataset.nav === nav) a.setAttribute("aria-current", reached ? "true" : "page");
     else a.removeAttribute("aria-current");
   }
   const token = (route.token = {});

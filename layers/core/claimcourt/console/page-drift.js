@@ -4,7 +4,7 @@
 // claim.score_changed ringed. uPlot (vendored, MIT) draws it; a table below says the same in text.
 
 import { api } from "./api.js";
-import { errorBox, h, mount, verdictPill, when } from "./ui.js";
+import { css, errorBox, h, loadUPlot, mount, plural, scrollBox, statusPill, verdictPill, when } from "./ui.js";
 
 const DAY = 86400;
 
@@ -13,18 +13,7 @@ function kindOf(p) {
   return p.run_id.startsWith("drift-") ? "drift" : "live";
 }
 
-function css(name) {
-  return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
-}
-
-let uPlotModule = null;
-async function loadUPlot() {
-  if (!uPlotModule) {
-    document.head.append(h("link", { rel: "stylesheet", href: "/console/uplot.css" }));
-    uPlotModule = (await import("./uplot.esm.js")).default;
-  }
-  return uPlotModule;
-}
+const KIND_UNIT = { live: "live run", drift: "drift re-score", backtest: "backtest" };
 
 function chart(uPlot, el, points, changed, thresholds) {
   const rows = points.map((p) => ({
@@ -100,6 +89,29 @@ function chart(uPlot, el, points, changed, thresholds) {
   }, [xs, series("live"), series("drift"), series("backtest")], el);
 }
 
+// Nothing to chart: the page says why, and lists the claim's runs (found by its text) instead.
+async function nothingToChart(view, claimId, claim) {
+  const runs = h("div", h("p.muted", "Looking for its runs…"));
+  mount(view,
+    h("div.card#no-points",
+      h("h1", claim ? claim.text : "A claim's drift"),
+      h("h2", "Nothing to chart yet"),
+      h("p", "A drift chart plots a claim's scored runs over time (live runs, drift re-scores and backtests, each with its interval). This claim has none yet: a run the suitability check stopped, a run that failed and a motion debate (its crowd votes; nothing is scored) put no point on it."),
+      runs));
+  if (!claim) { mount(runs); return; }
+  try {
+    const page = await api(`/runs?${new URLSearchParams({ q: claim.text.slice(0, 200), limit: "20" })}`);
+    const mine = page.runs.filter((r) => r.claim_id === claimId);
+    mount(runs, mine.length
+      ? [h("h3", "Its runs"), scrollBox("Its runs", h("table#claim-runs", h("tbody", mine.map((r) => h("tr",
+        h("td", h("a", { href: r.status === "running" ? `#/runs/${r.run_id}/live` : `#/runs/${r.run_id}` }, r.kind === "motion" ? "motion debate" : "claim run")),
+        h("td", statusPill(r.status)), h("td", when(r.created_at)))))))]
+      : null);
+  } catch {
+    mount(runs);
+  }
+}
+
 export async function render(view, claimId) {
   mount(view, h("p.muted", "Loading the claim's history…"));
   let history, claims, monitors;
@@ -113,29 +125,30 @@ export async function render(view, claimId) {
   }
   const claim = claims.claims.find((c) => c.claim_id === claimId);
   const points = history.points;
+  if (!points.length) { await nothingToChart(view, claimId, claim); return; }
   const changed = new Set(history.score_changes);
   const latest = [...points].filter((p) => !p.as_of_date).sort((a, b) => Date.parse(b.at) - Date.parse(a.at))[0];
   const mine = monitors.monitors.filter((m) => m.claim_id === claimId);
   const thresholds = latest ? mine.map((m) => ({ base: latest.score, threshold: m.request.threshold })) : [];
-  const box = h("div.chart#drift-chart", { role: "img", "aria-label": `Score over time: ${points.length} points; the table below lists them` });
-  const counts = ["live", "drift", "backtest"].map((k) => `${points.filter((p) => kindOf(p) === k).length} ${k}`).join(", ");
+  const box = h("div.chart#drift-chart", { role: "img", "aria-label": `Score over time: ${plural(points.length, "point")}; the table below lists them` });
+  const counts = ["live", "drift", "backtest"].map((k) => [k, points.filter((p) => kindOf(p) === k).length])
+    .filter(([, n]) => n).map(([k, n]) => plural(n, KIND_UNIT[k])).join(", ");
 
   mount(view,
     h("div.card",
       h("h1", claim ? claim.text : "A claim's drift"),
-      h("div.row.small.muted", h("span", `${points.length} points (${counts})`),
-        mine.length ? h("span", `${mine.length} monitor${mine.length > 1 ? "s" : ""}: ${mine.map((m) => `${m.request.cadence} ±${m.request.threshold}`).join(", ")}`) : h("a", { href: "#/monitors" }, "watch this claim"),
-        changed.size ? h("span", `${changed.size} score change${changed.size > 1 ? "s" : ""} announced (ringed)`) : null)),
-    h("div.card", points.length ? box : h("p.empty", "No scored run of this claim yet.")),
+      h("div.row.small.muted", h("span#point-count", `${plural(points.length, "point")}: ${counts}`),
+        mine.length ? h("span", `${plural(mine.length, "monitor")}: ${mine.map((m) => `${m.request.cadence} ±${m.request.threshold}`).join(", ")}`) : h("a", { href: "#/monitors" }, "watch this claim"),
+        changed.size ? h("span", `${plural(changed.size, "score change")} announced (ringed)`) : null)),
+    h("div.card", box),
     h("section.card", { "aria-labelledby": "points-title" }, h("h2#points-title", "The points"),
-      h("table#drift-table",
+      scrollBox("The points", h("table#drift-table",
         h("thead", h("tr", ["When", "Kind", "Score", "Interval", "Verdict", "Run"].map((c) => h("th", c)))),
         h("tbody", [...points].reverse().map((p) => h("tr", { "data-kind": kindOf(p) },
           h("td", p.as_of_date ? `as of ${p.as_of_date}` : when(p.at)),
           h("td", kindOf(p), changed.has(p.run_id) ? " · score changed" : ""),
           h("td.num", p.score), h("td", `${p.interval.low}–${p.interval.high}`), h("td", verdictPill(p.verdict)),
-          h("td", h("a", { href: `#/runs/${p.run_id}` }, "open"))))))));
-  if (!points.length) return;
+          h("td", h("a", { href: `#/runs/${p.run_id}` }, "open")))))))));
   const uPlot = await loadUPlot();
   let plot = chart(uPlot, box, points, changed, thresholds);
   const redraw = () => { plot.destroy(); plot = chart(uPlot, box, points, changed, thresholds); };

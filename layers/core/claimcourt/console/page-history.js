@@ -2,7 +2,7 @@
 // each deletable; and its claims with their run counts, each leading to its drift chart.
 
 import { api } from "./api.js";
-import { errorBox, h, mount, statusPill, verdictPill, when } from "./ui.js";
+import { errorBox, h, mount, plural, scrollBox, statusPill, verdictPill, when } from "./ui.js";
 
 const SOURCES = [["", "All sources"], ["app", "App"], ["drift", "Drift"], ["monitor", "Monitor"], ["bench", "Bench"]];
 
@@ -23,7 +23,8 @@ export function render(view) {
       h("td.num", run.score ?? "—"),
       h("td", h("span.tag", run.source_tag)),
       h("td", when(run.created_at)),
-      h("td", h("a", { href: `#/claims/${run.claim_id}` }, "drift"), " ", del));
+      // a drift chart only where this run put a point on it (a motion, a stopped or failed run has no score)
+      h("td", run.score != null ? [h("a", { href: `#/claims/${run.claim_id}` }, "drift"), " "] : null, del));
     del.addEventListener("click", async () => {
       if (!confirm(`Delete this run? “${run.claim}”`)) return;
       try {
@@ -49,7 +50,7 @@ export function render(view) {
       for (const run of page.runs) body.append(row(run));
       cursor = page.next_cursor;
       more.hidden = !cursor;
-      status.textContent = body.children.length ? `${body.children.length} runs shown` : "No runs match.";
+      status.textContent = body.children.length ? `${plural(body.children.length, "run")} shown` : "No runs match.";
     } catch (err) {
       status.textContent = err.message;
     }
@@ -62,10 +63,10 @@ export function render(view) {
 
   const claims = h("div", h("p.muted", "Loading…"));
   api("/claims?limit=200").then((r) => {
-    mount(claims, r.claims.length ? h("table#claims-table",
+    mount(claims, r.claims.length ? scrollBox("Claims", h("table#claims-table",
       h("thead", h("tr", h("th", "Claim"), h("th.num", "Runs"), h("th", "Last seen"))),
       h("tbody", r.claims.map((c) => h("tr", h("td", h("a", { href: `#/claims/${c.claim_id}` }, c.text)),
-        h("td.num", c.run_count), h("td", when(c.last_seen))))))
+        h("td.num", c.run_count), h("td", when(c.last_seen)))))))
       : h("p.muted", "No claims yet."));
   }, (err) => mount(claims, errorBox(err)));
 
@@ -75,7 +76,7 @@ export function render(view) {
       h("form.row", { role: "search", onsubmit: (e) => { e.preventDefault(); load(true); } },
         h("div.field", h("label", { for: "history-search" }, "Search claims"), search),
         h("div.field", h("label", { for: "history-source" }, "Source"), source)),
-      h("table#runs-table", h("thead", h("tr", ["Claim", "Verdict", "Score", "Source", "Started", ""].map((c) => h("th", c)))), body),
+      scrollBox("Runs", h("table#runs-table", h("thead", h("tr", ["Claim", "Verdict", "Score", "Source", "Started", ""].map((c) => h("th", c)))), body)),
       h("div.row", more, status)),
     h("section.card", { "aria-labelledby": "claims-title" }, h("h2#claims-title", "Claims"), claims));
   load(true);

@@ -3,7 +3,7 @@
 // decisions. Reconnects (and resumes after the last seq) through the shared connection in api.js.
 
 import { ENDS, api, live } from "./api.js";
-import { errorBox, h, mount, seconds, statusPill, verdictPill } from "./ui.js";
+import { errorBox, h, mount, plural, scrollBox, seconds, statusPill, verdictPill } from "./ui.js";
 
 const ROLE = {
   suitability: "moderator", decompose: "moderator", retrieve: "retrieve", moderate: "moderator",
@@ -84,11 +84,11 @@ function stepView(step) {
   const extra = [];
   const s = step.summary || {};
   if (step.stage === "argue" && s.implied_score !== undefined) extra.push(`implies ${s.implied_score}`);
-  if (step.stage === "retrieve" && s.found !== undefined) extra.push(`${s.found} passages`);
+  if (step.stage === "retrieve" && s.found !== undefined) extra.push(plural(s.found, "passage"));
   if (step.stage === "adjudicate" && s.overall_score !== undefined) extra.push(`scores ${s.overall_score}`);
   if (step.stage === "moderate" && s.recommendation) extra.push(`recommends ${s.recommendation}`);
   if (step.stage === "speak" && s.refused) extra.push("declined to go on");
-  else if (step.stage === "speak" && s.words !== undefined) extra.push(`${s.words} words, ${s.citations} citations`);
+  else if (step.stage === "speak" && s.words !== undefined) extra.push(`${plural(s.words, "word")}, ${plural(s.citations, "citation")}`);
   if (step.stage === "tally" && s.for_pct !== undefined) extra.push(`${s.for_pct} % for · ${s.against_pct} % against`);
   if (step.stage === "tally" && s.first) extra.push(`${s.first} speaks first`);
   if (step.stage === "cartograph" && s.frontier !== undefined) extra.push(`${s.consensus} agreed, ${s.frontier} disputed`);
@@ -104,7 +104,7 @@ function decisionView(round, d) {
     ["gap between sides", sig.score_gap == null ? "—" : sig.score_gap.toFixed(1)],
     ["moderator", `${sig.moderator || "—"}${sig.provisional_score != null ? `, provisional ${sig.provisional_score}` : ""}`],
     ["new evidence / points", `${sig.new_evidence ?? 0} / ${sig.new_points ?? 0}`],
-    ["disagreement frontier", sig.frontier == null ? "—" : `${sig.frontier} issues${sig.frontier_shift != null ? ` (shift ${sig.frontier_shift})` : ""}`],
+    ["disagreement frontier", sig.frontier == null ? "—" : `${plural(sig.frontier, "issue")}${sig.frontier_shift != null ? ` (shift ${sig.frontier_shift})` : ""}`],
   ];
   return h("div.decision.role-moderator", { "data-decision": round },
     h("div", h("strong.role-name", `Round ${round}: ${d.action.replaceAll("_", " ")}`), " ", h("span.small.muted", `(${d.rule}; mode ${d.mode})`)),
@@ -159,18 +159,18 @@ export async function render(view, runId) {
       assess.length ? h("div.card", phase(run.kind === "motion" ? "Before the debate: stances and vote zero" : "Assess (in parallel)", assess)) : null,
       rounds.map(([n, r]) => h("div.card", { "data-round": n },
         h("h2", `Round ${n}`),
-        r.retrieve.length ? phase(`Retrieve (${r.retrieve.length} in parallel)`, r.retrieve) : null,
+        r.retrieve.length ? phase(`Retrieve (${plural(r.retrieve.length, "query", "queries")}${r.retrieve.length > 1 ? " in parallel" : ""})`, r.retrieve) : null,
         r.argue.length ? phase("Argue (for ∥ against)", r.argue) : null,
         // A motion's turns are sequential: each team's fact-checker, then its statement, in the order they ran.
         r.speak.length
           ? phase("Turns (fact-check, then statement)", [...r.factcheck, ...r.speak].sort((a, b) => a.startedAt - b.startedAt))
           : r.factcheck.length ? phase("Fact-check (each side checks the other's citations)", r.factcheck) : null,
         r.cartograph.length ? phase("The judge maps the round", r.cartograph) : null,
-        r.vote.length ? phase(`The crowd votes (${r.vote.length} batches in parallel)`, [...r.vote, ...r.tally]) : null,
+        r.vote.length ? phase(`The crowd votes (${plural(r.vote.length, "batch", "batches")}${r.vote.length > 1 ? " in parallel" : ""})`, [...r.vote, ...r.tally]) : null,
         r.moderate.length ? phase("Moderate", r.moderate) : null,
         r.control.length ? phase("Round controller", r.control, trace.decisions.has(n) ? decisionView(n, trace.decisions.get(n)) : null) : null)),
       judge.length ? h("div.card", phase(run.kind === "motion" ? "Conclusion" : "Judge and score", judge)) : null);
-    count.textContent = `${trace.events.length} events`;
+    count.textContent = plural(trace.events.length, "event");
   }
   function tick() {
     if (!trace.start) return;
@@ -203,9 +203,9 @@ export async function render(view, runId) {
       api(`/runs/${runId}/round_decisions`).then((r) => {
         if (!r.decisions.length) return;
         mount(decisionsTable, h("section.card", h("h2", "The round controller's decisions"),
-          h("table", h("thead", h("tr", ["Round", "Action", "Rule", "Mode", "Would have"].map((c) => h("th", c)))),
+          scrollBox("The round controller's decisions", h("table", h("thead", h("tr", ["Round", "Action", "Rule", "Mode", "Would have"].map((c) => h("th", c)))),
             h("tbody", r.decisions.map((d) => h("tr", h("td", d.round), h("td", d.action), h("td", d.rule), h("td", d.mode),
-              h("td", d.controller_action ? `${d.controller_action} (${d.controller_rule})` : "—")))))));
+              h("td", d.controller_action ? `${d.controller_action} (${d.controller_rule})` : "—"))))))));
       }, () => {});
       if (wasRunning && e.type === "run.succeeded") {
         setTimeout(() => { if (!leaving && location.hash === `#/runs/${runId}/live`) location.hash = `#/runs/${runId}`; }, 1500);

@@ -5,7 +5,7 @@
 
 import { ApiError, api, apiText } from "./api.js";
 import {
-  VERDICT_LABEL, claimLink, download, errorBox, h, mount, scale, seconds, statusPill, tierBadge, usd, verdictPill, when,
+  css, download, errorBox, h, loadUPlot, mount, plural, scale, scrollBox, seconds, statusPill, tierBadge, usd, verdictPill, when,
 } from "./ui.js";
 
 function cited(text, sources) {
@@ -44,6 +44,35 @@ function list(items) {
   return items?.length ? h("ul", items.map((i) => h("li", i))) : h("p.muted", "None.");
 }
 
+// The scoring contract's adjustments: a table, and on a narrow screen a stack of rows, each cell named
+// (the prose of "What" cannot be read in a column a few words wide, nor scrolled sideways).
+const ADJUSTMENT_COLUMNS = ["Applies to", "Kind", "What", "Before → after"];
+function adjustments(items) {
+  const cell = (i, text, num) => h(num ? "td.num" : "td", { role: "cell", "data-label": ADJUSTMENT_COLUMNS[i] }, text);
+  return h("table.stack#adjustments", { role: "table", "aria-label": "Adjustments" },
+    h("thead", { role: "rowgroup" }, h("tr", { role: "row" },
+      ADJUSTMENT_COLUMNS.map((c, i) => h(i === 3 ? "th.num" : "th", { role: "columnheader" }, c)))),
+    h("tbody", { role: "rowgroup" }, items.map((a) => h("tr", { role: "row" },
+      cell(0, a.target), cell(1, a.kind.replaceAll("_", " ")), cell(2, a.detail),
+      cell(3, a.before != null ? `${a.before} → ${a.after}` : "—", true)))));
+}
+
+// Every citation with the other side's fact-check (a claim's result and a motion's carry the same).
+function ledgerCard(citations) {
+  if (!citations.length) return null;
+  return h("section.card#ledger", { "aria-labelledby": "ledger-title" },
+    h("h2#ledger-title", `Citation ledger (${citations.length})`),
+    h("p.small.muted", "Every citation with the other side's fact-check: credibility and correspondence, 1–10."),
+    h("details", h("summary", "Show every citation"),
+      scrollBox("Citation ledger", h("table", h("thead", h("tr", ["Citation", "Round", "Source", "Sentence", "Credibility", "Correspondence", "Check and answer"].map((c) => h("th", c)))),
+        h("tbody", citations.map((c) => h("tr", { "data-ledger": c.key },
+          h("td", h(`span.role-${c.side}.role-name`, c.key)), h("td.num", c.round),
+          h("td", tierBadge(c.tier), " ", h("a", { href: c.source_url, rel: "noopener noreferrer", target: "_blank" }, c.title)),
+          h("td.small", c.sentence),
+          h("td.num", c.credibility ?? "—"), h("td.num", c.correspondence ?? "—"),
+          h("td.small", c.comment || "", c.response ? h("div.muted", `answer: ${c.response}`) : null))))))));
+}
+
 export async function render(view, runId) {
   mount(view, h("p.muted", "Loading the verdict…"));
   let run;
@@ -53,6 +82,8 @@ export async function render(view, runId) {
     mount(view, h("div.card", h("h1", "Verdict"), errorBox(err instanceof ApiError && err.status === 404 ? "There is no such run (or it has been deleted)." : err)));
     return;
   }
+  const actions = h("div.row",
+    h("a.button", { href: `#/runs/${runId}/live` }, run.status === "running" ? "Watch live" : "Trace"));
   const header = h("div.card",
     h("div.spread",
       h("div", h("h1#claim-title", run.claim),
@@ -63,18 +94,23 @@ export async function render(view, runId) {
           h("span.tag", run.source_tag),
           h("span", when(run.created_at)),
           run.finished_at ? h("span", `took ${seconds(new Date(run.finished_at) - new Date(run.created_at))}`) : null)),
-      h("div.row",
-        h("a.button", { href: `#/runs/${runId}/live` }, run.status === "running" ? "Watch live" : "Trace"),
-        h("a.button", { href: `#/claims/${run.claim_id}` }, "Drift chart"))));
+      actions));
+  // The drift chart plots a claim's scored runs: offered only where it has a point to show, so never
+  // on a motion (the crowd votes; nothing is scored), and on a run with no score (stopped, failed,
+  // still running) only if other runs of its claim were scored.
+  const offer = (drift) => {
+    actions.dataset.drift = drift ? "offered" : "none"; // decided (the browser tests wait for it)
+    if (drift) actions.append(h("a.button", { href: `#/claims/${run.claim_id}` }, "Drift chart"));
+  };
+  if (run.kind === "motion") offer(false);
+  else if (run.result) offer(true);
+  else api(`/claims/${run.claim_id}/history`).then((history) => offer(history.points.length > 0), () => offer(false));
 
   if (run.status === "running") {
     mount(view, header, h("div.card", h("p", "This debate is still running."), h("a.button.primary", { href: `#/runs/${runId}/live` }, "Watch it live")));
     return;
   }
-  if (run.kind === "motion" && run.status === "succeeded") {
-    await motionResult(view, header, runId);
-    return;
-  }
+  if (run.kind === "motion" && run.status === "succeeded") return motionResult(view, header, runId);
   if (!run.result) {
     mount(view, header, h("div.card",
       h("h2", run.status === "stopped" ? "Stopped by the suitability check" : "The run failed"),
@@ -105,11 +141,7 @@ export async function render(view, runId) {
     ? h("section.card#warnings", { "aria-labelledby": "adj-title" },
       h("h2#adj-title", "Warnings and adjustments"),
       r.warnings.length ? h("div.notice", { role: "note" }, list(r.warnings)) : null,
-      r.adjustments.length ? h("table",
-        h("thead", h("tr", h("th", "Applies to"), h("th", "Kind"), h("th", "What"), h("th.num", "Before → after"))),
-        h("tbody", r.adjustments.map((a) => h("tr",
-          h("td", a.target), h("td", a.kind.replaceAll("_", " ")), h("td", a.detail),
-          h("td.num", a.before != null ? `${a.before} → ${a.after}` : "—"))))) : null)
+      r.adjustments.length ? adjustments(r.adjustments) : null)
     : null;
 
   const cards = h("section", { "aria-labelledby": "sc-title" },
@@ -132,17 +164,7 @@ export async function render(view, runId) {
     h("h2#src-title", `Sources (${r.sources.length}: ${t1} T1, ${r.sources.length - t1} T2)`),
     r.sources.length ? h("ol.sources", r.sources.map(sourceItem)) : h("p.muted", "No source was cited."));
 
-  const ledger = (r.citations || []).length ? h("section.card#ledger", { "aria-labelledby": "ledger-title" },
-    h("h2#ledger-title", `Citation ledger (${r.citations.length})`),
-    h("p.small.muted", "Every citation with the other side's fact-check: credibility and correspondence, 1–10."),
-    h("details", h("summary", "Show every citation"),
-      h("table", h("thead", h("tr", ["Citation", "Round", "Source", "Sentence", "Credibility", "Correspondence", "Check and answer"].map((c) => h("th", c)))),
-        h("tbody", r.citations.map((c) => h("tr", { "data-ledger": c.key },
-          h("td", h(`span.role-${c.side}.role-name`, c.key)), h("td.num", c.round),
-          h("td", tierBadge(c.tier), " ", h("a", { href: c.source_url, rel: "noopener noreferrer", target: "_blank" }, c.title)),
-          h("td.small", c.sentence),
-          h("td.num", c.credibility ?? "—"), h("td.num", c.correspondence ?? "—"),
-          h("td.small", c.comment || "", c.response ? h("div.muted", `answer: ${c.response}`) : null))))))) : null;
+  const ledger = ledgerCard(r.citations || []);
 
   const s = r.structural_analysis;
   const analysis = h("section.card", { "aria-labelledby": "wwc-title" },
@@ -159,7 +181,7 @@ export async function render(view, runId) {
     h("h2#rounds-title", "Rounds"),
     h("dl.kv",
       h("dt", "rounds run"), h("dd", String(r.rounds)),
-      rc ? [h("dt", "round controller"), h("dd", `${rc.mode}${rc.controller_stop_round ? `; would have stopped after round ${rc.controller_stop_round}, saving ${rc.would_save_rounds} rounds (${usd(rc.would_save_usd)})` : ""}${rc.would_continue ? "; wanted more rounds than ran" : ""}`)] : null,
+      rc ? [h("dt", "round controller"), h("dd", `${rc.mode}${rc.controller_stop_round ? `; would have stopped after round ${rc.controller_stop_round}, saving ${plural(rc.would_save_rounds, "round")} (${usd(rc.would_save_usd)})` : ""}${rc.would_continue ? "; wanted more rounds than ran" : ""}`)] : null,
       h("dt", "interval"), h("dd", r.interval_method),
       r.re_deliberation ? [h("dt", "re-deliberation"), h("dd", `${r.re_deliberation.triggered ? "yes" : "no"}: ${r.re_deliberation.reason}`)] : null,
       r.natural_temperature.length ? [h("dt", "natural temperature"), h("dd", r.natural_temperature.join(", "))] : null));
@@ -167,11 +189,11 @@ export async function render(view, runId) {
   const u = r.usage;
   const cost = h("section.card#cost", { "aria-labelledby": "cost-title" },
     h("h2#cost-title", "Cost"),
-    h("div.row", h("strong", usd(u.total_cost_usd)), h("span.muted", `${u.input_tokens + u.output_tokens} tokens (${u.input_tokens} in, ${u.output_tokens} out) · ${u.llm_calls} model calls · retrieval cache ${u.cache_hits} hits, ${u.cache_misses} misses`)),
-    h("table", h("thead", h("tr", ["Model", "Calls", "Input", "Output", "Cache read", "Cache write", "Cost"].map((c, i) => h(i ? "th.num" : "th", c)))),
+    h("div.row", h("strong", usd(u.total_cost_usd)), h("span.muted", `${plural(u.input_tokens + u.output_tokens, "token")} (${u.input_tokens} in, ${u.output_tokens} out) · ${plural(u.llm_calls, "model call")} · retrieval cache ${plural(u.cache_hits, "hit")}, ${plural(u.cache_misses, "miss", "misses")}`)),
+    scrollBox("Cost by model", h("table", h("thead", h("tr", ["Model", "Calls", "Input", "Output", "Cache read", "Cache write", "Cost"].map((c, i) => h(i ? "th.num" : "th", c)))),
       h("tbody", Object.entries(u.models).map(([name, m]) => h("tr",
         h("td", name), h("td.num", m.calls), h("td.num", m.input_tokens), h("td.num", m.output_tokens),
-        h("td.num", m.cache_read_tokens), h("td.num", m.cache_write_tokens), h("td.num", m.price_known ? usd(m.cost_usd) : "unpriced"))))),
+        h("td.num", m.cache_read_tokens), h("td.num", m.cache_write_tokens), h("td.num", m.price_known ? usd(m.cost_usd) : "unpriced")))))),
     h("p.small.muted", "Roles: ", Object.entries(r.models).map(([role, model]) => `${role} ${model}`).join(" · ")));
 
   mount(view, header, hero, warnings, cards, sourcesCard, ledger, h("div.grid.two", analysis, rounds), cost,
@@ -195,29 +217,189 @@ function downloads(runId, result) {
       h("button#dl-result", { type: "button", onclick: () => download(`${runId}.result.json`, JSON.stringify(result, null, 2)) }, "Result (JSON)")));
 }
 
-// A motion debate (GET /motions/{id}): no score, but the crowd's vote before and after, the swing and
-// the judge's report.
+// ---- a motion debate (GET /motions/{id}): no score. The crowd's vote round by round (a uPlot chart
+// and a table: the swing is what a reader comes for), each round's statements in speaking order with
+// the judge's map (debate_logic_map.json) and the crowd's tally after it, then the judge's report.
+
+const TEAM = { for: "Team for", against: "Team against" };
+
+function roundName(t) {
+  if (t.round === 0) return "Vote zero";
+  return `Round ${t.round} (${{ opening: "opening", rounds: "debate", closing: "closing" }[t.phase] || t.phase})`;
+}
+
+const tenth = (x) => Math.round(x * 10) / 10;
+/** +8.3 points, −1 point, ±0 points: a change in percentage points, signed. */
+function pointsChange(x) {
+  const v = tenth(x);
+  return `${v > 0 ? "+" : v < 0 ? "−" : "±"}${Math.abs(v)} ${Math.abs(v) === 1 ? "point" : "points"}`;
+}
+
+function share(t) {
+  return `${t.for_pct} % for · ${t.against_pct} % against · ${t.undecided_pct} % undecided`;
+}
+
+/** The tally's three shares, each kept on one line, for and against in their teams' colours. */
+function shares(t) {
+  return h("div.shares",
+    h("span", h("strong.role-for.role-name", `${t.for_pct} %`), " for"),
+    h("span", h("strong.role-against.role-name", `${t.against_pct} %`), " against"),
+    h("span", h("strong", `${t.undecided_pct} %`), " undecided"));
+}
+
+/** The tally as one bar: for, undecided, against, each as wide as its share. */
+function voteBar(t) {
+  const part = (cls, pct, label) => (pct > 0 ? h(`span.${cls}`, { style: `width:${pct}%`, title: `${label} ${pct} %` }) : null);
+  return h("div.vote-bar", { "aria-hidden": "true" },
+    part("for", t.for_pct, "for"), part("undecided", t.undecided_pct, "undecided"), part("against", t.against_pct, "against"));
+}
+
+function voteChart(uPlot, el, tallies) {
+  const xs = tallies.map((t) => t.round);
+  const width = Math.max(280, el.clientWidth - 4);
+  const roomy = (width - 80) / tallies.length >= 75; // else the rounds' names would run into each other
+  const tick = (x) => {
+    const t = tallies.find((s) => s.round === x);
+    if (!t) return "";
+    if (!roomy) return String(t.round);
+    return t.round === 0 ? "vote zero" : t.phase === "opening" || t.phase === "closing" ? t.phase : `round ${t.round}`;
+  };
+  const text = css("--text");
+  const grid = css("--border");
+  const axis = { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } };
+  // For is drawn wider, under the others: where the shares are equal (a split vote zero) both still show.
+  const line = (label, colour, { wide = false, dash } = {}) => ({
+    label, stroke: colour, width: wide ? 4 : 2, dash,
+    points: { show: true, size: wide ? 11 : 7, fill: colour, stroke: colour },
+  });
+  return new uPlot({
+    width,
+    height: 300,
+    scales: { x: { time: false, range: [-0.3, xs[xs.length - 1] + 0.3] }, y: { range: [0, 100] } },
+    axes: [
+      { ...axis, splits: () => xs, values: (u, splits) => splits.map(tick), label: roomy ? null : "round (0: vote zero)" },
+      { ...axis, label: "% of voters", values: (u, vals) => vals.map((v) => `${v}`) },
+    ],
+    series: [{}, line("For", css("--for"), { wide: true }), line("Against", css("--against")), line("Undecided", css("--nee"), { dash: [6, 4] })],
+    legend: { show: true, live: false },
+  }, [xs, tallies.map((t) => t.for_pct), tallies.map((t) => t.against_pct), tallies.map((t) => t.undecided_pct)], el);
+}
+
+// A statement's text with each "[E…]" marker as a link to its source, named by its ledger key.
+function statementText(text, side, ledger) {
+  const parts = [];
+  let last = 0;
+  for (const m of text.matchAll(/\s*\[(E[0-9a-f]{6,})\]/g)) {
+    parts.push(text.slice(last, m.index), " ");
+    const entry = ledger.get(`${side}|${m[1]}`);
+    parts.push(entry
+      ? h("a.tag.cite", { href: entry.source_url, rel: "noopener noreferrer", target: "_blank", title: `${entry.tier}: ${entry.title}` }, `${entry.tier} ${entry.key}`)
+      : h("span.tag.cite", m[1]));
+    last = m.index + m[0].length;
+  }
+  parts.push(text.slice(last));
+  return parts;
+}
+
+function statementView(a, spoke, ledger) {
+  const text = a.points.map((p) => p.argument).join(" ");
+  const cites = a.points.reduce((n, p) => n + p.citations.length, 0);
+  return h(`article.statement.role-box.role-${a.side}`, { "data-statement": `${a.round}-${a.side}` },
+    h("div.spread",
+      h("h4.role-name", TEAM[a.side]),
+      h("span.small.muted", a.refusal ? `spoke ${spoke}` : `spoke ${spoke} · ${plural((text.match(/\S+/g) || []).length, "word")} · ${plural(cites, "citation")}`)),
+    a.refusal ? h("p", h("strong", "Declined to go on: "), a.refusal.reason) : null,
+    text ? h("p", statementText(text, a.side, ledger)) : null);
+}
+
+function mapView(map) {
+  if (!map) return null;
+  const agreed = map.consensus.length, disputed = map.disagreement_frontier.length;
+  return h("details.judge-map.role-judge",
+    h("summary", h("span.role-name", "The judge's map: "), `${plural(agreed, "point")} agreed, ${disputed} disputed`),
+    agreed ? [h("h4", "Agreed"), h("ul", map.consensus.map((c) => h("li", c)))] : null,
+    disputed ? [h("h4", "Disputed"), h("ul", map.disagreement_frontier.map((f) => h("li", f.core_issue)))] : null);
+}
+
+function tallyView(t, before) {
+  const change = before
+    ? ["for", "against", "undecided"].map((k) => `${k} ${pointsChange(t[`${k}_pct`] - before[`${k}_pct`])}`).join(", ")
+    : "";
+  return h("div.tally", { "data-tally": t.round },
+    h("div", h("strong", t.round === 0 ? "Vote zero: " : "The crowd after this round: "), share(t), h("span.small.muted", change && ` (since the vote before: ${change})`)),
+    voteBar(t));
+}
+
 async function motionResult(view, header, runId) {
-  let m;
+  let m, logic = null;
   try {
-    m = await api(`/motions/${runId}`);
+    [m, logic] = await Promise.all([
+      api(`/motions/${runId}`),
+      apiText(`/motions/${runId}/artifacts/debate_logic_map.json`).then(JSON.parse, () => null),
+    ]);
   } catch (err) {
     mount(view, header, h("div.card", errorBox(err)));
     return;
   }
   const r = m.result;
-  const share = (t) => `${t.for_pct} % for · ${t.against_pct} % against · ${t.undecided_pct} % undecided`;
-  const signed = (x) => (x > 0 ? `+${x}` : `${x}`);
+  const tallies = r.sentiment.length ? r.sentiment : [r.vote_zero, r.final_vote];
+  const byRound = new Map(tallies.map((t) => [t.round, t]));
+  const maps = new Map((logic?.rounds || []).map((x) => [x.round, x]));
+  const ledger = new Map(r.citations.map((c) => [`${c.side}|${c.evidence_id}`, c]));
+  const statements = m.statements || [];
+  const rounds = [...new Set([...statements.map((a) => a.round), ...tallies.map((t) => t.round).filter(Boolean)])].sort((a, b) => a - b);
+
+  const plan = r.plan;
+  const firstWhy = plan.forced ? "as asked" : plan.tie ? "drawn: vote zero was a tie" : "the side vote zero favoured";
+  const chart = h("div.chart#vote-chart", {
+    role: "img", "aria-label": `The crowd's vote after each round, in % for, against and undecided (${plural(tallies.length, "tally", "tallies")}); the table below lists it`,
+  });
   const card = h("section.card#motion", { "aria-labelledby": "motion-title" },
     h("h2#motion-title", "Motion debate: the crowd's vote"),
-    h("dl",
-      h("dt", "Vote zero"), h("dd", `${share(r.vote_zero)} (${r.vote_zero.voters} voters)`),
-      h("dt", "Final vote"), h("dd", share(r.final_vote)),
-      h("dt", "Swing"), h("dd#swing", `for ${signed(r.swing.for)} · against ${signed(r.swing.against)} points`),
-      h("dt", "First speaker"), h("dd", `${r.plan.first}${r.plan.tie ? " (drawn: a tie)" : ""}${r.plan.minority ? ` · the time knob gave ${r.plan.minority} more room` : ""}`)),
-    r.ended_early ? h("p.error", `Ended early: the team ${r.ended_early.side} declined in round ${r.ended_early.round}.`) : null,
-    h("h3", "The judge's report"), h("p", r.report),
-    h("p.small.muted", `${r.turns} statements, ${r.citations.length} citations, ${r.personas}, reasoner ${r.reasoner}, ${usd(r.usage.total_cost_usd)}`));
-  mount(view, header, card, downloads(runId, r));
+    h("div.stats",
+      h("div", h("div.small.muted", `Vote zero (${plural(r.vote_zero.voters, "voter")})`), shares(r.vote_zero), voteBar(r.vote_zero)),
+      h("div", h("div.small.muted", `Final vote, after ${plural(rounds.length, "round")}`), shares(r.final_vote), voteBar(r.final_vote)),
+      h("div", h("div.small.muted", "Swing"),
+        h("div#swing.swing",
+          h("span.role-for.role-name", `for ${pointsChange(r.swing.for)}`),
+          h("span.role-against.role-name", `against ${pointsChange(r.swing.against)}`)),
+        h("div.small.muted", `${TEAM[plan.first]} spoke first (${firstWhy})${plan.minority ? `; the time knob gave the team ${plan.minority} more room` : ""}`))),
+    r.ended_early ? h("p.error", `Ended early: the team ${r.ended_early.side} declined to go on in round ${r.ended_early.round}.`) : null,
+    chart,
+    scrollBox("The vote, round by round", h("table#vote-table",
+      // (the mean is left out on a phone, where the three shares fill the width)
+      h("thead", h("tr", h("th", "After"), ["For", "Against", "Undecided"].map((c) => h("th.num", c)), h("th.num.mean", "Mean score"))),
+      h("tbody", tallies.map((t) => h("tr", { "data-round": t.round },
+        h("td", roundName(t)), h("td.num", `${t.for_pct} %`), h("td.num", `${t.against_pct} %`),
+        h("td.num", `${t.undecided_pct} %`), h("td.num.mean", t.mean)))))),
+    h("p.small.muted", "Each voter scores the motion 0–100 (100: for); above 50 counts for, below 50 against."));
+
+  const roundCards = h("section#motion-rounds", { "aria-labelledby": "rounds-title" },
+    h("h2#rounds-title", "Round by round"),
+    rounds.map((n) => {
+      const spoken = statements.filter((a) => a.round === n);
+      const t = byRound.get(n);
+      return h("section.card", { "data-round": n, "aria-labelledby": `round-${n}-title` },
+        h(`h3#round-${n}-title`, t ? roundName(t) : `Round ${n}`),
+        spoken.length ? h("div.statements", spoken.map((a, i) => statementView(a, i ? "second" : "first", ledger))) : h("p.muted", "No statement."),
+        mapView(maps.get(n)),
+        t ? tallyView(t, byRound.get(n - 1)) : null);
+    }));
+
+  const report = h("section.card#report", { "aria-labelledby": "report-title" },
+    h("h2#report-title", "The judge's report"), h("p", r.report),
+    r.frontier.length ? [h("h3", "Still disputed"), h("ul", r.frontier.map((f) => h("li", f.core_issue)))] : null,
+    r.consensus.length ? h("details", h("summary", `Agreed by the end (${r.consensus.length})`), h("ul", r.consensus.map((c) => h("li", c)))) : null,
+    h("p.small.muted", `${plural(r.turns, "statement")}, ${plural(r.citations.length, "citation")}, personas ${r.personas}, reasoner ${r.reasoner}, ${usd(r.usage.total_cost_usd)}`));
+
+  mount(view, header, card, roundCards, report, ledgerCard(r.citations), downloads(runId, r));
   performance.mark("cc:verdict-rendered");
+
+  const uPlot = await loadUPlot();
+  if (!chart.isConnected) return null;
+  let plot = voteChart(uPlot, chart, tallies);
+  const redraw = () => { plot.destroy(); plot = voteChart(uPlot, chart, tallies); };
+  window.addEventListener("cc:theme", redraw);
+  window.addEventListener("resize", redraw); // the rounds' names or numbers, as the width allows
+  return () => { plot.destroy(); window.removeEventListener("cc:theme", redraw); window.removeEventListener("resize", redraw); };
 }

@@ -86,6 +86,43 @@ export function when(iso) {
   return d.toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
 }
 
+/** "1 point", "2 points", "0 points", "1.5 points": a count with its unit, singular only for one. */
+export function plural(n, one, many = `${one}s`) {
+  return `${n} ${Math.abs(Number(n)) === 1 ? one : many}`;
+}
+
+// A wide table scrolls sideways in its own box on a narrow screen (the page itself never does). The
+// box is focusable only while it does scroll, so the keyboard can scroll it and never stops on it
+// for nothing.
+const scrolling = new ResizeObserver((entries) => {
+  for (const { target } of entries) {
+    if (!target.isConnected) { scrolling.unobserve(target); continue; }
+    if (target.scrollWidth > target.clientWidth + 1) target.tabIndex = 0;
+    else target.removeAttribute("tabindex");
+  }
+});
+
+export function scrollBox(label, table) {
+  const box = h("div.scroll-x", { role: "region", "aria-label": label }, table);
+  scrolling.observe(box);
+  return box;
+}
+
+/** A CSS custom property's value (the design system's tokens), for what is drawn on a canvas. */
+export function css(name) {
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+}
+
+// uPlot (vendored, MIT), loaded the first time a page draws a chart.
+let uPlotModule = null;
+export async function loadUPlot() {
+  if (!uPlotModule) {
+    document.head.append(h("link", { rel: "stylesheet", href: "/console/uplot.css" }));
+    uPlotModule = (await import("./uplot.esm.js")).default;
+  }
+  return uPlotModule;
+}
+
 export function seconds(ms) {
   if (ms === null || ms === undefined) return "";
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10000 ? 2 : 1)} s`;

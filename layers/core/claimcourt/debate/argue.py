@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from claimcourt.debate.citations import drop_citations
 from claimcourt.models import ArgueInput, Argument, ArgumentDraft, Point, Refusal, Side
-from claimcourt.prompts import escape, evidence_block, frontier_block, points_block, render, sub_claims_block
+from claimcourt.prompts import (
+    dates_note,
+    escape,
+    evidence_block,
+    frontier_block,
+    points_block,
+    render,
+    sub_claims_block,
+)
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
 
@@ -45,17 +53,23 @@ def _round_note(inputs: ArgueInput) -> str:
             )
         return "this is the opening round."
     note = "answer the other side's last argument, below, with the evidence — the new evidence first."
+    if closing(inputs):
+        note += (
+            " This is the closing round: no rebuttal follows, so sum up your case. You may cite the passages"
+            " you cited in earlier rounds and the passages new this round (listed below), nothing else."
+        )
     if inputs.frontier:
         note += (
             " The moderator's disagreement frontier, below, is what is still disputed: argue those issues,"
             " and do not repeat points already made."
         )
-    if inputs.round >= inputs.max_rounds:
-        note += (
-            " This is the final round: no more evidence will be retrieved, and you may cite only passages"
-            " you cited in earlier rounds."
-        )
     return note
+
+
+def closing(inputs: ArgueInput) -> bool:
+    """The run's last round, of two or more: it cites what its side cited before and what was
+    retrieved for it (the moderator's aim at the live dispute), nothing else from the pool."""
+    return inputs.round > 1 and inputs.round >= inputs.max_rounds
 
 
 def _turn_note(inputs: ArgueInput) -> str:
@@ -79,8 +93,9 @@ def _change_rule(inputs: ArgueInput) -> str:
         return "- position_change: null in the opening round."
     return (
         "- position_change: if your implied_score on a sub-claim moves by more than "
-        f"{UNSUPPORTED_MOVE} points from your last round, say what moved it, citing the new evidence that "
-        "did; a move that cites no new evidence is held where it was. Otherwise null."
+        f"{UNSUPPORTED_MOVE} points from your last round, say what moved it: the new evidence that did,"
+        " cited; or, for a move towards the other side's score (a concession), what in its argument moved"
+        " you. Any other such move is held where it was. Otherwise null."
     )
 
 
@@ -118,6 +133,7 @@ def argue_task(inputs: ArgueInput) -> Task[ArgumentDraft]:
         ),
         opponent_now=_previous(f'of="the other side" round="{inputs.round}"', inputs.opponent_now),
         frontier=frontier_block(inputs.frontier),
+        dates=dates_note(inputs.today, inputs.as_of, inputs.evidence),
     )
     wanted = {s.id for s in inputs.sub_claims}
 
@@ -143,29 +159,26 @@ def argue_task(inputs: ArgueInput) -> Task[ArgumentDraft]:
     )
 
 
-# An evidence id cited in a text, e.g. "[E1a2b3c4d]": E and a hash's hex for a retrieved passage, U for
-# one of the user's context (claimcourt.evidence.retrieve). "[EPA]" or "[EU]" is not one.
-CITATION_MARKER = re.compile(r"\[([EU][0-9a-f]+)\]")
-_MARKER_AND_SPACE = re.compile(r"[ \t]*" + CITATION_MARKER.pattern)  # the space before it, not a line break
-
-
 def _cites_only(text: str, allowed: set[str]) -> str:
-    """The text without the markers of ids it may not cite (saying so, should nothing be left)."""
-    kept = _MARKER_AND_SPACE.sub(lambda m: m.group(0) if m.group(1) in allowed else "", text).strip()
+    """The text without the markers of ids it may not cite, and without what was built on them, so it
+    still reads (saying so, should nothing be left)."""
+    kept = drop_citations(text, allowed).strip()
     return kept or "(This point cited only evidence it may not cite here.)"
 
 
 def enforce_rules(draft: Argument, inputs: ArgueInput) -> Argument:
     """Keep the debate honest whatever the model wrote: citations must exist in the pool (a marker in
     the text too), points must name real sub-claims, a position that moves without citing new evidence
-    is held where it was, and the closing round cites nothing this side had not cited before."""
+    is held where it was unless it concedes (moves towards the other side's score), and the closing round
+    cites only what this side cited before and what was retrieved for it."""
     pool = {e.id for e in inputs.evidence}
     new = set(inputs.new_evidence_ids)
-    # The closing round adds no citations: only what this side cited before.
-    closing = inputs.round > 1 and inputs.round >= inputs.max_rounds
-    allowed = set(inputs.cited_before) if closing else pool
+    # The closing round cites what this side cited before and what was retrieved for it, nothing else.
+    allowed = set(inputs.cited_before) | new if closing(inputs) else pool
     known = {s.id for s in inputs.sub_claims}
     previous = {p.sub_claim_id: p for p in inputs.own_previous.points} if inputs.own_previous else {}
+    answered = inputs.opponent_now or inputs.opponent_previous  # the other side's latest argument
+    theirs = {p.sub_claim_id: p for p in answered.points} if answered else {}
     points: list[Point] = []
     for point in draft.points:
         if point.sub_claim_id not in known:
@@ -179,10 +192,17 @@ def enforce_rules(draft: Argument, inputs: ArgueInput) -> Argument:
         before = previous.get(point.sub_claim_id)
         moved = before is not None and abs(point.implied_score - before.implied_score) > UNSUPPORTED_MOVE
         if before is not None and moved and not new.intersection(citations):
-            update["implied_score"] = before.implied_score
-            update["position_change"] = (
-                f"Held at {before.implied_score}: a move to {point.implied_score} cited no new evidence."
+            # Without new evidence only a concession, a move towards the other side's score, goes this far.
+            other = theirs.get(point.sub_claim_id)
+            conceded = other is not None and abs(point.implied_score - other.implied_score) < abs(
+                before.implied_score - other.implied_score
             )
+            if not conceded:
+                update["implied_score"] = before.implied_score
+                update["position_change"] = (
+                    f"Held at {before.implied_score}: a move to {point.implied_score}, away from the other"
+                    " side, cited no new evidence."
+                )
         points.append(point.model_copy(update=update))
     return draft.model_copy(update={"points": points})
 

@@ -45,7 +45,12 @@ def build_ledger(
 ) -> list[LedgerEntry]:
     """The ledger in order of appearance (round, then for before against, then point order), with
     each fact-check (round, the checker's side, its reply) applied: a checker scores only the other
-    side's citations, and answers only its own side's."""
+    side's citations, and answers only its own side's, once they have been checked.
+
+    A round's checks are applied before its responses, whichever checker ran first: a checker that
+    runs after the other side spoke (a motion's second team, or a claim debate's second speaker)
+    answers checks made earlier in the same round, and the for-then-against order of the stored
+    replies would otherwise reach a response before the check it answers, and drop it."""
     evidence = {e.id: e for e in pool}
     counters = dict.fromkeys(SIDES, 0)
     entries: dict[str, LedgerEntry] = {}
@@ -71,22 +76,26 @@ def build_ledger(
                     sentence=_sentence(point.argument, evidence_id),
                     passage=found.text[:PASSAGE_CHARS],
                 )
-    for round, checker, reply in sorted(factchecks, key=lambda f: (f[0], SIDES.index(f[1]))):
-        for check in reply.checks:
-            entry = entries.get(canonical_key(check.key))
-            if entry is not None and entry.side != checker:
-                entries[entry.key] = entry.model_copy(
-                    update={
-                        "credibility": check.credibility,
-                        "correspondence": check.correspondence,
-                        "comment": check.comment,
-                        "checked_round": round,
-                    }
-                )
-        for response in reply.responses:
-            entry = entries.get(canonical_key(response.key))
-            if entry is not None and entry.side == checker and entry.checked_round is not None:
-                entries[entry.key] = entry.model_copy(update={"response": response.response})
+    ordered = sorted(factchecks, key=lambda f: (f[0], SIDES.index(f[1])))
+    for round in sorted({f[0] for f in ordered}):
+        replies = [(checker, reply) for r, checker, reply in ordered if r == round]
+        for checker, reply in replies:
+            for check in reply.checks:
+                entry = entries.get(canonical_key(check.key))
+                if entry is not None and entry.side != checker:
+                    entries[entry.key] = entry.model_copy(
+                        update={
+                            "credibility": check.credibility,
+                            "correspondence": check.correspondence,
+                            "comment": check.comment,
+                            "checked_round": round,
+                        }
+                    )
+        for checker, reply in replies:
+            for response in reply.responses:
+                entry = entries.get(canonical_key(response.key))
+                if entry is not None and entry.side == checker and entry.checked_round is not None:
+                    entries[entry.key] = entry.model_copy(update={"response": response.response})
     return list(entries.values())
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from claimcourt.models import Argument, ModerateInput, ModeratorView
 from claimcourt.prompts import (
+    dates_note,
     escape,
     evidence_block,
     points_block,
@@ -15,6 +16,13 @@ from claimcourt.prompts import (
 )
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
+
+
+def rounds_rule(max_rounds: int) -> str:
+    """What the controller allows, said once and without a range of one ("rounds 2 to 2")."""
+    if max_rounds <= 2:
+        return f"this debate has {max_rounds} rounds at most"
+    return f"at least two rounds, at most {max_rounds}"
 
 
 def moderate_task(inputs: ModerateInput) -> Task[ModeratorView]:
@@ -34,6 +42,8 @@ def moderate_task(inputs: ModerateInput) -> Task[ModeratorView]:
         case_against=side(inputs.case_against),
         evidence=evidence_block(inputs.evidence),
         previous_queries=queries_block(inputs.previous_queries),
+        dates=dates_note(inputs.today, inputs.as_of, inputs.evidence),
+        rounds_rule=rounds_rule(inputs.max_rounds),
     )
     return Task(
         kind="moderate",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from datetime import date
 from typing import Any, Protocol
 
@@ -44,18 +44,33 @@ def _to_hit(raw: dict[str, Any]) -> Hit:
     )
 
 
+def readable_on(hit: Hit, as_of: date) -> Hit | None:
+    """The passage as it could have been read on `as_of`, or None: nothing published later (sources
+    are asked to bound by date; this holds even if one does not), nothing titled for a later time,
+    and no sentence written with hindsight (evidence/scrub.py). A passage with nothing left is None."""
+    if (hit.published is not None and hit.published > as_of) or names_a_later_time(hit.title, as_of):
+        return None
+    text = scrub(hit.text, as_of)
+    return replace(hit, text=text) if text else None
+
+
 def backtest(hits: list[Hit], as_of: date) -> list[Hit]:
-    """What could have been read on `as_of`: nothing published later (sources are asked to bound by
-    date; this holds even if one does not), nothing titled for a later time, and in what is left no
-    sentence written with hindsight (evidence/scrub.py). A passage with nothing left is dropped."""
-    kept = []
-    for hit in hits:
-        if (hit.published is not None and hit.published > as_of) or names_a_later_time(hit.title, as_of):
-            continue
-        text = scrub(hit.text, as_of)
-        if text:
-            kept.append(replace(hit, text=text))
-    return kept
+    """What could have been read on `as_of` (readable_on), in order."""
+    return [kept for hit in hits if (kept := readable_on(hit, as_of)) is not None]
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """One directive's evidence, and what a backtest could check of it against its date: of the
+    passages the source returned, the ids of those that carry a publication date, and of those left
+    out as after the date (none without a date). A source that knows dates (web search, golden
+    sets) leaves later passages out itself, before they reach these counts; the bundled corpus is
+    undated, so only its sentences that name a later time can be cut."""
+
+    evidence: list[Evidence]
+    cache_hit: bool
+    dated: list[str]
+    dropped: list[str]
 
 
 def retrieve(
@@ -69,6 +84,24 @@ def retrieve(
     ttl_s: int,
 ) -> tuple[list[Evidence], bool]:
     """(evidence, cache_hit). An identical directive within the TTL returns identical evidence."""
+    found = retrieval(
+        directive, round=round, source=source, cache=cache, limit=limit, as_of=as_of, ttl_s=ttl_s
+    )
+    return found.evidence, found.cache_hit
+
+
+def retrieval(
+    directive: Directive,
+    *,
+    round: int,
+    source: EvidenceSource,
+    cache: RetrievalCache,
+    limit: int,
+    as_of: date | None,
+    ttl_s: int,
+) -> Retrieval:
+    """`retrieve`, with the dated and dropped passages' ids (a kept passage's id is that of its
+    text as kept; a dropped one's, of its text as the source returned it)."""
     key = cache_key(directive.query, source.name, as_of, limit)
     cached = cache.cache_get(key)
     if cached is not None:
@@ -76,8 +109,19 @@ def retrieve(
     else:
         hits = source.search(directive.query, limit=limit, as_of=as_of)
         cache.cache_put(key, [asdict(h) for h in hits], ttl_s)
+    dated: list[str] = []
+    dropped: list[str] = []
     if as_of is not None:
-        hits = backtest(hits, as_of)
+        kept = []
+        for hit in hits:
+            readable = readable_on(hit, as_of)
+            if hit.published is not None:
+                dated.append(evidence_id(readable or hit))
+            if readable is None:
+                dropped.append(evidence_id(hit))
+            else:
+                kept.append(readable)
+        hits = kept
     evidence = [
         Evidence(
             id=evidence_id(h),
@@ -92,7 +136,8 @@ def retrieve(
         )
         for h in hits
     ]
-    return list({e.id: e for e in evidence}.values()), cached is not None
+    unique = list({e.id: e for e in evidence}.values())
+    return Retrieval(unique, cached is not None, list(dict.fromkeys(dated)), list(dict.fromkeys(dropped)))
 
 
 # The user's --context enters the pool as evidence: secondary, labelled as theirs, never a primary source.

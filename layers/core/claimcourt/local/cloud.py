@@ -5,6 +5,7 @@ local run (claimcourt.runs.follow)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -63,5 +64,16 @@ def load_stack(name: str, base: Settings) -> Stack:
         )
     fields: dict[str, Any] = {field: outputs[key] for key, field in OUTPUT_SETTINGS.items()}
     limits = {field: int(parameters[key]) for key, field in PARAMETER_SETTINGS.items() if key in parameters}
-    settings = base.model_copy(update={"store": "dynamodb", **fields, **limits})
+    # Whether a run may spend (the hourly cap counts it) is the stack's to say, as its own API judges
+    # it: its keys are in its secret, unknown here, and its provider and models are its parameters.
+    try:
+        models = json.loads(parameters.get("ModelsByRole") or "{}")
+    except ValueError as err:
+        raise ConfigurationError(f"stack {name}: its ModelsByRole is not JSON: {err}") from err
+    spend = {
+        "provider_keys_known": False,
+        "provider": parameters.get("Provider") or None,
+        "models_by_role": models,
+    }
+    settings = base.model_copy(update={"store": "dynamodb", **fields, **limits, **spend})
     return Stack(name, settings, outputs["DebateStateMachineArn"], outputs.get("MotionStateMachineArn"))

@@ -1,43 +1,20 @@
-"""The `claimcourt` console script: the CLI (`claimcourt.local.cli.entry`), started without the cyclic
-garbage collector.
+"""The `claimcourt` console script (pyproject: `claimcourt = "claimcourt.local.console:main"`): a
+launcher that pauses the cyclic garbage collector (local/collector.py says why), then starts the
+command line (`claimcourt.cli.entry`), which ends with os._exit.
 
-Start-up builds about a million objects that live as long as the process (modules, moto's and
-pydantic's tables, the handlers): the collector walked all of them three times while they were
-being built (about 100 ms of a `claimcourt run`) and found nothing to free. So it is paused while
-they are built, and resumed by the local runtime once it has started, with that heap frozen out of
-its reach (`gc.freeze`): a long `serve` still collects what its runs leave behind, and its full
-collections no longer walk the start-up heap (a 50 ms pause every few runs otherwise). A command
-that never starts the runtime (`runs`, `show`, `keys` …) is over before it would matter.
-
-This module imports nothing else, so the pause starts before the CLI's imports do.
+The launcher is the root of the import graph: it starts the command line, which sits above `local`
+and `bench`, and nothing imports the launcher (tests/integration/test_layout.py), so no import
+circle runs through it. It stays at this path so that installed console scripts keep working.
+Before the CLI's imports it imports only the collector, which imports nothing else.
 """
 
 from __future__ import annotations
 
-import gc
-
-_paused = False
-
-
-def pause_collector() -> None:
-    """For start-up: no cyclic collection until `resume_collector`."""
-    global _paused
-    if gc.isenabled():
-        gc.disable()
-        _paused = True
-
-
-def resume_collector() -> None:
-    """Start-up is over: freeze what it built, and collect again (only if `pause_collector` paused)."""
-    global _paused
-    if _paused:
-        gc.freeze()
-        gc.enable()
-        _paused = False
+from claimcourt.local.collector import pause_collector
 
 
 def main() -> None:
     pause_collector()
-    from claimcourt.local.cli import entry
+    from claimcourt.cli import entry
 
     entry()

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from claimcourt.exports import debate_line
+from claimcourt.exports import adjustment_numbers, debate_line
 from claimcourt.models import (
     Result,
     RoundDecision,
@@ -220,7 +220,7 @@ def render_result(console: Console, r: Result) -> None:
             f"[dim]The judge said {_judge_said(r)}; the scoring contract (docs/scoring.md) adjusted:[/]"
         )
         for a in r.adjustments:
-            moved = f" {a.before} → {a.after}" if a.before is not None and a.after is not None else ""
+            moved = adjustment_numbers(a)
             console.print(f"[dim]  • {escape(a.target)}: {escape(a.kind)}{moved}: {escape(a.detail)}[/]")
     if r.reasoner == "offline":
         console.print("[dim]Produced by the offline reasoner: no language model was used.[/]")
@@ -269,10 +269,11 @@ def render_result(console: Console, r: Result) -> None:
 
 
 def _judge_said(r: Result) -> str:
+    own = f" (80 % interval {r.judge_interval.low}–{r.judge_interval.high})" if r.judge_interval else ""
     if r.rubric is None:
-        return str(r.judge_score)
+        return f"{r.judge_score}{own}"
     rating = "null (needs more evidence)" if r.rubric.rating is None else f"{r.rubric.rating} of 10"
-    return f"{rating}, read as {r.judge_score}"
+    return f"{rating}, read as {r.judge_score}{own}"
 
 
 def render_rubric(console: Console, rubric: RubricVerdict) -> None:

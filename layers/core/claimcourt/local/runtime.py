@@ -17,7 +17,8 @@ from typing import Any
 from claimcourt import artifacts
 from claimcourt.errors import NotFoundError
 from claimcourt.execution import Ended, Machine, ended_from
-from claimcourt.local.console import resume_collector
+from claimcourt.local import threads
+from claimcourt.local.collector import resume_collector
 from claimcourt.local.dispatch import ENDS, LambdaDispatcher, described_end, load_handlers
 from claimcourt.local.template import ACCOUNT, REGION, load_template, project_root
 from claimcourt.runs import end_failed, execution_end_reason, follow
@@ -104,7 +105,15 @@ class LocalRuntime:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if not self._any_running():  # else a run is still going: nothing waits for its model calls
+            threads.settle()  # the threads an ended execution left behind finish on the runtime's code
         self._stack.close()
+
+    def _any_running(self) -> bool:
+        from moto.stepfunctions.responses import get_backend
+
+        machines = [m for m in get_backend(ACCOUNT, REGION).state_machines if m.arn in self._arns.values()]
+        return any(described_end(e) is None for m in machines for e in m.executions)
 
     def start(self, run_id: str, machine: Machine | None = None) -> str:
         """Start the run's execution on its state machine (by default, the one its record asks for)."""

@@ -24,7 +24,7 @@ import threading
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 from urllib.parse import unquote_plus
@@ -32,6 +32,7 @@ from urllib.parse import unquote_plus
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from claimcourt import artifacts
+from claimcourt.api.bodies import read_json
 from claimcourt.delivery import ENDS_A_RUN, notify
 from claimcourt.errors import ConnectionGoneError, NotFoundError
 from claimcourt.execution import Machine
@@ -118,9 +119,10 @@ def http_event(scope: Scope, body: bytes) -> dict[str, Any]:
 
 
 def route_key(body: str) -> str:
-    """API Gateway's route selection, `$request.body.action`: a declared route, else $default."""
+    """API Gateway's route selection, `$request.body.action`: a declared route, else $default (also
+    for what is not a JSON object, or JSON too deep to read safely: the handler answers it)."""
     try:
-        action = json.loads(body).get("action")
+        action = read_json(body).get("action")
     except (ValueError, AttributeError):
         return "$default"
     return "subscribe" if action == "subscribe" else "$default"
@@ -159,13 +161,16 @@ def socket_event(scope: Scope, connection_id: str, route: str, body: str | None 
 
 class LocalPoster:
     """Posts to this server's open WebSocket connections, as API Gateway's management API posts to
-    the cloud's: from any thread, in order, ConnectionGoneError once the client has gone."""
+    the cloud's: from any thread, in order, ConnectionGoneError once the client has gone. A
+    connection's outbox holds its messages, then None once the server closes it."""
 
     def __init__(self) -> None:
-        self._open: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Queue[str]]] = {}
+        self._open: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Queue[str | None]]] = {}
         self._lock = threading.Lock()
 
-    def opened(self, connection_id: str, loop: asyncio.AbstractEventLoop, outbox: asyncio.Queue[str]) -> None:
+    def opened(
+        self, connection_id: str, loop: asyncio.AbstractEventLoop, outbox: asyncio.Queue[str | None]
+    ) -> None:
         with self._lock:
             self._open[connection_id] = (loop, outbox)
 
@@ -184,6 +189,16 @@ class LocalPoster:
         except RuntimeError as err:  # its event loop has closed: the server is stopping
             raise ConnectionGoneError(f"connection {connection_id} is gone") from err
 
+    def close(self, connection_id: str) -> None:
+        with self._lock:
+            found = self._open.pop(connection_id, None)  # a post from now on finds it gone
+        if found is None:
+            return
+        loop, outbox = found
+        # RuntimeError: its event loop has closed (the server is stopping, and the connection with it)
+        with suppress(RuntimeError):
+            loop.call_soon_threadsafe(outbox.put_nowait, None)  # after what was posted before it
+
 
 class Feed:
     """The main table's stream and its notifier, for runs this server started or a client subscribed
@@ -200,6 +215,10 @@ class Feed:
     def watch(self, run_id: str) -> None:
         with self._lock:
             self._seen.setdefault(run_id, 0)
+
+    def watches(self, run_id: str) -> bool:
+        with self._lock:
+            return run_id in self._seen
 
     def tick(self) -> None:
         with self._lock:
@@ -326,13 +345,16 @@ class LocalServer:
         if (await call("$connect")).get("statusCode") != 200:
             await send({"type": "websocket.close", "code": 1008})  # before accept: the handshake gets 403
             return
-        outbox: asyncio.Queue[str] = asyncio.Queue()
+        outbox: asyncio.Queue[str | None] = asyncio.Queue()
         self.poster.opened(connection_id, asyncio.get_running_loop(), outbox)
         await send({"type": "websocket.accept"})
 
         async def forward() -> None:
-            while True:
-                await send({"type": "websocket.send", "text": await outbox.get()})
+            while (text := await outbox.get()) is not None:
+                await send({"type": "websocket.send", "text": text})
+            # Closed by the server (its key was revoked): policy violation. The client's close
+            # reply then ends the receive loop below, as a client's own close does.
+            await send({"type": "websocket.close", "code": 1008})
 
         forwarding = asyncio.create_task(forward())
         try:
@@ -344,9 +366,9 @@ class LocalServer:
                 if body is None:
                     body = (message.get("bytes") or b"").decode("utf-8", "replace")
                 route = route_key(body)
-                await call(route, body)
-                if route == "subscribe":
+                if route == "subscribe":  # watched first: nothing appended after the reply is missed
                     await asyncio.to_thread(self._watch_subscribed, body)
+                await call(route, body)
         finally:
             self.poster.closed(connection_id)
             forwarding.cancel()
@@ -354,9 +376,11 @@ class LocalServer:
 
     def _watch_subscribed(self, body: str) -> None:
         """A run another process runs (a CLI run, a drift tick, an event's) shares the store but
-        not this server's feed: a subscription to it, while it runs, has the feed watch it too."""
+        not this server's feed: a subscription to it, while it runs, has the feed watch it too.
+        Called before the subscription is made: a run that ends between the two is either seen
+        ended here (the subscription's stored events then reach its end) or watched to its end."""
         try:
-            run_id = str(json.loads(body)["run_id"])
+            run_id = str(read_json(body)["run_id"])
             running = not self.deps.store.get_run(run_id).status.terminal
         except (ValueError, KeyError, TypeError, NotFoundError):
             return  # the socket handler has answered it already

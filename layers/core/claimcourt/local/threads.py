@@ -54,6 +54,22 @@ class WorkerPool:
 
 
 POOL = WorkerPool()
+_live: set[PooledThread] = set()  # started and not yet done
+_live_lock = threading.Lock()
+STRAGGLER_GRACE_S = 30.0  # a bound for settle(), never reached by a straggler: it runs a few lines
+
+
+def settle(timeout_s: float = STRAGGLER_GRACE_S) -> bool:
+    """Wait for every pooled thread to finish its work (joined, not polled); False if some did not
+    within `timeout_s`. The local runtime settles before it restores moto's own code: a Parallel
+    branch whose sibling failed before it began still starts after the execution has ended, and it
+    must run with the runtime's code, not moto's (which raises on a thread for a stopped program)."""
+    with _live_lock:
+        waiting = list(_live)
+    for thread in waiting:
+        thread._pooled_done.wait(timeout_s)  # type: ignore[union-attr]  # set before it is live
+    with _live_lock:
+        return not (_live & set(waiting))
 
 
 class PooledThread(threading.Thread):
@@ -65,6 +81,8 @@ class PooledThread(threading.Thread):
         if self._pooled_done is not None:
             raise RuntimeError("threads can only be started once")
         done = self._pooled_done = threading.Event()
+        with _live_lock:
+            _live.add(self)
         POOL.run(functools.partial(self._pooled_run, done))
 
     def _pooled_run(self, done: threading.Event) -> None:
@@ -74,6 +92,8 @@ class PooledThread(threading.Thread):
             exc_type, exc_value, exc_traceback = sys.exc_info()
             threading.excepthook(threading.ExceptHookArgs((exc_type, exc_value, exc_traceback, self)))
         finally:
+            with _live_lock:
+                _live.discard(self)
             done.set()
 
     def is_alive(self) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from string import Template
 
+from claimcourt.debate.citations import drop_citations
 from claimcourt.models import (
     CartographInput,
     CrowdInput,
@@ -33,7 +34,7 @@ from claimcourt.reasoning.base import Task
 
 PHASE_TEXT = {"opening": "opening", "rounds": "debate", "closing": "closing"}
 _WORD = re.compile(r"\S+")
-_REF = re.compile(r"\s*\[([^\[\]\s]{1,40})\]")  # " [E1a2b3c]" in a statement
+_REF = re.compile(r"\[([^\[\]\s]{1,40})\]")  # "[E1a2b3c]" in a statement
 
 
 def motion_format(last_round: int) -> str:
@@ -185,14 +186,12 @@ def enforce(inputs: SpeakInput, reply: MotionStatement) -> tuple[MotionStatement
         else:
             cuts.append(f"citation {c} dropped")
 
-    def unless_kept(ref: re.Match[str]) -> str:
-        if ref.group(1) in kept:
-            return ref.group(0)
-        cuts.append(f"[{ref.group(1)}] removed from the statement")
-        return ""
-
-    # What the audience hears cites only what the ledger holds: a dropped or unlisted id goes.
-    statement = _REF.sub(unless_kept, reply.statement)
+    # What the audience hears cites only what the ledger holds: a dropped or unlisted id goes, and with
+    # it what was built on it, so the statement still reads.
+    cuts += [
+        f"[{ref}] removed from the statement" for ref in _REF.findall(reply.statement) if ref not in kept
+    ]
+    statement = drop_citations(reply.statement, set(kept), _REF)
     if (n := words_in(statement)) > inputs.word_limit:
         statement = cut_to(statement, inputs.word_limit)
         cuts.append(f"cut from {n} to {inputs.word_limit} words")

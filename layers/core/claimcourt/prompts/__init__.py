@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable
+from datetime import date
 from functools import cache, lru_cache
 from pathlib import Path
 from string import Template
@@ -36,6 +37,16 @@ RETRIEVAL_HINTS = {
     "golden": "The evidence for this claim is fixed in advance: the query only labels what is looked for.",
 }
 DEFAULT_RETRIEVAL_HINT = "Write a short, specific search query."
+# What each evidence source covers in time, for the roles that reason about time (suitability sees it
+# before anything is retrieved): (what it is, the last year it can speak of, or None if it is current).
+SOURCE_COVERAGE: dict[str, tuple[str, int | None]] = {
+    "climate-fever-wikipedia": (
+        "a fixed corpus of English Wikipedia sentences compiled in 2020, undated",
+        2020,
+    ),
+    "anthropic-web": ("a web search run now", None),
+    "golden": ("evidence gathered for this claim by fact-checkers when it was checked", None),
+}
 
 
 def _sections(text: str) -> dict[str, str]:
@@ -111,6 +122,45 @@ def points_block(points: Iterable[Point]) -> str:
 
 def queries_block(queries: Iterable[str]) -> str:
     return "\n".join(f"<query>{escape(q)}</query>" for q in queries) or "(none yet)"
+
+
+def dates_note(
+    today: date | None,
+    as_of: date | None = None,
+    evidence: Iterable[Evidence] | None = None,
+    source: str | None = None,
+) -> str:
+    """What a role that reasons about time is told of it: today's date, a backtest's date, and what
+    the evidence covers (the pool's dated range, or, before retrieval, the source's). '' without a date."""
+    if today is None:
+        return ""
+    note = f"Today is {today.isoformat()}."
+    if as_of is not None:
+        note += (
+            f" This is a backtest as of {as_of.isoformat()}: judge the claim as it stood that day; evidence"
+            " published after it was removed, so the pool cannot show what happened since."
+        )
+    if evidence is not None:
+        pool = list(evidence)
+        dated = sorted(e.published for e in pool if e.published is not None)
+        if dated:
+            span = (
+                f"run from {dated[0].isoformat()} to {dated[-1].isoformat()}"
+                if dated[0] != dated[-1]
+                else f"are dated {dated[0].isoformat()}"
+            )
+            note += f" The evidence pool's dated passages {span} ({len(dated)} of {len(pool)} dated)."
+        elif pool:
+            note += (
+                " No passage in the evidence pool carries a date: it may be years old, and a claim about"
+                " recent events may not be covered by it."
+            )
+    if source is not None:
+        what, until = SOURCE_COVERAGE.get(source, ("the configured evidence source", None))
+        note += f" The evidence will come from {what}" + (
+            f", which speaks of nothing after {until}." if until is not None else "."
+        )
+    return "\n\n" + note
 
 
 def retrieval_hint(source: str) -> str:

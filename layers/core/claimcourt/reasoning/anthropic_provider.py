@@ -12,10 +12,10 @@ import re
 from typing import Any, NoReturn
 
 import anthropic
-from anthropic.types import MessageParam, ToolChoiceToolParam, ToolParam
+from anthropic.types import Message, MessageParam, ToolChoiceToolParam, ToolParam
 
 from claimcourt.errors import ProviderError, TransientError
-from claimcourt.reasoning.base import ProviderReply, Task
+from claimcourt.reasoning.base import ProviderReply, Task, call_headers, retry_malformed
 
 TOOL_NAME = "submit"
 
@@ -57,6 +57,16 @@ def raise_mapped(err: anthropic.AnthropicError, what: str, max_retries: int, api
     raise ProviderError(f"{what}: {type(err).__name__}: {redact(str(err), api_key)}") from None
 
 
+def message_problem(response: object) -> str | None:
+    """What makes a parsed 200 body unusable as a Messages reply (None: nothing). The SDK builds its
+    Message without validating, so `{}` or `null` reach here."""
+    if not isinstance(response, Message):
+        return f"a {type(response).__name__} body, not a message"
+    if not isinstance(response.content, list) or response.usage is None:
+        return "a message without content or usage"
+    return None
+
+
 def parse_json_text(text: str) -> Any:
     """JSON from a text reply (``` fences stripped); the raw text when it is not JSON, so the
     Reasoner's validation retry can say what was wrong."""
@@ -91,10 +101,12 @@ class AnthropicProvider:
         max_retries: int = 3,
         timeout: float = 120.0,
         max_output_tokens: int = 4096,
+        malformed_backoff_s: float = 0.5,
     ) -> None:
         self._api_key = api_key
         self._max_retries = max_retries
         self._max_output_tokens = max_output_tokens
+        self._malformed_backoff_s = malformed_backoff_s  # the first wait before asking again, doubling
         self._client = anthropic.Anthropic(
             api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout
         )
@@ -111,17 +123,26 @@ class AnthropicProvider:
         tool_choice: ToolChoiceToolParam = {"type": "tool", "name": TOOL_NAME}
         messages: list[MessageParam] = [{"role": "user", "content": with_feedback(task.prompt, feedback)}]
         limit = task.max_output_tokens or self._max_output_tokens
+        what = f"anthropic {model}"
+        headers = call_headers()  # which call this is (X-Claimcourt-Call): for proxies and the played corpus
         try:
-            response = self._client.messages.create(
-                model=model,
-                max_tokens=limit,
-                system=task.system,
-                messages=messages,
-                tools=[tool],
-                tool_choice=tool_choice,
+            response = retry_malformed(
+                lambda: self._client.messages.create(
+                    model=model,
+                    max_tokens=limit,
+                    system=task.system,
+                    messages=messages,
+                    tools=[tool],
+                    tool_choice=tool_choice,
+                    extra_headers=headers,
+                ),
+                message_problem,
+                what,
+                self._max_retries,
+                self._malformed_backoff_s,
             )
         except anthropic.AnthropicError as err:
-            raise_mapped(err, f"anthropic {model}", self._max_retries, self._api_key)
+            raise_mapped(err, what, self._max_retries, self._api_key)
 
         usage = response.usage
         texts = [block.text for block in response.content if block.type == "text"]

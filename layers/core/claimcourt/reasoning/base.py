@@ -3,15 +3,21 @@ Reasoner (routing, validation with one retry, refusals, usage ledger, per-run bu
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import json
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from claimcourt.errors import TransientError
 from claimcourt.models import CallRecord
 
 OutT = TypeVar("OutT", bound=BaseModel)
+ResponseT = TypeVar("ResponseT")
 
 
 @dataclass(frozen=True)
@@ -120,3 +126,69 @@ def describe_validation_error(err: ValidationError | ValueError) -> str:
         problems = [f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in err.errors()]
         return "Your reply did not match the required JSON schema: " + "; ".join(problems[:10])
     return f"Your reply was not valid JSON: {err}"
+
+
+def retry_malformed(
+    send: Callable[[], ResponseT],
+    problem_of: Callable[[ResponseT], str | None],
+    what: str,
+    retries: int,
+    backoff_s: float,
+) -> ResponseT:
+    """`send()` again when an HTTP 200's body is unreadable, as the SDKs retry a 529: `retries` more
+    times, backing off (0.5 s, 1 s, … by default). The SDKs raise json.JSONDecodeError for an empty or
+    cut-off body and hand back whatever other JSON they got unchecked, so `problem_of` says what is
+    wrong with a response that did parse (None: it is usable). Still malformed after the retries: a
+    TransientError, so the state machine tries the stage again later, naming what came back."""
+    problem = ""
+    for attempt in range(retries + 1):
+        if attempt and backoff_s > 0:
+            time.sleep(min(backoff_s * 2 ** (attempt - 1), 8.0))
+        try:
+            response = send()
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:  # the body is not JSON at all
+            problem = f"a body that is not JSON ({type(err).__name__}: {err})"
+            continue
+        found = problem_of(response)
+        if found is None:
+            return response
+        problem = found
+    # Not chained: the SDK's error is about the body, and this message already says what was wrong.
+    raise TransientError(
+        f"{what}: the provider returned a malformed reply (HTTP 200 with {problem}) after {retries} retries"
+    ) from None
+
+
+# ---------------------------------------------------------------- which call a request is
+# The Reasoner names every request a provider makes by its call key (CallContext.key), and the real
+# providers send that name as request headers. Real APIs ignore them (they show in a proxy's logs);
+# the played corpus's loopback server (claimcourt.bench.played_server) answers each request by it.
+CALL_HEADER = "X-Claimcourt-Call"  # the key; a second or later attempt of one call: "<key>#<attempt>"
+RUN_HEADER = "X-Claimcourt-Run"  # the run id
+RETRY_HEADER = "X-Claimcourt-Retry"  # why an attempt after the first was made: correction | truncated
+
+_call_headers: ContextVar[Mapping[str, str] | None] = ContextVar("claimcourt_call_headers", default=None)
+
+
+def call_name(key: str, attempt: int) -> str:
+    """What CALL_HEADER says for one attempt of the call `key` (attempts count from 1)."""
+    return key if attempt <= 1 else f"{key}#{attempt}"
+
+
+@contextmanager
+def naming_call(run_id: str, key: str, attempt: int, retry: str | None = None) -> Iterator[None]:
+    """While a provider makes this attempt of the call: `call_headers()` names it."""
+    headers = {CALL_HEADER: call_name(key, attempt), RUN_HEADER: run_id}
+    if retry is not None:
+        headers[RETRY_HEADER] = retry
+    token = _call_headers.set(headers)
+    try:
+        yield
+    finally:
+        _call_headers.reset(token)
+
+
+def call_headers() -> dict[str, str]:
+    """The headers naming the call being made (empty outside `Reasoner.call`), for a provider to send
+    with its request."""
+    return dict(_call_headers.get() or {})

@@ -84,8 +84,11 @@ from claimcourt.models import (
     SuitabilityInput,
     Verdict,
 )
+from claimcourt.prompts import SOURCE_COVERAGE
 from claimcourt.reasoning import offline_factcheck, offline_motion
 from claimcourt.reasoning.base import ProviderReply, Task
+from claimcourt.reasoning.instructions import WARNING as INSTRUCTION_WARNING
+from claimcourt.reasoning.instructions import looks_like_instruction
 from claimcourt.reasoning.offline_rubric import OfflineRubric
 from claimcourt.reasoning.stance import content_stems, key_terms, stance, subject_words, tokens
 from claimcourt.reasoning.stance_model import TOP, Call, PassageStance, decide, summarise
@@ -125,13 +128,23 @@ _UNFALSIFIABLE = re.compile(
 # ("we should", "governments must") or prescribe an act ("should be banned"); factual comparatives
 # ("stronger", "cheaper than") are not value words, nor is "wrong" ("the models are wrong" is checkable), and
 # reported speech ("… claiming ‘we have to …’") or hindsight ("we should have seen") prescribes nothing.
+# Matters of taste are opinions too: "tastes better", "cuter than", "the best pizza topping" (but "most
+# people prefer vanilla", "the most popular flavour" are about people and sales, which evidence settles).
 _VALUE = re.compile(
     r"\b(?:is|are|was|were|be|being|seems?|looks?)\s+(?:not\s+)?(?:so\s+|very\s+|really\s+|truly\s+)?"
     r"(?:an?\s+)?(?:good|bad|evil|immoral|moral|wonderful|terrible|awful|horrible|great|beautiful|ugly|"
-    r"stupid|dumb|silly|ridiculous|disgusting|shameful|unfair|unjust|overrated|pointless|worthwhile)"
+    r"stupid|dumb|silly|ridiculous|disgusting|shameful|unfair|unjust|overrated|underrated|pointless|"
+    r"worthwhile|boring|delicious|tasty|yummy|gross|cute|lovely|fun|cool|awesome|amazing)"
     r"(?:\s+(?:thing|idea|policy))?\s*[.!]?$"
     r"|\bthe\s+(?:best|worst|right|wrong|smartest|only\s+sensible)\s+(?:\w+\s+){0,2}?"
     r"(?:policy|policies|way|approach|solution|option|idea|choice|answer|thing\s+to\s+do)\b"
+    r"|\bthe\s+(?:best|worst|greatest|tastiest|nicest|coolest|most\s+(?:beautiful|delicious|enjoyable|"
+    r"overrated|underrated))\s+(?:\w+\s+){0,2}?(?:toppings?|flavou?rs?|food|dish|cuisine|drink|band|song|"
+    r"movie|film|book|album|singer|artist|music|genre|pet|colou?r)\b"
+    r"|\btastes?\s+(?:so\s+|much\s+|far\s+|way\s+|a\s+lot\s+)?(?:better|worse|nicer|best|worst|great|"
+    r"good|bad|amazing|awful|delicious|disgusting)\b|\bsounds?\s+(?:much\s+|far\s+)?(?:better|worse)\b"
+    r"|\b(?:is|are|was|were)\s+(?:much\s+|far\s+|way\s+|a\s+lot\s+)?(?:cuter|prettier|uglier|tastier|"
+    r"yummier|more\s+(?:beautiful|delicious|enjoyable|fun|boring|elegant|stylish))\b"
     r"|\b(?:a\s+waste\s+of|morally|immoral|we\s+deserve)\b",
     re.I,
 )
@@ -266,6 +279,33 @@ def _stronger(
     return max(leaning, key=lambda label: leaning[label])
 
 
+_YEAR = re.compile(r"\b(1[89]\d\d|2[01]\d\d)\b")
+
+
+def _beyond_the_evidence(claim: str, inputs: SuitabilityInput) -> str | None:
+    """A warning when the claim names a year the evidence cannot speak of: after the source's last
+    year, or after the backtest's date, or after today (then it is a forecast)."""
+    years = [int(y) for y in _YEAR.findall(claim)]
+    if not years:
+        return None
+    latest = max(years)
+    what, until = SOURCE_COVERAGE.get(inputs.evidence_source, ("", None))
+    as_of = inputs.as_of.year if inputs.as_of else None
+    today = inputs.today.year if inputs.today else None
+    if today is not None and latest > today:
+        return (
+            f"The claim is about {latest}, after today: it is a forecast, which no evidence can settle yet."
+        )
+    if as_of is not None and latest > as_of:
+        return (
+            f"The claim is about {latest}, after the backtest's date ({inputs.as_of}): nothing then could "
+            "speak of it."
+        )
+    if until is not None and latest > until:
+        return f"The claim is about {latest}, but the evidence ({what}) speaks of nothing after {until}."
+    return None
+
+
 class OfflineReasoner:
     """A Provider that needs no model: each task kind has a deterministic strategy."""
 
@@ -314,15 +354,23 @@ class OfflineReasoner:
         elif _VALUE.search(claim) or _POLICY.search(claim):
             flags.append(SuitabilityFlag.UNFALSIFIABLE)
             warnings.append(
-                "The claim states an opinion, a value judgement or a policy preference: evidence can inform "
-                "it but cannot make it true or false. Restate it as a factual claim (what happens, how much, "
-                "compared with what) to have it checked."
+                "The claim states an opinion or a matter of taste, a value judgement or a policy preference: "
+                "evidence can inform it but cannot make it true or false. Restate it as a factual claim "
+                "(what happens, how much, compared with what) to have it checked."
             )
+        # An instruction to the system (a prompt injection) asserts nothing about the world.
+        if looks_like_instruction(claim):
+            flags.append(SuitabilityFlag.NOT_A_CLAIM)
+            warnings.append(INSTRUCTION_WARNING)
         # A question, a lone word, or nothing but function words ("it is not") asserts nothing.
-        if claim.rstrip().endswith("?") or len(tokens(claim)) < 2 or not content_stems(claim):
+        elif claim.rstrip().endswith("?") or len(tokens(claim)) < 2 or not content_stems(claim):
             flags.append(SuitabilityFlag.NOT_A_CLAIM)
             warnings.append("This reads as a question or fragment, not a claim that can be true or false.")
-        if _TIME_SENSITIVE.search(claim):
+        beyond = _beyond_the_evidence(claim, inputs)
+        if beyond is not None:
+            flags.append(SuitabilityFlag.TIME_SENSITIVE)
+            warnings.append(beyond)
+        elif _TIME_SENSITIVE.search(claim):
             flags.append(SuitabilityFlag.TIME_SENSITIVE)
             warnings.append("The claim is time-sensitive: the evidence may not reach the period it is about.")
         proceed = not (
@@ -402,6 +450,10 @@ class OfflineReasoner:
             {p.sub_claim_id: p.citations for p in inputs.opponent_now.points} if inputs.opponent_now else {}
         )
         new = set(inputs.new_evidence_ids)
+        # The closing round cites only what this side cited before and what is new this round, as the
+        # prompt tells a model: a citation the rules would drop is not written, nor what pointed to it.
+        closing = inputs.round > 1 and inputs.round >= inputs.max_rounds
+        citable = set(inputs.cited_before) | new if closing else {e.id for e in inputs.evidence}
         points = []
         for sub in inputs.sub_claims:
             rated = _rated(sub.text, inputs.evidence)
@@ -410,7 +462,7 @@ class OfflineReasoner:
             def backing(s: PassageStance, side: int) -> float:
                 return s.support if side > 0 else s.refute
 
-            leaning = [(e, s) for e, s in rated if s.bears >= CITE_AT]
+            leaning = [(e, s) for e, s in rated if s.bears >= CITE_AT and e.id in citable]
             mine = sorted(
                 ((e, s) for e, s in leaning if backing(s, want) > backing(s, -want)),
                 key=lambda pair: -backing(pair[1], want),
@@ -424,7 +476,9 @@ class OfflineReasoner:
                 argument = f'[{lead.id}] ({lead.tier}, {lead.title}): "{_excerpt(lead.text)}"'
                 if len(mine) > 1:
                     argument += " Also " + ", ".join(f"[{e.id}]" for e, _ in mine[1:]) + "."
-                rebutted = [c for c in answered.get(sub.id, []) if c not in {e.id for e, _ in mine}]
+                rebutted = [
+                    c for c in answered.get(sub.id, []) if c not in {e.id for e, _ in mine} and c in citable
+                ]
                 if theirs and not rebutted:
                     argument += (
                         f" The other side will point to [{theirs[0][0].id}], which bears on it less directly."
@@ -439,7 +493,8 @@ class OfflineReasoner:
                 confidence = round(min(0.95, 0.3 + 0.6 * strength), 2)
             else:
                 against = f", and [{theirs[0][0].id}] cuts the other way" if theirs else ""
-                argument = f"No passage in the evidence pool supports this side on {sub.id}{against}."
+                pool = "it may cite in this closing round" if closing else "in the evidence pool"
+                argument = f"No passage {pool} supports this side on {sub.id}{against}."
                 implied, confidence = score, 0.2
             citations = [e.id for e, _ in mine] or ([theirs[0][0].id] if theirs else [])
             before = previous.get(sub.id)

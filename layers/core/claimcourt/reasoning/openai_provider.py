@@ -8,11 +8,11 @@ import re
 from typing import Any, NoReturn
 
 import openai
-from openai.types.chat import ChatCompletionMessageParam
+from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 from openai.types.chat.completion_create_params import ResponseFormat
 
 from claimcourt.errors import ProviderError, TransientError
-from claimcourt.reasoning.base import ProviderReply, Task
+from claimcourt.reasoning.base import ProviderReply, Task, call_headers, retry_malformed
 
 # A local OpenAI-compatible server usually wants no key, but the SDK insists on one.
 PLACEHOLDER_KEY = "not-needed"
@@ -40,6 +40,16 @@ def _parse_json_text(text: str) -> Any:
         return text  # the Reasoner retries once with the validation error
 
 
+def _completion_problem(response: object) -> str | None:
+    """What makes a parsed 200 body unusable as a chat completion (None: nothing). The SDK builds its
+    ChatCompletion without validating, so `{}` or `null` reach here."""
+    if not isinstance(response, ChatCompletion):
+        return f"a {type(response).__name__} body, not a chat completion"
+    if not isinstance(response.choices, list) or any(c.message is None for c in response.choices):
+        return "a chat completion without choices"
+    return None
+
+
 def _with_feedback(prompt: str, feedback: str | None) -> str:
     if not feedback:
         return prompt
@@ -63,12 +73,14 @@ class OpenAIProvider:
         max_retries: int = 3,
         timeout: float = 120.0,
         max_output_tokens: int = 4096,
+        malformed_backoff_s: float = 0.5,
     ) -> None:
         if api_key is None and base_url is None:
             raise ProviderError("openai: an API key is needed unless base_url names a compatible server")
         self._api_key = api_key
         self._max_retries = max_retries
         self._max_output_tokens = max_output_tokens
+        self._malformed_backoff_s = malformed_backoff_s  # the first wait before asking again, doubling
         self._client = openai.OpenAI(
             api_key=api_key or PLACEHOLDER_KEY, base_url=base_url, max_retries=max_retries, timeout=timeout
         )
@@ -91,13 +103,21 @@ class OpenAIProvider:
         ]
         what = f"openai {model}"
         limit = task.max_output_tokens or self._max_output_tokens
+        headers = call_headers()  # which call this is (X-Claimcourt-Call): for proxies and the played corpus
         try:
-            response = self._client.chat.completions.create(
-                model=model,
-                messages=messages,
-                response_format=response_format,
-                max_completion_tokens=limit,
-                temperature=task.temperature if task.temperature is not None else openai.omit,
+            response = retry_malformed(
+                lambda: self._client.chat.completions.create(
+                    model=model,
+                    messages=messages,
+                    response_format=response_format,
+                    max_completion_tokens=limit,
+                    temperature=task.temperature if task.temperature is not None else openai.omit,
+                    extra_headers=headers,
+                ),
+                _completion_problem,
+                what,
+                self._max_retries,
+                self._malformed_backoff_s,
             )
         except openai.APIStatusError as err:
             self._raise_status(err, what)

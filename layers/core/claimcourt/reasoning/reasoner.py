@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 
 from pydantic import ValidationError
@@ -19,6 +20,7 @@ from claimcourt.reasoning.base import (
     Reply,
     Task,
     describe_validation_error,
+    naming_call,
     validate_reply,
 )
 from claimcourt.reasoning.prices import cost_usd
@@ -181,7 +183,8 @@ class Reasoner:
         """One reply that was not cut off: a truncated reply is asked again once with twice the output
         limit (within the run's budget), and one truncated again is a TruncatedReplyError. Returns the
         task as last sent, so a correction goes out with the limit that worked."""
-        reply = provider.complete(task, where.model, feedback=feedback)
+        with _naming(where, spend, "correction" if feedback is not None else None):
+            reply = provider.complete(task, where.model, feedback=feedback)
         spend.add(reply)
         if not reply.truncated:
             return reply, task
@@ -193,7 +196,8 @@ class Reasoner:
         if retried:
             logger.warning("reply cut off, asking again", extra={"task": task.kind, "limit": larger})
             task = replace(task, max_output_tokens=larger)
-            reply = provider.complete(task, where.model, feedback=feedback)
+            with _naming(where, spend, "truncated"):
+                reply = provider.complete(task, where.model, feedback=feedback)
             spend.add(reply)
             if not reply.truncated:
                 return reply, task
@@ -236,6 +240,13 @@ class Reasoner:
             count("OutputTokens", spend.output_tokens)
             count("PromptCacheReadTokens", spend.cache_read_tokens)
             count("CostUsd", cost)
+
+
+def _naming(where: _Where, spend: _Spend, retry: str | None) -> AbstractContextManager[None]:
+    """Name the provider's next request for this call (reasoning.base.CALL_HEADER): its key, and for
+    a second or later attempt (a correction, a cut-off reply asked again) the attempt's number."""
+    attempt = len(spend.replies) + 1
+    return naming_call(where.ctx.run_id, where.key, attempt, retry if attempt > 1 else None)
 
 
 def _read(task: Task[OutT], reply: ProviderReply) -> tuple[OutT | None, str | None]:

@@ -29,11 +29,22 @@ class AdjudicatePayload(Payload):
 
 
 def by_position(ledger: list[LedgerEntry], mapping: Mapping[Label, Side]) -> list[LedgerEntry]:
-    """The ledger as the judge sees it: keys by anonymous position (A_3, not for_3), sentences redacted."""
+    """The ledger as the judge sees it: keys by anonymous position (A_3, not for_3), and the sentences,
+    the fact-checkers' comments and their answers redacted (a checker names the sides as freely as a
+    debater does)."""
     label = {side: name for name, side in mapping.items()}
+
+    def redacted(text: str | None) -> str | None:
+        return redact(text) if text is not None else None
+
     return [
         e.model_copy(
-            update={"key": f"{label[e.side]}_{e.key.split('_')[-1]}", "sentence": redact(e.sentence)}
+            update={
+                "key": f"{label[e.side]}_{e.key.split('_')[-1]}",
+                "sentence": redact(e.sentence),
+                "comment": redacted(e.comment),
+                "response": redacted(e.response),
+            }
         )
         for e in ledger
         if e.side in label
@@ -41,10 +52,11 @@ def by_position(ledger: list[LedgerEntry], mapping: Mapping[Label, Side]) -> lis
 
 
 def run(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
-    request = deps.store.get_run(p.run_id).request
+    record = deps.store.get_run(p.run_id)
+    request = record.request
     arguments = artifacts.arguments_of(deps.store, p.run_id)
     pool = artifacts.evidence_pool(artifacts.retrievals_of(deps.store, p.run_id), request.context)
-    positions, mapping = anonymize(arguments, seed=p.run_id)
+    positions, mapping = anonymize(arguments, seed=p.run_id, first=request.first)
     decomposition = artifacts.decomposition_of(deps.store, p.run_id)
     reconsider = None
     if p.reconsider:
@@ -62,6 +74,8 @@ def run(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
         sample=p.sample,
         reconsider=reconsider,
         ledger=by_position(artifacts.ledger_of(deps.store, p.run_id, arguments, pool), mapping),
+        today=record.created_at.date(),
+        as_of=request.as_of_date,
     )
     ctx = CallContext(p.run_id, STAGE)
     rubric = None

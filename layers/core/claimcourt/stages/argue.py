@@ -24,7 +24,8 @@ class ArguePayload(RoundPayload):
 
 
 def run(deps: Deps, p: ArguePayload) -> dict[str, Any]:
-    request = deps.store.get_run(p.run_id).request
+    record = deps.store.get_run(p.run_id)
+    request = record.request
     pool = artifacts.evidence_pool(
         artifacts.retrievals_of(deps.store, p.run_id), request.context, up_to_round=p.round
     )
@@ -56,6 +57,8 @@ def run(deps: Deps, p: ArguePayload) -> dict[str, Any]:
         cited_before=sorted(
             {c for a in earlier if a.side == p.side for pt in a.points for c in pt.citations}
         ),
+        today=record.created_at.date(),
+        as_of=request.as_of_date,
     )
     result = argue(inputs, deps.reasoner, CallContext(p.run_id, STAGE, p.round, p.side))
     deps.store.put_artifact(p.run_id, artifacts.argument_key(p.round, p.side), result.model_dump(mode="json"))

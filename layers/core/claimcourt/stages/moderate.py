@@ -18,7 +18,8 @@ STAGE = Stage.MODERATE
 
 
 def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
-    request = deps.store.get_run(p.run_id).request
+    record = deps.store.get_run(p.run_id)
+    request = record.request
     case_for = artifacts.argument_of(deps.store, p.run_id, p.round, "for")
     case_against = artifacts.argument_of(deps.store, p.run_id, p.round, "against")
     if case_for is None or case_against is None:
@@ -35,6 +36,8 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
             case_against=case_against,
             evidence=artifacts.evidence_pool(retrievals, request.context),
             previous_queries=[doc["query"] for doc in retrievals.values()],
+            today=record.created_at.date(),
+            as_of=request.as_of_date,
         ),
         deps.reasoner,
         CallContext(p.run_id, STAGE, p.round),

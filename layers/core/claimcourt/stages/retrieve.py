@@ -6,7 +6,7 @@ from typing import Any
 
 from claimcourt import artifacts
 from claimcourt.evidence.base import EvidenceSource, source_for_run
-from claimcourt.evidence.retrieve import retrieve
+from claimcourt.evidence.retrieve import retrieval
 from claimcourt.models import CallRecord, Directive, Stage
 from claimcourt.observability import count
 from claimcourt.reasoning.prices import WEB_SEARCH_USD_PER_REQUEST, cost_usd
@@ -22,7 +22,7 @@ class RetrievePayload(RoundPayload):
 
 def run(deps: Deps, p: RetrievePayload) -> dict[str, Any]:
     request = deps.store.get_run(p.run_id).request
-    found, cache_hit = retrieve(
+    retrieved = retrieval(
         p.directive,
         round=p.round,
         source=source_for_run(deps.evidence, p.run_id),
@@ -31,13 +31,16 @@ def run(deps: Deps, p: RetrievePayload) -> dict[str, Any]:
         as_of=request.as_of_date,
         ttl_s=deps.settings.cache_ttl_s,
     )
-    doc = {
+    found, cache_hit = retrieved.evidence, retrieved.cache_hit
+    doc: dict[str, Any] = {
         "query": p.directive.query,
         "source": deps.evidence.name,
         "cache_hit": cache_hit,
         "contrarian": p.directive.contrarian,
         "items": [e.model_dump(mode="json") for e in found],
     }
+    if request.as_of_date is not None:  # what the backtest could check against its date (the result's)
+        doc |= {"dated": retrieved.dated, "dropped": retrieved.dropped}
     count("RetrievalCacheHits" if cache_hit else "RetrievalCacheMisses")
     key = f"{STAGE}:{p.round}:{p.directive.sub_claim_id}:search{':contrarian' * p.directive.contrarian}"
     if not cache_hit and (billed := search_call(deps.evidence, p.run_id, key)) is not None:

@@ -47,6 +47,7 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
             "round_control": summarize(artifacts.decisions_of(deps.store, p.run_id), calls),
             "re_deliberation": re_deliberation,
             "citations": artifacts.ledger_of(deps.store, p.run_id, arguments, pool),
+            "backtest": artifacts.backtest_dating(retrievals) if record.request.as_of_date else None,
         }
     )
     # The four artifacts, kept with the run: stored first, so the run is never seen succeeded without them.

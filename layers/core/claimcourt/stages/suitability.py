@@ -15,9 +15,16 @@ STAGE = Stage.SUITABILITY
 
 
 def run(deps: Deps, p: Payload) -> dict[str, Any]:
-    request = deps.store.get_run(p.run_id).request
+    record = deps.store.get_run(p.run_id)
+    request = record.request
     result = assess(
-        SuitabilityInput(claim=request.claim, context=request.context),
+        SuitabilityInput(
+            claim=request.claim,
+            context=request.context,
+            evidence_source=deps.evidence.name,
+            today=record.created_at.date(),
+            as_of=request.as_of_date,
+        ),
         deps.reasoner,
         CallContext(p.run_id, STAGE),
     )

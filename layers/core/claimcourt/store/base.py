@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from claimcourt.errors import ConflictError, InvalidRequestError, NotFoundError, RateLimitedError
 from claimcourt.models import (
+    LOCAL_TENANT,
     ApiKeyRecord,
     CallRecord,
     ClaimRecord,
@@ -103,16 +104,24 @@ def hour_window(at: datetime) -> str:
 def over_concurrency(max_active: int) -> RateLimitedError:
     return RateLimitedError(
         "concurrency",
-        f"{max_active} debates are already running, the most allowed at once",
+        f"{max_active} {'debate is' if max_active == 1 else 'debates are'} already running, the most allowed "
+        "at once (CLAIMCOURT_MAX_ACTIVE_RUNS)",
         CONCURRENCY_RETRY_AFTER_S,
     )
 
 
-def over_hourly(hourly_limit: int, at: datetime) -> RateLimitedError:
+def over_hourly(hourly_limit: int, at: datetime, tenant_id: str) -> RateLimitedError:
+    """The hourly cap's refusal: who is over it (the CLI has no API key: its runs are the local
+    tenant's), the setting that sets it, and when the hour's count starts again."""
     next_hour = at.astimezone(UTC).replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
     wait = max(1, int((next_hour - at).total_seconds() + 0.999))
+    who = "the CLI (tenant local) has" if tenant_id == LOCAL_TENANT else f"tenant {tenant_id} has"
+    runs = "paid run" if hourly_limit == 1 else "paid runs"
     return RateLimitedError(
-        "hourly", f"this API key has started {hourly_limit} runs this hour, its cap", wait
+        "hourly",
+        f"{who} started {hourly_limit} {runs} this hour (a paid model or web search), its cap "
+        f"(CLAIMCOURT_HOURLY_RUNS_PER_TENANT); the count resets at {next_hour:%H:%M} UTC",
+        wait,
     )
 
 
@@ -258,6 +267,11 @@ class ClaimStore(Protocol):
 
     # claims and their drift series, per tenant
     def list_claims(self, tenant_id: str, limit: int = 50) -> list[ClaimRecord]: ...
+    def get_claim(self, tenant_id: str, claim_id: str) -> ClaimRecord:
+        """The tenant's claim, as listed; NotFoundError if the tenant has no run of it (another
+        tenant's claim included)."""
+        ...
+
     def drift_series(self, tenant_id: str, claim_id: str) -> list[DriftPoint]: ...
 
 
@@ -279,8 +293,11 @@ class AdmissionStore(Protocol):
 
     # the cost guard: admission takes a lease under both caps atomically, or raises RateLimitedError
     def admit(self, lease: Lease, *, max_active: int, hourly_limit: int) -> None: ...
-    def release(self, run_id: str) -> bool:
-        """Give the run's lease back; False if it holds none (released before, or never admitted)."""
+    def release(self, run_id: str, *, refund: bool = False) -> bool:
+        """Give the run's lease back; False if it holds none (released before, or never admitted).
+        With `refund` (its run never started, so it spent nothing), the hourly count its admission
+        took is given back too, in the same write: once, however often it is asked, and never below
+        zero (a count that has expired meanwhile stays gone)."""
         ...
 
     def leases(self) -> list[Lease]: ...

@@ -1,10 +1,10 @@
-"""`claimcourt`: run a debate on the laptop, list runs, show one.
+"""`claimcourt`: run a debate on the laptop, list runs, show one (every command of the command line).
 
 Progress goes to stderr and the verdict (or --json) to stdout, so `claimcourt run … --json | jq` works.
 Exit status: 0 succeeded, 1 failed, 2 bad input (nothing stored), 3 stopped by the suitability check,
 4 `serve` cannot listen on its address.
-The console script (console.main) runs `entry`, which leaves without the interpreter's teardown;
-tests call `main`.
+The console script (claimcourt.local.console.main, a launcher) runs `entry`, which leaves without the
+interpreter's teardown; tests call `main`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, get_args
 
 import click
 from pydantic import ValidationError
@@ -27,16 +27,22 @@ from claimcourt import artifacts
 from claimcourt.errors import ConfigurationError, InvalidRequestError, NotFoundError, RateLimitedError
 from claimcourt.execution import Executor, Machine, StepFunctionsExecutor
 from claimcourt.local.cloud import EXECUTION_CHECK_S, FOLLOW_POLL_S, Stack, load_stack
-from claimcourt.local.console import resume_collector
+from claimcourt.local.collector import resume_collector
+from claimcourt.local.processes import owner_gone, this_process
 from claimcourt.local.render import ProgressView, render_decisions, render_record, render_runs
 from claimcourt.models import (
     LOCAL_TENANT,
+    BacktestDating,
+    Effort,
+    JudgeKind,
+    Mode,
     MotionRequest,
     MotionResult,
     RunOutput,
     RunRecord,
     RunRequest,
     RunStatus,
+    Side,
     first_problem,
 )
 from claimcourt.runs import follow, run_usage, submit_when_free, tenant_run
@@ -117,6 +123,44 @@ def _store(data_dir: Path | None, stack: str | None) -> Store:
     return build_store(_stack(stack, data_dir).settings if stack else _settings(data_dir))
 
 
+class _Choice(click.Choice[str]):
+    """click.Choice, so that --help lists the choices (the request model's own), but refused as any
+    bad input is: one line naming the request's field, exit 2, before anything runs."""
+
+    def __init__(self, kind: Any, field: str) -> None:
+        super().__init__(get_args(kind))
+        self.field = field
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        try:
+            return str(super().convert(value, param, ctx))
+        except click.BadParameter:
+            _fail(
+                f"{self.field}: {value!r} is not one of {', '.join(map(str, self.choices))}", EXIT_BAD_INPUT
+            )
+
+
+class _Whole(click.ParamType[int]):
+    """A whole number, refused as any bad input is (one line naming the request's field, exit 2);
+    the request model checks its range."""
+
+    name = "integer"
+
+    def __init__(self, field: str) -> None:
+        self.field = field
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            _fail(f"{self.field}: {value!r} is not a whole number", EXIT_BAD_INPUT)
+
+
+MODES, EFFORTS, SIDES, JUDGES = (
+    _Choice(kind, field)
+    for kind, field in [(Mode, "mode"), (Effort, "effort"), (Side, "first"), (JudgeKind, "judge")]
+)
+
 data_dir_option = click.option(
     "--data-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -132,6 +176,7 @@ stack_option = click.option(
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="claimcourt", prog_name="claimcourt", message="%(prog)s %(version)s")
 def main() -> None:
     """claimcourt: a calibrated, source-cited score for a claim, from a staged debate."""
 
@@ -172,15 +217,24 @@ def _exit_status(code: object) -> int:
 
 @main.command()
 @click.argument("claim")
-@click.option("--mode", default="spectral", show_default=True, help="spectral (a 0–100 score) or verdict.")
+@click.option(
+    "--mode", type=MODES, default="spectral", show_default=True, help="A 0–100 score, or a verdict."
+)
 @click.option("--context", default=None, help="Background text the debaters may use.")
 @click.option("--as-of", "as_of", default=None, help="Backtest date YYYY-MM-DD: only evidence up to then.")
-@click.option("--effort", default="standard", show_default=True, help="low, standard or high (more rounds).")
+@click.option("--effort", type=EFFORTS, default="standard", show_default=True, help="High: more rounds.")
 @click.option(
-    "--first", default=None, help="for or against: that side argues first each round, the other answers it."
+    "--first", type=SIDES, default=None, help="That side argues first each round, the other answers it."
 )
-@click.option("--rounds", default=None, help="Exactly this many rounds, 1–6 (default: the effort's).")
-@click.option("--judge", default="contract", show_default=True, help="contract (0–100) or rubric (0–10, DH).")
+@click.option(
+    "--rounds",
+    type=_Whole("rounds"),
+    default=None,
+    help="Exactly this many rounds, 1–6 (default: the effort's).",
+)
+@click.option(
+    "--judge", type=JUDGES, default="contract", show_default=True, help="contract: 0–100; rubric: 0–10, DH."
+)
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the run as JSON (its status, and its result once scored)."
 )
@@ -194,7 +248,7 @@ def run(
     as_of: str | None,
     effort: str,
     first: str | None,
-    rounds: str | None,
+    rounds: int | None,
     judge: str,
     as_json: bool,
     verbose: bool,
@@ -234,11 +288,16 @@ def run(
     _print_record(deps.store, deps.store.get_run(record.run_id), as_json)
 
 
+def _dating(record: RunRecord) -> BacktestDating | None:
+    return record.result.backtest if record.result is not None else None
+
+
 def _submit(
     store: Store, executor: Executor, settings: Settings, request: RunRequest | MotionRequest
 ) -> RunRecord:
     """Start a run of the CLI's own under the cost guard, as the API's: while the concurrency cap is
-    full (runs of `claimcourt serve`, or of the stack), wait for a slot; over the hourly cap, stop."""
+    full (runs of `claimcourt serve`, or of the stack), wait for a slot (after giving back the slots
+    of CLI runs on this host whose process was killed); over the hourly cap, stop."""
     try:
         return _start(store, executor, settings, request)
     except RateLimitedError as refused:
@@ -254,6 +313,9 @@ def _start(
     def waiting(refused: RateLimitedError) -> None:
         err.print(f"[dim]waiting for a free slot: {escape(refused.message)}[/]")
 
+    # A run the local runtime executes is this process's: if it is killed, the next CLI run frees its
+    # slot. A stack's runs are Step Functions' own, whatever becomes of this process.
+    owned = not isinstance(executor, StepFunctionsExecutor)
     try:
         return submit_when_free(
             store,
@@ -263,6 +325,8 @@ def _start(
             request,
             timeout_s=settings.run_timeout_s,
             on_wait=waiting,
+            owner=this_process() if owned else None,
+            gone=owner_gone,
         )
     except RateLimitedError:
         raise
@@ -692,9 +756,10 @@ def keys_create(tenant: str, label: str, data_dir: Path | None, stack: str | Non
 @stack_option
 def keys_list(data_dir: Path | None, stack: str | None) -> None:
     """List keys (ids, tenants, labels; never the keys)."""
+    click.echo(f"{'KEY':<16}  {'TENANT':<20} {'STATE':<24} {'CREATED':<10}  LABEL")
     for k in _store(data_dir, stack).list_api_keys():
         state = f"revoked {k.revoked_at:%Y-%m-%d %H:%M}" if k.revoked_at else "active"
-        click.echo(f"{k.key_id}  {k.tenant_id:<20} {state:<24} {k.created_at:%Y-%m-%d}  {k.label}")
+        click.echo(f"{k.key_id:<16}  {k.tenant_id:<20} {state:<24} {k.created_at:%Y-%m-%d}  {k.label}")
 
 
 @keys.command("revoke")
@@ -726,8 +791,10 @@ def monitor() -> None:
 @click.argument("claim")
 @click.option("--cadence", required=True, help="hourly, daily, weekly, or a 5-field cron expression (UTC).")
 @click.option("--threshold", type=int, required=True, help="Points the score must move to say so.")
-@click.option("--mode", default="spectral", show_default=True, help="spectral or verdict.")
-@click.option("--effort", default="standard", show_default=True, help="low, standard or high.")
+@click.option(
+    "--mode", type=MODES, default="spectral", show_default=True, help="A 0–100 score, or a verdict."
+)
+@click.option("--effort", type=EFFORTS, default="standard", show_default=True, help="High: more rounds.")
 @tenant_option
 @data_dir_option
 def monitor_add(
@@ -751,10 +818,11 @@ def monitor_add(
 @data_dir_option
 def monitor_list(tenant: str, data_dir: Path | None) -> None:
     """List monitors: id, cadence, threshold, next due, last run, claim."""
+    click.echo(f"{'MONITOR':<20}  {'CADENCE':<14} {'THRESHOLD':<9} {'NEXT DUE':<16}  {'LAST RUN':<44} CLAIM")
     for m in _store(data_dir, None).list_monitors(tenant):
-        last = m.last_run_id or "-"
+        last, threshold = m.last_run_id or "-", f"±{m.request.threshold}"
         click.echo(
-            f"{m.monitor_id}  {m.request.cadence:<14} ±{m.request.threshold:<3} "
+            f"{m.monitor_id:<20}  {m.request.cadence:<14} {threshold:<9} "
             f"{m.next_due:%Y-%m-%d %H:%M}  {last:<44} {m.request.claim}"
         )
 
@@ -918,8 +986,10 @@ def bench(args: tuple[str, ...]) -> None:
 @main.command()
 @click.argument("claim")
 @click.option("--dates", required=True, help="Comma-separated YYYY-MM-DD dates; `today` is a live run.")
-@click.option("--mode", default="spectral", show_default=True, help="spectral or verdict.")
-@click.option("--effort", default="standard", show_default=True, help="low, standard or high.")
+@click.option(
+    "--mode", type=MODES, default="spectral", show_default=True, help="A 0–100 score, or a verdict."
+)
+@click.option("--effort", type=EFFORTS, default="standard", show_default=True, help="High: more rounds.")
 @click.option("--context", default=None, help="Background text the debaters may use.")
 @click.option("--json", "as_json", is_flag=True, help="Print the series as JSON.")
 @click.option("--verbose", is_flag=True, help="Show each stage's structured log on stderr.")
@@ -981,6 +1051,7 @@ def backtest(
             "interval": r.interval.model_dump() if r.interval else None,
             "verdict": r.verdict.value if r.verdict else None,
             "error": r.error,
+            "sources": dating.model_dump() if (dating := _dating(r)) else None,
         }
         for r in ended
     ]
@@ -995,7 +1066,22 @@ def backtest(
                 else f"{r.score:>3} ({r.interval.low}–{r.interval.high})"
             )
             outcome = r.verdict.value if r.verdict else r.status.value
-            click.echo(f"{when:<10}  {shown:<13} {outcome:<20} {r.run_id}")
+            sources = ""
+            if (dating := _dating(r)) is not None:
+                sources = (
+                    f"  sources: {dating.retrieved} retrieved, {dating.dated} dated, "
+                    f"{dating.dropped} dropped as after the date"
+                )
+            click.echo(f"{when:<10}  {shown:<13} {outcome:<20} {r.run_id}{sources}")
+        datings = [d for r in ended if (d := _dating(r)) is not None and d.retrieved]
+        if datings and not any(d.dated for d in datings):
+            # Then a date can leave out no source as published after it: only sentences that name a
+            # later time are cut, and the dates may well score alike.
+            click.echo(
+                f"No retrieved source carried a publication date (the evidence source, "
+                f"{deps.evidence.name}, dates none): no date could leave a source out as published "
+                "after it, only cut sentences that name a later time."
+            )
     if refused is not None:
         err.print(
             f"[bold red]cost guard:[/] {escape(refused.message)}: {len(records)} of {len(requests)} dates "

@@ -1,0 +1,515 @@
+"""The played corpus (claimcourt.bench.played): hand-written replies replayed through the real
+Anthropic and OpenAI SDKs against the loopback replay server, through the real state machine, over
+the bundled corpus. Every corpus run is replayed on both SDK paths and its declared checks must hold;
+then the machinery: the call header, the API shapes, retries under their attempt keys, an unanswered
+call, the writer's workflow, and a motion debate."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import threading
+from collections.abc import Callable
+from datetime import UTC, date, datetime, time
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import openai
+import pytest
+from anthropic.types import Message
+from openai.types.chat import ChatCompletion
+
+from claimcourt import artifacts
+from claimcourt.bench import played as played_cli
+from claimcourt.bench.played import Replay, play, reply_problems, report
+from claimcourt.bench.played_corpus import (
+    PATHS,
+    Expect,
+    PlayedCall,
+    PlayedPrompt,
+    PlayedRun,
+    PlayedUsage,
+    ProviderPath,
+    corpus_files,
+    load,
+    output_tokens_of,
+    save,
+)
+from claimcourt.bench.played_server import PlayedServer
+from claimcourt.evidence.corpus import CorpusSource
+from claimcourt.local.runtime import LocalRuntime
+from claimcourt.models import MotionRequest, RunStatus
+from claimcourt.reasoning.anthropic_provider import with_feedback
+from claimcourt.reasoning.base import CALL_HEADER, RETRY_HEADER, RUN_HEADER, ProviderReply, Task, call_headers
+from claimcourt.reasoning.offline import OfflineReasoner
+from claimcourt.reasoning.reasoner import Reasoner
+from claimcourt.runs import create_run
+from claimcourt.settings import Settings
+from claimcourt.wiring import build_deps
+
+pytestmark = pytest.mark.timeout(300)
+
+ARCTIC = "arctic-sea-ice"
+CORPUS = {f.stem: f for f in corpus_files()}
+Replayed = Callable[[Path, ProviderPath], Replay]
+
+
+@pytest.fixture(scope="module")
+def evidence(tmp_path_factory: pytest.TempPathFactory) -> CorpusSource:
+    source = CorpusSource(index_dir=tmp_path_factory.mktemp("index"))
+    source.warm()
+    return source
+
+
+@pytest.fixture(scope="module")
+def replayed(evidence: CorpusSource, tmp_path_factory: pytest.TempPathFactory) -> Replayed:
+    """Each corpus run replayed once per SDK path in this module, whichever test asks first."""
+    done: dict[tuple[Path, ProviderPath], Replay] = {}
+    lock = threading.Lock()
+
+    def get(file: Path, path: ProviderPath) -> Replay:
+        with lock:
+            if (file, path) not in done:
+                done[(file, path)] = play(load(file), path, evidence, tmp_path_factory.mktemp("played"))
+            return done[(file, path)]
+
+    return get
+
+
+def _arctic() -> PlayedRun:
+    return load(CORPUS[ARCTIC])
+
+
+# ---------------------------------------------------------------- the corpus
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_every_played_run_replays_as_it_declares(replayed: Replayed, name: str, path: ProviderPath) -> None:
+    played = load(CORPUS[name])
+    if path not in played.providers:
+        pytest.skip(f"{name} is not played on the {path} path")
+    # When the run is replayed through this SDK path
+    replay = replayed(CORPUS[name], path)
+    # Then every call found its reply, the ledger billed what the server reported, and every declared
+    # check holds
+    assert not replay.failed, "\n".join(report(replay))
+    assert replay.unused == [], "replies no request asked for: a key has changed"
+
+
+def test_the_two_sdk_paths_send_the_same_prompts_and_reach_the_same_result(replayed: Replayed) -> None:
+    # Given the Arctic run replayed through the Anthropic SDK and through the OpenAI SDK
+    a, o = (replayed(CORPUS[ARCTIC], path) for path in PATHS)
+    # Then both runs rendered the same prompts for the same calls (a replay is deterministic: the
+    # judge's anonymization is seeded by the fixed run id, retrieval is the bundled corpus)
+    prompts_a = {r.key: r.prompt for r in a.requests}
+    prompts_o = {r.key: r.prompt for r in o.requests}
+    assert prompts_a == prompts_o
+    # And reached the same result, while each was billed at its own model's price
+    assert a.result is not None and o.result is not None
+    assert (a.result.overall_score, a.result.interval) == (o.result.overall_score, o.result.interval)
+    assert [d.model_dump() for d in a.decisions] == [d.model_dump() for d in o.decisions]
+    assert set(a.result.usage.models) == {"claude-sonnet-4-6"}
+    assert set(o.result.usage.models) == {"gpt-4.1-2025-04-14"}
+    assert a.result.usage.total_cost_usd != o.result.usage.total_cost_usd
+
+
+def test_every_request_names_its_call_so_parallel_calls_find_their_own_reply(replayed: Replayed) -> None:
+    for path in PATHS:
+        replay = replayed(CORPUS[ARCTIC], path)
+        # Every request carried its call key and its run, as headers the real providers send
+        keys = [r.headers[CALL_HEADER.lower()] for r in replay.requests]
+        assert all(r.headers.get(RUN_HEADER.lower()) == "played-arctic-sea-ice" for r in replay.requests)
+        assert all(RETRY_HEADER.lower() not in r.headers for r in replay.requests)  # first attempts only
+        # One request per call, each call its own key: the debaters and the fact-checkers, asked at
+        # the same time, are told apart by the key, not by their prompts
+        assert sorted(keys) == sorted(replay.played.calls)
+        assert {"argue:1:for:argue:", "argue:1:against:argue:", "factcheck:1:for:factcheck:"} <= set(keys)
+
+
+def test_the_closing_rounds_rules_hold_on_played_prose(replayed: Replayed) -> None:
+    """The closing round (the last of two or more) cites only what each side cited before and what was
+    retrieved for it (its prompt's "New this round"): any other citation a played reply added there is
+    dropped from its point, its marker from the text too."""
+    dropped_somewhere = False
+    for name, file in sorted(CORPUS.items()):
+        played = load(file)
+        if played.kind != "claim" or "anthropic" not in played.providers:
+            continue
+        replay = replayed(file, "anthropic")
+        last = max((a.round for a in replay.arguments), default=0)
+        if last < 2:
+            continue
+        for argument in (a for a in replay.arguments if a.round == last):
+            before = {
+                c
+                for a in replay.arguments
+                if a.side == argument.side and a.round < last
+                for p in a.points
+                for c in p.citations
+            }
+            call = played.calls[f"argue:{last}:{argument.side}:argue:"]
+            new = re.search(r"^New this round: (.+)$", call.prompt.user, re.MULTILINE)
+            allowed = before | (set(new.group(1).split(", ")) if new else set())
+            written = {p["sub_claim_id"]: set(p.get("citations", [])) for p in call.reply["points"]}
+            for point in argument.points:
+                assert set(point.citations) <= allowed, f"{name}: {argument.side} {point.sub_claim_id}"
+                for cited in written[point.sub_claim_id] - set(point.citations):
+                    dropped_somewhere = True
+                    assert f"[{cited}]" not in point.argument, f"{name}: a marker left for {cited}"
+    assert dropped_somewhere, "no played run plays a citation the closing round drops"
+
+
+# ---------------------------------------------------------------- the replay server
+
+
+def _calls(**entries: PlayedCall) -> dict[str, PlayedCall]:
+    return dict(entries)
+
+
+def _entry(reply: Any = None, **fields: Any) -> PlayedCall:
+    return PlayedCall(
+        prompt=PlayedPrompt(system="sys", user="user"),
+        reply=reply,
+        usage=PlayedUsage(output_tokens=fields.pop("output_tokens", 42)),
+        **fields,
+    )
+
+
+SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
+
+
+def _ask_anthropic(server: PlayedServer, key: str, max_tokens: int = 300, **kwargs: Any) -> Message:
+    client = anthropic.Anthropic(api_key="sk-ant-test", base_url=server.anthropic_url, max_retries=2)
+    return client.messages.create(
+        model="claude-sonnet-4-6",
+        max_tokens=max_tokens,
+        system=kwargs.pop("system", "You answer."),
+        messages=[{"role": "user", "content": "Say it."}],
+        tools=[{"name": "pick", "description": "the reply", "input_schema": SCHEMA}],
+        tool_choice={"type": "tool", "name": "pick"},
+        extra_headers={CALL_HEADER: key},
+    )
+
+
+def _ask_openai(server: PlayedServer, key: str, max_tokens: int = 300) -> ChatCompletion:
+    client = openai.OpenAI(api_key="sk-test", base_url=server.openai_url, max_retries=2)
+    return client.chat.completions.create(
+        model="gpt-4.1",
+        messages=[{"role": "system", "content": "You answer."}, {"role": "user", "content": "Say it."}],
+        response_format={"type": "json_schema", "json_schema": {"name": "Answer", "schema": SCHEMA}},
+        max_completion_tokens=max_tokens,
+        extra_headers={CALL_HEADER: key},
+    )
+
+
+def test_replies_are_shaped_as_each_api_shapes_them() -> None:
+    calls = _calls(
+        ok=_entry({"answer": "yes"}, output_tokens=7),
+        cut=_entry({"answer": "an answer that ran on"}, stop_reason="max_tokens"),
+        no=_entry(refusal="I can't help with that.", refusal_category="general_harms"),
+    )
+    with PlayedServer(calls) as server:
+        # Anthropic: the forced tool called with the reply, billed as the API would bill it
+        message = _ask_anthropic(server, "ok")
+        assert message.stop_reason == "tool_use"
+        block = message.content[0]
+        assert block.type == "tool_use" and block.name == "pick" and block.input == {"answer": "yes"}
+        sent = server.requests[-1]
+        assert message.usage.output_tokens == 7
+        assert (
+            message.usage.input_tokens == sent.input_tokens > 313
+        )  # the tool-use system prompt, and the text
+        # OpenAI: the reply as the message's JSON content, under the snapshot the alias names
+        completion = _ask_openai(server, "ok")
+        assert completion.model == "gpt-4.1-2025-04-14"
+        assert json.loads(completion.choices[0].message.content or "") == {"answer": "yes"}
+        assert completion.choices[0].finish_reason == "stop"
+        assert completion.usage is not None and completion.usage.completion_tokens == 7
+        # A reply played as cut off: max_tokens / length, every output token the limit allowed spent
+        cut = _ask_anthropic(server, "cut", max_tokens=64)
+        assert cut.stop_reason == "max_tokens" and cut.usage.output_tokens == 64
+        cut_openai = _ask_openai(server, "cut", max_tokens=64)
+        assert cut_openai.choices[0].finish_reason == "length"
+        with pytest.raises(ValueError):
+            json.loads(cut_openai.choices[0].message.content or "")  # cut mid-JSON, as a real one is
+        # A refusal: stop_reason refusal with its details; OpenAI's message.refusal
+        refused = _ask_anthropic(server, "no")
+        assert refused.stop_reason == "refusal" and refused.content == []
+        assert (
+            refused.stop_details is not None and refused.stop_details.explanation == "I can't help with that."
+        )
+        refused_openai = _ask_openai(server, "no")
+        assert refused_openai.choices[0].message.refusal == "I can't help with that."
+        assert refused_openai.choices[0].message.content is None
+        # Every body validates as the SDK's own model of the response (not just the SDK's lenient build)
+        for request in server.requests:
+            assert request.answered
+    raw = _raw_answers(calls)
+    Message.model_validate(raw["anthropic"])
+    ChatCompletion.model_validate(raw["openai"])
+
+
+def _raw_answers(calls: dict[str, PlayedCall]) -> dict[str, Any]:
+    import urllib.request
+
+    found: dict[str, Any] = {}
+    with PlayedServer(calls) as server:
+        bodies = {
+            "anthropic": (
+                f"{server.anthropic_url}/v1/messages",
+                {
+                    "model": "claude-sonnet-4-6",
+                    "max_tokens": 100,
+                    "messages": [{"role": "user", "content": "x"}],
+                    "tools": [{"name": "submit", "input_schema": SCHEMA}],
+                    "tool_choice": {"type": "tool", "name": "submit"},
+                },
+            ),
+            "openai": (
+                f"{server.openai_url}/chat/completions",
+                {"model": "gpt-4.1", "messages": [{"role": "user", "content": "x"}]},
+            ),
+        }
+        for protocol, (url, body) in bodies.items():
+            request = urllib.request.Request(
+                url, json.dumps(body).encode(), {"content-type": "application/json", CALL_HEADER: "ok"}
+            )
+            with urllib.request.urlopen(request, timeout=10) as response:
+                found[protocol] = json.loads(response.read())
+    return found
+
+
+def test_a_call_without_a_reply_is_a_404_naming_it_and_is_not_retried(tmp_path: Path) -> None:
+    with PlayedServer({}, prompts_dir=tmp_path, name="demo") as server:
+        with pytest.raises(anthropic.NotFoundError, match="has no reply for call 'argue:1:for:argue:'"):
+            _ask_anthropic(server, "argue:1:for:argue:", system="You argue.")
+        with pytest.raises(openai.NotFoundError, match="has no reply for call 'moderate:1::moderate:'"):
+            _ask_openai(server, "moderate:1::moderate:")
+        assert len(server.requests) == 2  # the SDKs (max_retries=2) did not ask again
+        assert server.missing() == ["argue:1:for:argue:", "moderate:1::moderate:"]
+    # And the prompt was written for the writer, with the schema the reply must follow
+    text = (tmp_path / "argue:1:for:argue:.prompt.md").read_text()
+    assert "You argue." in text and "Say it." in text and '"answer"' in text
+    assert "python -m claimcourt.bench.played add demo 'argue:1:for:argue:' reply.json" in text
+    pending = json.loads((tmp_path / "argue:1:for:argue:.prompt.json").read_text())
+    assert pending["prompt"] == {"system": "You argue.", "user": "Say it."}
+
+
+def test_prompt_caching_is_played_as_each_api_does_it() -> None:
+    long_system = "Shared instructions. " * 300  # 6,300 characters: past the 1,024-token minimum
+    with PlayedServer({"ok": _entry({"answer": "yes"})}) as server:
+        client = openai.OpenAI(api_key="sk-test", base_url=server.openai_url, max_retries=0)
+        cached = []
+        for user in ("first question", "second question"):
+            completion = client.chat.completions.create(
+                model="gpt-4.1",
+                messages=[{"role": "system", "content": long_system}, {"role": "user", "content": user}],
+                extra_headers={CALL_HEADER: "ok"},
+            )
+            assert completion.usage is not None and completion.usage.prompt_tokens_details is not None
+            cached.append(completion.usage.prompt_tokens_details.cached_tokens)
+        # OpenAI: nothing the first time; then the shared prefix, 1,024 tokens and steps of 128
+        assert cached[0] == 0
+        assert cached[1] == 1024 + 128 * ((len(long_system) - 4096) // 512)
+        # Anthropic: only up to a cache_control breakpoint, written once, then read
+        ant = anthropic.Anthropic(api_key="sk-ant-test", base_url=server.anthropic_url, max_retries=0)
+        usages = [
+            ant.messages.create(
+                model="claude-sonnet-4-6",
+                max_tokens=100,
+                system=[{"type": "text", "text": long_system, "cache_control": {"type": "ephemeral"}}],
+                messages=[{"role": "user", "content": user}],
+                extra_headers={CALL_HEADER: "ok"},
+            ).usage
+            for user in ("first question", "second question")
+        ]
+        assert (usages[0].cache_creation_input_tokens, usages[0].cache_read_input_tokens) == (1575, 0)
+        assert (usages[1].cache_creation_input_tokens, usages[1].cache_read_input_tokens) == (0, 1575)
+
+
+# ---------------------------------------------------------------- retries and failures in a run
+
+
+def test_a_retried_call_is_asked_again_under_its_attempt_key(
+    replayed: Replayed, evidence: CorpusSource, tmp_path: Path
+) -> None:
+    # Given the Arctic run with two calls played as going wrong first: the moderator's reply cut off at
+    # its output limit, and the decomposer's self-check answered without its required field
+    played = _arctic()
+    moderate = played.calls["moderate:1::moderate:"]
+    check = played.calls["decompose:0::decompose_check:a0"]
+    played.calls["moderate:1::moderate:"] = moderate.model_copy(
+        update={"reply": {"decisive_dispute": "Whether the projections"}, "stop_reason": "max_tokens"}
+    )
+    played.calls["moderate:1::moderate:#2"] = moderate
+    played.calls["decompose:0::decompose_check:a0"] = check.model_copy(update={"reply": {"overlaps": []}})
+    played.calls["decompose:0::decompose_check:a0#2"] = check
+    # When it is replayed
+    replay = play(played, "anthropic", evidence, tmp_path)
+    # Then it ends as the corpus run does, having asked each of those calls twice
+    assert replay.record.status is RunStatus.SUCCEEDED, replay.record.error
+    played_as_written = replayed(CORPUS[ARCTIC], "anthropic").result
+    assert replay.result is not None and played_as_written is not None
+    assert replay.result.overall_score == played_as_written.overall_score
+    assert replay.usage.llm_calls == 15
+    assert [c.name for c in replay.failed if c.name != "calls"] == []
+    by_key = {r.key: r for r in replay.requests}
+    # the cut-off reply again with twice the limit, said so in the retry header
+    again = by_key["moderate:1::moderate:#2"]
+    assert again.retry == "truncated"
+    assert again.body["max_tokens"] == 2 * by_key["moderate:1::moderate:"].body["max_tokens"]
+    # the malformed one again with what was wrong, as a correction the user prompt carries
+    corrected = by_key["decompose:0::decompose_check:a0#2"]
+    assert corrected.retry == "correction"
+    assert "<correction>" in corrected.prompt.user and "ok" in corrected.prompt.user
+
+
+def test_an_unanswered_call_writes_its_prompt_and_fails_the_run_clearly(
+    evidence: CorpusSource, tmp_path: Path
+) -> None:
+    # Given the Arctic run without the judge's reply
+    played = _arctic()
+    del played.calls["adjudicate:0::adjudicate:s0"]
+    # When it is replayed with a folder for prompts
+    replay = play(played, "openai", evidence, tmp_path / "run", prompts_dir=tmp_path / "prompts")
+    # Then the run fails, naming the call, and where its prompt was written
+    assert replay.record.status is RunStatus.FAILED
+    error = replay.record.error or ""
+    assert (
+        error.startswith("ProviderError") and "has no reply for call 'adjudicate:0::adjudicate:s0'" in error
+    )
+    assert replay.missing == ["adjudicate:0::adjudicate:s0"]
+    written = tmp_path / "prompts" / "adjudicate:0::adjudicate:s0.prompt.md"
+    assert str(written) in error
+    text = written.read_text()
+    assert "You are the final judge" in text and "<citation_ledger>" in text and "(Judgement)" in text
+    # and the replay counts it failed
+    assert {c.name for c in replay.failed} >= {"every call answered", "status"}
+
+
+def test_the_writers_workflow_plays_to_the_first_unanswered_call_then_on(
+    evidence: CorpusSource,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(played_cli, "_evidence", lambda folder: evidence)
+    corpus, out = tmp_path / "corpus", tmp_path / "out"
+    corpus.mkdir()
+    # Given a corpus file lacking the last two replies
+    played = _arctic()
+    judge = played.calls.pop("adjudicate:0::adjudicate:s0")
+    played.calls.pop("factcheck:2:against:factcheck:")
+    save(played, corpus / f"{ARCTIC}.json")
+    where = ["--corpus", str(corpus), "--out", str(out)]
+    # When the writer plays it: the calls answered are replayed, the first unanswered one's prompt written
+    assert played_cli.main(["write", ARCTIC, *where]) == 1
+    printed = capsys.readouterr().out
+    assert "calls replayed; 1 without a reply" in printed  # (its parallel sibling may be cut short)
+    assert (
+        f"factcheck:2:against:factcheck:  →  {out / ARCTIC}/factcheck:2:against:factcheck:.prompt.md"
+        in printed
+    )
+    # A reply the schema would reject is refused, naming the problem
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"checks": [], "responses": [{"key": "against_2"}]}))
+    args = ["add", ARCTIC, "factcheck:2:against:factcheck:", str(bad), *where]
+    assert played_cli.main(args) == 2
+    assert "responses.0.response: Field required" in capsys.readouterr().err
+    # The writer adds the reply, plays on to the next call, adds it, and the run completes
+    original = _arctic()
+    for key in ("factcheck:2:against:factcheck:", "adjudicate:0::adjudicate:s0"):
+        reply = tmp_path / "reply.json"
+        reply.write_text(
+            json.dumps((original.calls[key] if key != "adjudicate:0::adjudicate:s0" else judge).reply)
+        )
+        assert played_cli.main(["add", ARCTIC, key, str(reply), *where]) == 0
+        code = played_cli.main(["write", ARCTIC, *where])
+    assert code == 0
+    assert "complete, every call answered (13 replies)" in capsys.readouterr().out
+    # The file holds each reply with the prompt it answers, and its output tokens
+    written = load(corpus / f"{ARCTIC}.json")
+    assert list(written.calls) == list(original.calls)
+    added = written.calls["adjudicate:0::adjudicate:s0"]
+    assert added.reply == judge.reply and added.prompt == judge.prompt
+    assert added.usage.output_tokens == output_tokens_of(judge.reply)
+
+
+def test_add_checks_a_reply_against_its_model_and_the_runs_limits() -> None:
+    schema = {"properties": {"points": {"minItems": 1, "maxItems": 2}}}
+    point = {"sub_claim_id": "sc1", "argument": "x", "implied_score": 50, "confidence": 0.5}
+    assert reply_problems({"points": [point]}, "ArgumentDraft", schema) == []
+    assert reply_problems({"points": [point] * 3}, "ArgumentDraft", schema) == [
+        "points: 3 items, but between 1 and 2 are required"
+    ]
+    assert any(
+        "Extra inputs" in p for p in reply_problems({"points": [point], "x": 1}, "ArgumentDraft", schema)
+    )
+
+
+# ---------------------------------------------------------------- a motion debate
+
+
+class _Recording:
+    """The offline reasoner, keeping each call's reply under the key the Reasoner names it by: a
+    motion corpus for testing the machinery (the bundled corpus is hand-written)."""
+
+    name = "offline"
+    sends_temperature = True
+
+    def __init__(self) -> None:
+        self.inner = OfflineReasoner()
+        self.calls: dict[str, PlayedCall] = {}
+        self._lock = threading.Lock()
+
+    def complete(self, task: Task[Any], model: str, feedback: str | None = None) -> ProviderReply:
+        reply = self.inner.complete(task, model, feedback)
+        prompt = PlayedPrompt(system=task.system, user=with_feedback(task.prompt, feedback))
+        entry = PlayedCall(prompt=prompt, reply=reply.content, usage=PlayedUsage(output_tokens=50))
+        with self._lock:
+            self.calls[call_headers()[CALL_HEADER]] = entry
+        return reply
+
+
+@pytest.fixture(scope="module")
+def motion_corpus(evidence: CorpusSource, tmp_path_factory: pytest.TempPathFactory) -> PlayedRun:
+    request = {"motion": "Resolved: the loss of Arctic sea ice is driven by human activity.", "rounds": 1}
+    tmp = tmp_path_factory.mktemp("motion")  # the recording run's store
+    settings = Settings(data_dir=tmp, provider="offline", web_search=False, anthropic_api_key=None)
+    deps = build_deps(settings)
+    recording = _Recording()
+    reasoner = Reasoner({"offline": recording}, settings.route, deps.store, settings.budget_usd)
+    deps = dataclasses.replace(deps, reasoner=reasoner, evidence=evidence)
+    run = PlayedRun(name="motion-demo", kind="motion", request=request, today=date(2026, 11, 27))
+    with LocalRuntime(deps) as runtime:
+        at = datetime.combine(run.today, time(12), tzinfo=UTC)
+        create_run(deps.store, MotionRequest.model_validate(request), run_id=run.run_id, created_at=at)
+        assert runtime.execute(run.run_id, timeout_s=120).status == "SUCCEEDED"
+    result = artifacts.motion_result_of(deps.store, run.run_id)
+    assert result is not None
+    return run.model_copy(
+        update={
+            "calls": recording.calls,
+            "expect": Expect(first_speaker=result.plan.first, ended_early=False, calls=len(recording.calls)),
+        }
+    )
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_motion_debate_replays_through_each_sdk_path(
+    motion_corpus: PlayedRun, evidence: CorpusSource, tmp_path: Path, path: ProviderPath
+) -> None:
+    played = PlayedRun.model_validate(motion_corpus.model_dump())
+    replay = play(played, path, evidence, tmp_path)
+    assert replay.motion is not None
+    assert not replay.failed, "\n".join(report(replay))
+    assert replay.stale == [] and replay.unused == []  # the same prompts, call for call
+    assert {r.key.split(":")[0] for r in replay.requests if r.key} >= {
+        "stances",
+        "vote",
+        "speak",
+        "cartograph",
+    }
