@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterator
 
 import pytest
+from openai.lib._pydantic import to_strict_json_schema
 from pydantic import BaseModel, ConfigDict, Field
 
 from claimcourt.errors import MalformedReplyError, ProviderError, TransientError, TruncatedReplyError
@@ -118,10 +119,12 @@ def test_structured_reply_is_parsed_with_tokens_reported(server: FakeOpenAIServe
         {"role": "system", "content": "You are a careful referee."},
         {"role": "user", "content": "Score the claim from 0 to 100 and say why."},
     ]
+    # (strict: the API enforces the schema: every object closed, every field required)
     assert body["response_format"] == {
         "type": "json_schema",
-        "json_schema": {"name": "Ruling", "schema": Ruling.model_json_schema(), "strict": False},
+        "json_schema": {"name": "Ruling", "schema": to_strict_json_schema(Ruling), "strict": True},
     }
+    assert body["response_format"]["json_schema"]["schema"]["additionalProperties"] is False
     assert request.headers["authorization"] == f"Bearer {KEY}"
 
 
@@ -131,6 +134,36 @@ def test_natural_temperature_sends_no_temperature(server: FakeOpenAIServer) -> N
     provider_for(server).complete(ruling_task(temperature=None), MODEL)
 
     assert "temperature" not in server.requests[0].body
+
+
+@pytest.mark.parametrize("model", ["gpt-5", "gpt-5-mini", "o3", "o4-mini"])
+def test_a_reasoning_model_is_sent_no_temperature_and_its_roles_are_recorded_as_natural(
+    server: FakeOpenAIServer, model: str
+) -> None:
+    # Given a reasoning model, which refuses any temperature (400), and a role asked at temperature 0
+    server.enqueue(200, openai_json_completion({"score": 5, "reason": "r"}))
+    provider = provider_for(server)
+    provider.complete(ruling_task(temperature=0.0), model)
+    # Then none is sent, and the Reasoner records the role as run at its natural temperature
+    assert "temperature" not in server.requests[0].body
+    reasoner = Reasoner({"openai": provider}, lambda role: ("openai", model), MemoryLedger(), budget_usd=1.0)
+    assert reasoner.natural_temperature(("judge",), frozenset()) == ["judge"]
+    gpt = Reasoner({"openai": provider}, lambda role: ("openai", "gpt-4.1"), MemoryLedger(), budget_usd=1.0)
+    assert gpt.natural_temperature(("judge",), frozenset()) == []
+
+
+def test_every_output_of_the_debate_is_sent_as_a_strict_schema_with_its_limits() -> None:
+    from claimcourt.models import ArgumentDraft, Judgement
+    from claimcourt.reasoning.openai_provider import response_schema
+
+    argue = Task(kind="argue", role="case_for", inputs=RulingInput(claim="c"), output=ArgumentDraft,
+                 system="s", prompt="p", temperature=None, array_limits={"points": (0, 3)})  # fmt: skip
+    schema, strict = response_schema(argue)
+    assert strict and schema["properties"]["points"]["maxItems"] == 3
+    assert set(schema["required"]) == set(schema["properties"])
+    judge = Task(kind="adjudicate", role="adjudicator", inputs=RulingInput(claim="c"), output=Judgement,
+                 system="s", prompt="p", temperature=0.0)  # fmt: skip
+    assert response_schema(judge)[1]
 
 
 def test_compatible_server_without_key_gets_a_placeholder_key(server: FakeOpenAIServer) -> None:

@@ -119,9 +119,10 @@ def test_run_through_the_openai_sdk_is_scored_and_billed(tmp_path: Path) -> None
     assert record.result.reasoner == "openai"
     usage = record.result.usage
     calls = len(server.requests)
-    # suitability, decompose, check, 2 × 2 argue, 1 moderate (none after the last round), adjudicate
+    # suitability, decompose (one sub-claim: no self-check), 2 × 2 argue, 1 moderate (none after the
+    # last round), adjudicate
     assert usage.llm_calls == calls
-    assert calls == 9
+    assert calls == 8
     assert usage.input_tokens == 1000 * calls and usage.output_tokens == 200 * calls
     assert usage.total_cost_usd == pytest.approx(calls * (1000 * 2.0 + 200 * 8.0) / 1e6)
     assert all(r.body["model"] == "gpt-4.1" for r in server.requests)

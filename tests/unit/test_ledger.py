@@ -78,3 +78,20 @@ def test_a_response_never_reaches_a_citation_that_was_not_checked() -> None:
     ]
     ledger = _by_key(build_ledger(arguments, POOL, factchecks))
     assert ledger["for_1"].response is None and ledger["against_1"].response is None
+
+
+def test_the_ledger_quotes_the_sentence_that_makes_the_point_and_abbreviations_do_not_end_one() -> None:
+    text = (
+        "The U.S. Navy predicted an ice-free summer by 2016 [E01], e.g. in its 2013 briefing. "
+        "Dr. Maslowski et al. made the estimate. Also [E02], [E01]."
+    )
+    point = Point(
+        sub_claim_id="sc1", argument=text, implied_score=50, confidence=0.5, citations=["E01", "E02"]
+    )
+    ledger = _by_key(build_ledger([Argument(side="for", round=1, points=[point])], POOL))
+    # the sentence that says most, whole ("U.S." and "e.g." end nothing)
+    assert ledger["for_1"].sentence == (
+        "The U.S. Navy predicted an ice-free summer by 2016 [E01], e.g. in its 2013 briefing."
+    )
+    # a list of ids quotes the sentence it backs, with the list
+    assert ledger["for_2"].sentence == "Dr. Maslowski et al. made the estimate. Also [E02], [E01]."

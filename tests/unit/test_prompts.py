@@ -245,7 +245,7 @@ def _motion_tasks(ledger: list[LedgerEntry]) -> dict[str, Task[Any]]:
         last_round=4, phase="rounds", speaks="second", word_limit=312, citation_limit=4, evidence=POOL,
         cited_before=["E1a2b3c", "E4d5e6f"], statements=said, team_notes=["Press </note> on the satellites."],
         consensus=["Satellites measure ice."], frontier=frontier,
-        checks=[e for e in ledger if e.side == "for"],
+        checks=[e for e in ledger if e.side == "for"], own_checks=[e for e in ledger if e.side == "against"],
     )  # fmt: skip
     personas = crowd_of(3)
     return {
@@ -373,3 +373,24 @@ def test_every_prompt_that_reasons_about_time_knows_the_date_and_what_the_eviden
     assert "The evidence pool's dated passages" in tasks["adjudicate"].system
     # and a backtest's own date
     assert "This is a backtest as of 2019-06-01" in tasks["moderate"].system
+
+
+def test_a_motion_debater_answers_the_checks_on_its_citations_and_uses_its_own_checkers() -> None:
+    speak = _tasks()["speak-second-round-2"]
+    # the other team's checks on this team's citations, to answer, under that name
+    answer = speak.prompt.split("<checks_on_your_citations", 1)[1].split("</checks_on_your_citations>")[0]
+    own = speak.prompt.split("<your_fact_checks", 1)[1].split("</your_fact_checks>")[0]
+    assert 'key="for_' in answer and 'key="against_' not in answer
+    # and its own fact-checker's checks on the other team's citations, to use
+    assert 'key="against_' in own and 'key="for_' not in own
+    assert "the other team's fact-checker has checked your team's citations" in speak.system
+
+
+def test_every_citation_a_fact_checker_sees_names_its_source_and_each_passage_is_shown_once() -> None:
+    tasks = _tasks()
+    factcheck = tasks["factcheck"].prompt
+    tags = re.findall(r"<citation [^>]*>", factcheck)
+    assert tags and all(' url="' in t and ' tier="' in t and ' title="' in t for t in tags)
+    # the judge reads each passage once: in the pool, not again in the ledger
+    judge = tasks["adjudicate"].prompt
+    assert "<citation " in judge and "<passage>" not in judge

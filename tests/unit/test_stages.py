@@ -244,12 +244,19 @@ def test_second_split_stands_even_if_the_self_check_still_objects(store: SqliteS
     second = _split(("sc1", "Second split A"), ("sc2", "Second split B"))
     provider = (
         ScriptedProvider()
-        .queue("decompose", _split(("sc1", "First split")), second)
+        .queue("decompose", _split(("sc1", "First split A"), ("sc2", "First split B")), second)
         .queue("decompose_check", bad, bad)
     )
     result = decompose(CLAIM, None, 4, _reasoner(provider, store), CallContext(RUN, "decompose"))
     assert len(provider.calls_of("decompose")) == 2
     assert [s.text for s in result.sub_claims] == ["Second split A", "Second split B"]
+
+
+def test_a_split_into_one_sub_claim_is_not_checked_for_overlaps_or_gaps(store: SqliteStore) -> None:
+    provider = ScriptedProvider().queue("decompose", _split(("sc1", "The whole claim")))
+    result = decompose(CLAIM, None, 4, _reasoner(provider, store), CallContext(RUN, "decompose"))
+    assert [s.text for s in result.sub_claims] == ["The whole claim"]
+    assert provider.calls_of("decompose_check") == []  # one part cannot overlap another
 
 
 def test_decomposer_refusal_debates_the_claim_whole(store: SqliteStore) -> None:

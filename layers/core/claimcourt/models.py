@@ -1436,7 +1436,11 @@ class SpeakInput(Strict):
     consensus: list[str] = Field(default_factory=list)
     frontier: list[FrontierIssue] = Field(default_factory=list)
     checks: list[LedgerEntry] = Field(
-        default_factory=list, description="Your side's citations with the other side's checks."
+        default_factory=list, description="Your side's citations with the other side's checks: to answer."
+    )
+    own_checks: list[LedgerEntry] = Field(
+        default_factory=list,
+        description="The other side's citations with your own fact-checker's checks: to use.",
     )
 
 

@@ -76,7 +76,7 @@ def judge_values(inputs: AdjudicateInput) -> dict[str, str]:
         "claim": escape(inputs.claim),
         "sub_claims": sub_claims_block(inputs.sub_claims),
         "positions": _positions(inputs),
-        "ledger": ledger_block(inputs.ledger, keys=None),
+        "ledger": ledger_block(inputs.ledger, passages=False),  # the pool below holds each passage
         "evidence": evidence_block(inputs.evidence),
         "dates": dates_note(inputs.today, inputs.as_of, inputs.evidence),
     }

@@ -98,6 +98,8 @@ def decompose(
         if reply.output is None:
             break
         best = normalize(reply.output, max_sub_claims)
+        if len(best.sub_claims) == 1:  # one part cannot overlap another or leave a gap between them
+            return best
         check = reasoner.call(
             check_task(DecomposeCheckInput(claim=claim, decomposition=best)), ctx, suffix=f"a{attempt}"
         )

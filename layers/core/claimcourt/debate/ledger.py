@@ -16,9 +16,32 @@ SIDES: tuple[Side, Side] = ("for", "against")
 # Motion debates call their teams a and b: their keys are accepted as aliases of for_ and against_.
 ALIASES = {"a_": "for_", "b_": "against_"}
 PASSAGE_CHARS = 600
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# A sentence ends at . ! or ? and a space, but not after an abbreviation ("U.S.", "e.g.", "Dr.", "et al.",
+# "approx.", an initial) nor inside a bracket's ids.
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:[A-Z]\.){1,3}|\b(?:e\.g|i\.e|etc|vs|cf|approx|ca|al|fig|no|vol|pp|Dr|Mr|Mrs|Ms|Prof|St|Inc|"
+    r"Ltd|Co|Corp|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.)$"
+)
+_END = re.compile(r"[.!?][\"')\]]*\s+")
 _IDS = re.compile(r"\[[^\]]*\]")
 MIN_WORDS = 5
+
+
+def sentences(text: str) -> list[str]:
+    """The text's sentences, split where one ends and not at an abbreviation's full stop."""
+    found, start = [], 0
+    for end in _END.finditer(text):
+        before = text[start : end.start() + 1]
+        if _ABBREVIATION.search(before.rstrip()):
+            continue
+        found.append(text[start : end.end()].strip())
+        start = end.end()
+    found.append(text[start:].strip())
+    return [s for s in found if s]
+
+
+def _words(sentence: str) -> int:
+    return len(_IDS.sub("", sentence).split())
 
 
 def canonical_key(key: str) -> str:
@@ -29,13 +52,18 @@ def canonical_key(key: str) -> str:
 
 
 def _sentence(argument: str, evidence_id: str) -> str:
-    """The sentence of the argument that names the passage (else its first sentence); the whole
-    argument when that sentence says next to nothing but ids ("Also [E1], [E2].")."""
-    sentences = [s.strip() for s in _SENTENCE.split(argument) if s.strip()] or [argument]
-    found = next((s for s in sentences if evidence_id in s), sentences[0])
-    if len(_IDS.sub("", found).split()) < MIN_WORDS:
-        found = argument
-    return found[:400]
+    """The sentence that makes the point the passage is cited for: of the sentences that name it, the
+    one that says most; when those are only lists of ids ("Also [E1], [E2]."), the sentence before the
+    first of them, which they back; else the argument's first sentence."""
+    said = sentences(argument) or [argument]
+    naming = [i for i, s in enumerate(said) if evidence_id in s]
+    if not naming:
+        return said[0][:400]
+    best = max(naming, key=lambda i: _words(said[i]))
+    if _words(said[best]) < MIN_WORDS:
+        before = [i for i in range(naming[0] - 1, -1, -1) if _words(said[i]) >= MIN_WORDS]
+        return (said[before[0]] + " " + said[naming[0]] if before else argument)[:400]
+    return said[best][:400]
 
 
 def build_ledger(

@@ -135,7 +135,8 @@ def speak_task(inputs: SpeakInput) -> Task[MotionStatement]:
         map=map_block(inputs.consensus, frontier_block(inputs.frontier)),
         side=inputs.side,
         team_notes="\n".join(f"<note>{escape(n)}</note>" for n in inputs.team_notes) or "(none yet)",
-        checks=ledger_block(inputs.checks),
+        checks=ledger_block(inputs.checks, passages=False),  # the pool above holds each passage
+        own_checks=ledger_block(inputs.own_checks, passages=False),
     )
 
     def within_limits(reply: MotionStatement) -> list[str]:

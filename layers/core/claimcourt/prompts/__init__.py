@@ -168,10 +168,16 @@ def retrieval_hint(source: str) -> str:
 
 
 def ledger_block(
-    entries: Iterable[LedgerEntry], *, checked: bool = True, keys: dict[str, str] | None = None
+    entries: Iterable[LedgerEntry],
+    *,
+    checked: bool = True,
+    keys: dict[str, str] | None = None,
+    passages: bool = True,
 ) -> str:
-    """Ledger entries as tagged data: the citation, the passage and the sentence that used it, and
-    (`checked`) the fact-check and the response. `keys` renames keys (the judge sees A_n and B_n)."""
+    """Ledger entries as tagged data: the citation (its source's title, url and tier), the passage and
+    the sentence that used it, and (`checked`) the fact-check and the response. `keys` renames keys
+    (the judge sees A_n and B_n). Without `passages`, for a prompt whose evidence pool holds them: each
+    passage once per prompt, found by its evidence id."""
     lines = []
     for e in entries:
         key = (keys or {}).get(e.key, e.key)
@@ -184,8 +190,11 @@ def ledger_block(
                 exchange += f"\n<response>{escape(e.response)}</response>"
         lines.append(
             f'<citation key="{attr(key)}" evidence="{attr(e.evidence_id)}" tier="{e.tier}" '
+            f'title="{attr(e.title)}" url="{attr(e.source_url)}" '
             f'round="{e.round}" sub_claim="{attr(e.sub_claim_id)}"{scores}>\n'
-            f"<sentence>{escape(e.sentence)}</sentence>\n<passage>{escape(e.passage)}</passage>{exchange}\n"
+            f"<sentence>{escape(e.sentence)}</sentence>\n"
+            + (f"<passage>{escape(e.passage)}</passage>" if passages else "")
+            + f"{exchange}\n"
             "</citation>"
         )
     return "\n".join(lines) or "(none)"

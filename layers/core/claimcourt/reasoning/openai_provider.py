@@ -8,6 +8,7 @@ import re
 from typing import Any, NoReturn
 
 import openai
+from openai.lib._pydantic import to_strict_json_schema
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 from openai.types.chat.completion_create_params import ResponseFormat
 
@@ -22,6 +23,26 @@ PLACEHOLDER_KEY = "not-needed"
 _TRANSIENT_STATUS = frozenset({408, 409, 429})
 _FENCE = re.compile(r"^\s*```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
 _SCHEMA_NAME = re.compile(r"[^a-zA-Z0-9_-]")
+# Reasoning models (the o-series, the gpt-5 family but its chat models) take no temperature: a request
+# with one is refused (400), so they are sent none and run at their natural temperature.
+_REASONING_MODEL = re.compile(r"^(?:o\d+|gpt-5)(?![\w.-]*chat)(?:[\w.-]*)$")
+
+
+def takes_temperature(model: str) -> bool:
+    return not _REASONING_MODEL.match(model.rsplit("/", 1)[-1])
+
+
+def response_schema(task: Task[Any]) -> tuple[dict[str, Any], bool]:
+    """The reply's schema and whether the API can enforce it (strict structured outputs: every object
+    closed, every field required, optional ones nullable, as the SDK's own conversion makes it), with
+    the run's list limits; the plain schema, not enforced, for an output strict mode cannot express."""
+    try:
+        schema = to_strict_json_schema(task.output)
+    except Exception:  # a construct strict mode has no form for: the schema then only guides the model
+        return task.output_schema(), False
+    for name, (low, high) in task.array_limits.items():
+        schema["properties"][name] |= {"minItems": low, "maxItems": high}
+    return schema, True
 
 
 def _redact(text: str, secret: str | None) -> str:
@@ -63,7 +84,7 @@ class OpenAIProvider:
     """Provider over OpenAI's Chat Completions (or any compatible server at `base_url`)."""
 
     name = "openai"
-    sends_temperature = True
+    sends_temperature = True  # but not to a reasoning model: see takes_temperature
 
     def __init__(
         self,
@@ -88,15 +109,20 @@ class OpenAIProvider:
     def __repr__(self) -> str:  # never the key
         return f"OpenAIProvider(base_url={str(self._client.base_url)!r})"
 
+    def takes_temperature(self, model: str) -> bool:
+        return takes_temperature(model)
+
     def complete(self, task: Task[Any], model: str, feedback: str | None = None) -> ProviderReply:
+        schema, strict = response_schema(task)
         response_format: ResponseFormat = {
             "type": "json_schema",
             "json_schema": {
                 "name": _SCHEMA_NAME.sub("_", task.output.__name__)[:64],
-                "schema": task.output_schema(),
-                "strict": False,  # strict mode rejects pydantic's defaults and open objects
+                "schema": schema,
+                "strict": strict,
             },
         }
+        temperature = task.temperature if task.temperature is not None and takes_temperature(model) else None
         messages: list[ChatCompletionMessageParam] = [
             {"role": "system", "content": task.system},
             {"role": "user", "content": _with_feedback(task.prompt, feedback)},
@@ -111,7 +137,7 @@ class OpenAIProvider:
                     messages=messages,
                     response_format=response_format,
                     max_completion_tokens=limit,
-                    temperature=task.temperature if task.temperature is not None else openai.omit,
+                    temperature=temperature if temperature is not None else openai.omit,
                     extra_headers=headers,
                 ),
                 _completion_problem,

@@ -87,11 +87,16 @@ class Reasoner:
         (`sampled_roles`), and every role whose provider cannot be sent a temperature."""
         natural = []
         for role in roles:
-            provider_name, _ = self._route(role)
+            provider_name, model = self._route(role)
             if provider_name == "offline":
                 continue  # no model, no sampling
             provider = self._providers.get(provider_name)
-            if role in sampled_roles or (provider is not None and not provider.sends_temperature):
+            # a provider may take a temperature for some models only (OpenAI's reasoning models take none)
+            takes = getattr(provider, "takes_temperature", None)
+            sent = (
+                provider is not None and provider.sends_temperature and (not callable(takes) or takes(model))
+            )
+            if role in sampled_roles or (provider is not None and not sent):
                 natural.append(role)
         return natural
 

@@ -54,6 +54,7 @@ def run(deps: Deps, p: SpeakPayload) -> dict[str, Any]:
         consensus=view.consensus if view else [],
         frontier=view.disagreement_frontier if view else [],
         checks=[e for e in ledger if e.side == p.side and e.correspondence is not None],
+        own_checks=[e for e in ledger if e.side != p.side and e.correspondence is not None],
     )
     ctx = CallContext(p.run_id, STAGE, p.round, p.side, route=route_for(deps, motion, f"debater_{p.side}"))
     reply = unless_budget_spent(lambda: deps.reasoner.call(speak_task(inputs), ctx))
