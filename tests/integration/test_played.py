@@ -23,7 +23,7 @@ from openai.types.chat import ChatCompletion
 
 from claimcourt import artifacts
 from claimcourt.bench import played as played_cli
-from claimcourt.bench.played import Replay, play, reply_problems, report
+from claimcourt.bench.played import Replay, evaluate, play, reply_problems, report
 from claimcourt.bench.played_corpus import (
     PATHS,
     Expect,
@@ -97,6 +97,18 @@ def test_every_played_run_replays_as_it_declares(replayed: Replayed, name: str, 
     # check holds
     assert not replay.failed, "\n".join(report(replay))
     assert replay.unused == [], "replies no request asked for: a key has changed"
+
+
+def test_a_declared_re_deliberation_and_interval_method_are_checked(replayed: Replayed) -> None:
+    # Given the Arctic run (standard effort: one judgement, so no samples to disagree)
+    replay = replayed(CORPUS[ARCTIC], "anthropic")
+    # When its expect declares what the run did, the checks hold
+    assert all(c.passed for c in evaluate(Expect(re_deliberated=False, interval_method="judge"), replay))
+    # And when it declares otherwise, each check fails, naming what the run did
+    wrong = Expect(re_deliberated=True, interval_method="judge+self_consistency")
+    checks = {c.name: c for c in evaluate(wrong, replay)}
+    assert not checks["re-deliberated"].passed and checks["re-deliberated"].detail == "no samples to review"
+    assert not checks["interval method"].passed and checks["interval method"].detail == "judge"
 
 
 def test_the_two_sdk_paths_send_the_same_prompts_and_reach_the_same_result(replayed: Replayed) -> None:

@@ -174,6 +174,9 @@ def test_only_leases_whose_owner_is_known_gone_from_this_host_are_given_back(
         "recycled": me.model_copy(update={"started": "another process's start"}),  # its pid, reused
         "alive": me,
         "elsewhere": LeaseOwner(host="another-host", pid=_exited_pid(), started=None),
+        # a container beside this one: the same hostname, its own pids
+        "next_door": me.model_copy(update={"pid": _exited_pid(), "pid_namespace": "4026531999"}),
+        "unknown_namespace": me.model_copy(update={"pid": _exited_pid(), "pid_namespace": None}),
         "cloud": None,  # Step Functions runs it: no process here owns it
     }
     runs = {}
@@ -186,7 +189,8 @@ def test_only_leases_whose_owner_is_known_gone_from_this_host_are_given_back(
     )
     freed = reclaim_abandoned(store, owner_gone)
     assert sorted(freed) == sorted([runs["dead"], runs["recycled"], "run_never_recorded"])
-    assert {lease.run_id for lease in store.leases()} == {runs["alive"], runs["elsewhere"], runs["cloud"]}
+    kept = ("alive", "elsewhere", "next_door", "unknown_namespace", "cloud")
+    assert {lease.run_id for lease in store.leases()} == {runs[name] for name in kept}
     for name in ("dead", "recycled"):
         ended = store.get_run(runs[name])
         assert (ended.status, ended.error) == (RunStatus.FAILED, "the process running it stopped")

@@ -17,14 +17,15 @@ def _call(kind: str, label: str = "", round_: int | None = None) -> Call:
     return Call(kind, label, round_, 0.0, 0.0)
 
 
-def test_a_round_is_argue_then_fact_checks_then_moderate_each_parallel_pair_counted_once() -> None:
+def test_a_round_is_argue_then_fact_checks_beside_the_moderator_each_parallel_set_counted_once() -> None:
     calls = [_call("suitability"), _call("decompose"), _call("decompose_check")]
     for round_ in (1, 2):
         calls += [_call("argue", "for", round_), _call("argue", "against", round_)]
         calls += [_call("factcheck", "for", round_), _call("factcheck", "against", round_)]
-    calls += [_call("moderate"), _call("adjudicate")]
-    # decompose + its check (suitability beside them), 2 × (argue, fact-checks), moderate, the judge
-    assert critical_calls(calls) == 2 + 2 * 2 + 1 + 1
+    calls += [_call("moderate", round_=1), _call("adjudicate")]
+    # decompose + its check (suitability beside them), 2 × (argue, fact-checks ∥ moderate), the judge:
+    # seven sequential calls
+    assert critical_calls(calls) == 2 + 2 * 2 + 1 == 7
 
 
 def test_a_round_whose_checkers_had_nothing_to_check_adds_no_fact_check() -> None:
@@ -41,7 +42,8 @@ def test_the_critical_path_lasts_as_long_as_its_calls_did_the_longer_of_each_par
     calls += [timed("decompose_check", 0.1, 0.25)]
     calls += [timed("argue", 0.3, 0.40, "for", 1), timed("argue", 0.3, 0.45, "against", 1)]
     calls += [timed("factcheck", 0.5, 0.52, "for", 1), timed("factcheck", 0.5, 0.51, "against", 1)]
-    calls += [timed("moderate", 0.6, 0.65), timed("adjudicate", 0.7, 0.80), timed("adjudicate", 0.7, 0.76)]
-    # suitability (0.30) outlasts decompose + its check (0.25); then 0.15 + 0.02 + 0.05 + 0.10
-    assert critical_path(calls) == pytest.approx(0.30 + 0.15 + 0.02 + 0.05 + 0.10)
-    assert critical_calls(calls) == 2 + 1 + 1 + 1 + 1  # counted, decompose and its check are two
+    calls += [timed("moderate", 0.5, 0.55, round_=1), timed("adjudicate", 0.7, 0.80)]
+    calls += [timed("adjudicate", 0.7, 0.76)]
+    # suitability (0.30) outlasts decompose + its check (0.25); then 0.15 + max(0.02, 0.05) + 0.10
+    assert critical_path(calls) == pytest.approx(0.30 + 0.15 + 0.05 + 0.10)
+    assert critical_calls(calls) == 2 + 1 + 1 + 1  # counted, decompose and its check are two

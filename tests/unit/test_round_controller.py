@@ -224,3 +224,36 @@ def test_a_debate_that_only_rewords_itself_has_converged() -> None:
 def test_a_debate_that_only_rewords_itself_far_apart_escalates() -> None:
     action, rule = decided(reworded(far_apart=True))
     assert action is RoundAction.ESCALATE_NEW_PERSONA, rule
+
+
+def test_a_round_one_side_declined_to_argue_stops_the_debate_rather_than_reading_as_movement() -> None:
+    from claimcourt.models import Refusal
+
+    s = state(3, moderator="continue")  # the other side moved and cited new evidence
+    declined = Argument(side="against", round=3, refusal=Refusal(reason="I will not argue this."))
+    action, rule = decided(RoundState(**{**s.__dict__, "case_against": declined}))
+    assert action is RoundAction.STOP_CONVERGED and rule.startswith("refused: the against side")
+
+
+def test_new_passages_cited_to_no_effect_are_not_movement() -> None:
+    # Given a round whose sides each cite a passage new this round (to set it aside): no score moved
+    s = state(3, repeated=True, moderator="continue")
+    s = RoundState(
+        **{
+            **s.__dict__,
+            "case_for": arg("for", 3, 62, REWORDED_FOR, ["E1", "E9"]),
+            "case_against": arg("against", 3, 58, REWORDED_AGAINST, ["E2", "E9"]),
+        }
+    )
+    measured = signals(s)
+    assert measured.new_evidence == 1 and measured.new_points == 2  # recorded
+    action, rule = decide(s, measured)
+    assert action is RoundAction.STOP_CONVERGED and rule.startswith("measured"), rule
+
+
+def test_a_moderator_calling_a_far_apart_debate_converged_gets_a_fresh_persona_then_a_stalemate() -> None:
+    far = state(3, repeated=True, far_apart=True, moderator="converged")
+    assert decided(far)[0] is RoundAction.ESCALATE_NEW_PERSONA
+    # once a fresh persona has been tried, the same state is a stalemate, not convergence
+    action, rule = decided(RoundState(**{**far.__dict__, "persona": 1}))
+    assert action is RoundAction.STOP_CONVERGED and rule.startswith("stalemate"), rule

@@ -370,7 +370,10 @@ def test_without_new_evidence_only_a_concession_may_move_beyond_the_limit() -> N
         assert (conceded.implied_score, conceded.position_change) == (30, None)
         # and a move of 30 away from the other side's 80 is held, saying why
         assert hardened.implied_score == 50
-        assert hardened.position_change is not None and "away from the other side" in hardened.position_change
+        assert hardened.position_change is not None and "not a concession" in hardened.position_change
+    # and a move past the other side's score is no concession either
+    overshoot = Argument(side="for", round=2, points=[_point("sc1", 5, "E1"), _point("sc2", 50, "E1")])
+    assert enforce_rules(overshoot, _argue_input(opponent_previous=other)).points[0].implied_score == 50
 
 
 def test_the_closing_round_may_cite_what_was_retrieved_for_it() -> None:
@@ -602,6 +605,21 @@ def test_same_seed_gives_the_same_order_and_labels() -> None:
     assert anonymize(_debate(), seed="run_abc") == anonymize(_debate(), seed="run_abc")
 
 
+def test_a_direction_named_by_side_becomes_the_speakers_or_the_other_position() -> None:
+    from claimcourt.adjudication.anonymize import redact
+
+    text = "The case for the claim rests on one study, which my opponent misreads."
+    assert redact(text, "for") == (
+        "The case for this position rests on one study, which the other position misreads."
+    )
+    assert redact(text, "against") == (
+        "The case for the other position rests on one study, which the other position misreads."
+    )
+    assert redact("Arguing the claim honestly, E3 is all there is.", "against").startswith(
+        "Arguing the other position honestly"
+    )
+
+
 def test_with_a_first_speaker_each_round_reads_in_speaking_order() -> None:
     for first in ("for", "against"):
         for i in range(10):
@@ -624,7 +642,7 @@ def test_rounds_stay_in_order_and_only_the_labels_change_with_the_seed() -> None
     ("text", "read"),
     [
         ("The case-for leans on one series.", "[a position] leans on one series."),
-        ("My opponent's reading of E2 is wrong.", "the other position's reading of E2 is wrong."),
+        ("My opponent's reading of E2 is wrong.", "The other position's reading of E2 is wrong."),
         ("The prosecution has no primary source.", "[a position] has no primary source."),
         ("As the case-against says, E1 is old.", "As [a position] says, E1 is old."),
         (
@@ -646,17 +664,20 @@ def test_rounds_stay_in_order_and_only_the_labels_change_with_the_seed() -> None
             "The strongest case the pool allows for this position rests on E1 alone.",
         ),
         (
+            # (said by the for side: the argument against is the other position's)
             "Even the best argument against this claim concedes E2.",
-            "Even the best argument for this position concedes E2.",
+            "Even the best argument for the other position concedes E2.",
         ),
+        ("for_3 relies on a blog; against_2 is primary.", "B_3 relies on a blog; A_2 is primary."),
     ],
 )
 def test_words_naming_a_side_are_redacted_and_the_sentence_still_says_the_same(text: str, read: str) -> None:
     debate = [
         Argument(side="for", round=1, points=[_point("sc1", 70, "E1").model_copy(update={"argument": text})])
     ]
-    [position], _ = anonymize(debate, seed="run_x")
+    [position], mapping = anonymize(debate, seed="run_x")
     said = position.points[0].argument
+    assert mapping == {"A": "against", "B": "for"}  # (seed run_x: the keys in the expected texts)
     assert said == read
     named = ("case-for", "case against", "opponent", "prosecution", "pro side", "defence", "proponent")
     directed = ("argue that the claim", "for the claim", "against this claim", "arguing the claim")

@@ -1038,6 +1038,9 @@ class LeaseOwner(Strict):
     host: str
     pid: int
     started: str | None = None
+    # Its pid namespace (containers on one host may share a hostname and a data volume, each with its
+    # own pids): a pid is read only in the namespace it was taken in.
+    pid_namespace: str | None = None
 
 
 class Lease(Strict):

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from typing import Literal
 
-from claimcourt.models import AnonymousPosition, Argument, Point, Side
+from claimcourt.models import AnonymousPosition, Argument, LedgerEntry, Point, Side
 
 Label = Literal["A", "B"]
 REDACTED = "[a position]"
@@ -26,7 +27,7 @@ _ACTS = r"(?:argue|argues|argued|claims|says|said|cites|relies|ignores|concedes|
 _SIDE_NAMES = re.compile(
     r"\b(?:"
     rf"(?:the |my |our |this )?case-(?:for|against){_POSSESSIVE}"
-    rf"|(?:the )?(?:pro|con|for|against)[- ]side{_POSSESSIVE}"
+    rf"|(?:the )?(?:pro|con|for|against)[- ](?:side|position|team){_POSSESSIVE}"
     r"|(?:the )?side (?:arguing|defending|attacking|opposing) (?:for |against )?(?:the claim|it)"
     r"|(?:those|the side) arguing (?:that )?(?:the claim|it) is (?:true|false)"
     rf"|the (?:prosecution|defen[cs]e|affirmative|proponents?|skeptic|sceptic)(?= {_ACTS})"
@@ -36,43 +37,93 @@ _SIDE_NAMES = re.compile(
 )
 # The speaker's opponent, however named: "the other position" says the same and names no side.
 _OPPONENT = re.compile(
-    r"\b(?:(?:my|our|the) (?:opponent|adversary|counterpart|interlocutor)|opponent"
+    r"\b(?:(?:my|our|the|an?) (?:opponent|adversary|counterpart|interlocutor)|opponent"
     r"|(?:the opposing|my fellow) (?:side|debater|party|team)|the other (?:debater|party|team))"
     r"(?P<possessive>'s|s'|s)?(?!\w)",
     re.IGNORECASE,
 )
-# A debater describing its own task by its direction ("Arguing the claim honestly, …", "the strongest
-# case the pool allows for the claim", "the case against the claim"): the direction is dropped.
+# A direction named by its side ("Arguing the claim honestly, …", "the strongest case the pool allows
+# for the claim", "the case against the claim"): whose direction it is, the speaker's or the other
+# side's, is what the sentence says; so it becomes "this position" or "the other position", by who
+# speaks. ("Arguing the claim" and "defending" it are for; "attacking" or "opposing" it, against.)
 _DIRECTION = re.compile(
-    r"\b(?P<lead>arguing|defending|attacking|opposing)(?: (?:for|against))? (?:the|this) claim\b"
+    r"\b(?P<lead>arguing|defending|attacking|opposing)(?: (?P<lead_way>for|against))? (?:the|this) claim\b"
     r"|\b(?P<what>case|argument|brief)(?P<between>(?: [\w'-]+){0,5}?)"
-    r" (?:for|against) (?:the|this) claim\b",
+    r" (?P<way>for|against) (?:the|this) claim\b",
     re.IGNORECASE,
 )
 
 
-def _direction(match: re.Match[str]) -> str:
-    if match.group("lead"):
-        return f"{match.group('lead')} this position"
-    return f"{match.group('what')}{match.group('between')} for this position"
+def _whose(direction: Side, speaker: Side | None) -> str:
+    if speaker is None:
+        return REDACTED
+    return "this position" if direction == speaker else OTHER
+
+
+def _direction(speaker: Side | None) -> Callable[[re.Match[str]], str]:
+    def named(match: re.Match[str]) -> str:
+        lead = match.group("lead")
+        if lead:
+            stated = (match.group("lead_way") or "").lower()
+            against = stated == "against" or (not stated and lead.lower() in ("attacking", "opposing"))
+            said = f"arguing {_whose('against' if against else 'for', speaker)}"
+            return said[0].upper() + said[1:] if lead[0].isupper() else said
+        way: Side = "against" if match.group("way").lower() == "against" else "for"
+        return f"{match.group('what')}{match.group('between')} for {_whose(way, speaker)}"
+
+    return named
 
 
 def _opponent(match: re.Match[str]) -> str:
     possessive = match.group("possessive") or ""
-    return OTHER + ("'s" if possessive in ("'s", "s'") else "")
+    said = OTHER + ("'s" if possessive in ("'s", "s'") else "")
+    return said[0].upper() + said[1:] if match.group(0)[0].isupper() else said
 
 
-def redact(text: str) -> str:
+_KEY = re.compile(r"\b(for|against|a|b)_(\d+)\b", re.IGNORECASE)
+
+
+def redact(text: str, speaker: Side | None = None) -> str:
     """The text with every word that names or describes a side replaced by words that name none,
-    keeping what the sentence says."""
+    keeping what the sentence says: `speaker`, the side whose words they are, tells "this position"
+    from "the other position" where a direction is named (unknown: "[a position]")."""
     text = _SIDE_NAMES.sub(REDACTED, text)
     text = _OPPONENT.sub(_opponent, text)
-    return _DIRECTION.sub(_direction, text)
+    return _DIRECTION.sub(_direction(speaker), text)
 
 
-def _neutral(point: Point) -> Point:
+def relabel_keys(text: str, label_of: dict[Side, Label]) -> str:
+    """Ledger keys written in a text (for_3, against_1; a motion's a_2) as the judge's (A_3, B_1)."""
+
+    def key(match: re.Match[str]) -> str:
+        side: Side = "for" if match.group(1).lower() in ("for", "a") else "against"
+        return f"{label_of[side]}_{match.group(2)}"
+
+    return _KEY.sub(key, text)
+
+
+def for_the_judge(entry: LedgerEntry, label_of: dict[Side, Label]) -> LedgerEntry:
+    """A ledger entry as the judge reads it: keyed by position, and its sentence (the citing side's),
+    check (the other side's checker's) and answer (its own side's) redacted and relabelled."""
+    other: Side = "against" if entry.side == "for" else "for"
+
+    def neutral(text: str | None, speaker: Side) -> str | None:
+        return relabel_keys(redact(text, speaker), label_of) if text is not None else None
+
+    return entry.model_copy(
+        update={
+            "key": f"{label_of[entry.side]}_{entry.key.split('_')[-1]}",
+            "sentence": neutral(entry.sentence, entry.side) or "",
+            "comment": neutral(entry.comment, other),
+            "response": neutral(entry.response, entry.side),
+        }
+    )
+
+
+def _neutral(point: Point, speaker: Side, label_of: dict[Side, Label]) -> Point:
     # position_change notes narrate the debater's own moves ("I moved …"): dropped, not redacted.
-    return point.model_copy(update={"argument": redact(point.argument), "position_change": None})
+    argued = relabel_keys(redact(point.argument, speaker), label_of)
+    return point.model_copy(update={"argument": argued, "position_change": None})
 
 
 def anonymize(
@@ -89,7 +140,7 @@ def anonymize(
         AnonymousPosition(
             label=label_of[a.side],
             round=a.round,
-            points=[_neutral(p) for p in a.points],
+            points=[_neutral(p, a.side, label_of) for p in a.points],
             refused=a.refusal is not None,
         )
         for a in arguments

@@ -216,9 +216,8 @@ def _view(record: RunRecord, full: bool = False) -> RunView:
 
 
 def build_app() -> APIGatewayHttpResolver:
-    """A resolver with every route. Powertools keeps the current request on its resolver, so each
-    thread gets its own (see `handler`): one per Lambda instance in the cloud, one per server thread
-    on the laptop."""
+    """A resolver with every route: one per process, resolving one request at a time (see `handler`:
+    Powertools keeps the current request on a class attribute)."""
     # Every body is read by read_json: what JSON cannot read safely is a 400 like any malformed body.
     app = APIGatewayHttpResolver(enable_validation=True, json_body_deserializer=read_json)
 

@@ -271,6 +271,8 @@ def evaluate(expect: Expect, replay: Replay) -> list[Check]:
                 expect.score,
                 expect.judge_score,
                 expect.interval_width,
+                expect.interval_method,
+                expect.re_deliberated is not None,
                 expect.sub_claims,
             )
         )
@@ -290,6 +292,18 @@ def evaluate(expect: Expect, replay: Replay) -> list[Check]:
     if expect.interval_width is not None:
         width = result.interval.high - result.interval.low
         checks.append(Check("interval width", _within(width, expect.interval_width), f"{width}"))
+    if expect.interval_method is not None:
+        method = result.interval_method
+        checks.append(Check("interval method", method == expect.interval_method, method))
+    if expect.re_deliberated is not None:
+        again = result.re_deliberation
+        ran = again is not None and again.triggered
+        detail = (
+            f"{again.reason} (spread {again.spread_before}; {again.spread_after} from the samples' median)"
+            if again is not None
+            else "no samples to review"
+        )
+        checks.append(Check("re-deliberated", ran == expect.re_deliberated, detail))
     if expect.n_sub_claims is not None:
         n = len(result.sub_claims)
         checks.append(Check("sub-claims", n == expect.n_sub_claims, f"{n} sub-claims"))

@@ -44,7 +44,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from claimcourt.models import RoundAction, Verdict
+from claimcourt.models import IntervalMethod, RoundAction, Verdict
 
 ProviderPath = Literal["anthropic", "openai"]
 PATHS: tuple[ProviderPath, ...] = ("anthropic", "openai")
@@ -119,6 +119,8 @@ class Expect(_Strict):
     score: tuple[int, int] | None = None  # the final score lies in [low, high]
     judge_score: tuple[int, int] | None = None
     interval_width: tuple[int, int] | None = None  # the final interval's width in [low, high]
+    interval_method: IntervalMethod | None = None  # how the interval was found (Result.interval_method)
+    re_deliberated: bool | None = None  # the judge was asked once more (Result.re_deliberation.triggered)
     sub_claims: dict[str, ExpectSubClaim] = Field(default_factory=dict)
     n_sub_claims: int | None = None
     warnings: list[str] = Field(default_factory=list)  # each a substring of some warning

@@ -194,14 +194,18 @@ def enforce_rules(draft: Argument, inputs: ArgueInput) -> Argument:
         if before is not None and moved and not new.intersection(citations):
             # Without new evidence only a concession, a move towards the other side's score, goes this far.
             other = theirs.get(point.sub_claim_id)
-            conceded = other is not None and abs(point.implied_score - other.implied_score) < abs(
-                before.implied_score - other.implied_score
+            # towards the other side's score, and not past it
+            conceded = other is not None and (
+                min(before.implied_score, other.implied_score)
+                <= point.implied_score
+                <= max(before.implied_score, other.implied_score)
             )
             if not conceded:
+                how = "" if other is None else ", not a concession towards the other side,"
                 update["implied_score"] = before.implied_score
                 update["position_change"] = (
-                    f"Held at {before.implied_score}: a move to {point.implied_score}, away from the other"
-                    " side, cited no new evidence."
+                    f"Held at {before.implied_score}: a move to {point.implied_score}{how} cited no new "
+                    "evidence."
                 )
         points.append(point.model_copy(update=update))
     return draft.model_copy(update={"points": points})

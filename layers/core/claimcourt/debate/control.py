@@ -174,37 +174,43 @@ def signals(state: RoundState, similarity: Similarity = tfidf) -> RoundSignals:
 
 
 def decide(state: RoundState, measured: RoundSignals) -> tuple[RoundAction, str]:
-    """(the outcome, the rule that fired), in this order: safety, the round limits, a stuck debate,
-    measured convergence, the moderator's convergence or escalation, else another round."""
+    """(the outcome, the rule that fired), in this order: safety, the round limits, a side that declined
+    to argue, a stuck debate, measured convergence, the moderator's convergence or escalation, else
+    another round."""
     if measured.moderator in ("safety", "refused"):
         return RoundAction.STOP_SAFETY, f"safety: the moderator said {measured.moderator}"
     if state.round >= state.max_rounds:
         return RoundAction.STOP_MAX_ROUNDS, f"max_rounds: round {state.round} of {state.max_rounds}"
     if state.round < state.min_rounds:
         return RoundAction.CONTINUE, f"min_rounds: at least {state.min_rounds}"
-    persona_left = state.persona + 1 < len(PERSONAS)
-    # Nothing moved: no score moved, no new evidence, no new point. The sides' wording is not asked
-    # (similarity_* is recorded, not decided on): a model told not to repeat itself rewords every
-    # round, so played debates that had settled scored 0.41-0.62 against a 0.85 threshold.
+    refused = sorted(a.side for a in (state.case_for, state.case_against) if a.refusal is not None)
+    if refused:  # the other side alone moves nothing: what it adds is not a debate's movement
+        return RoundAction.STOP_CONVERGED, f"refused: the {'/'.join(refused)} side declined to argue"
+    # A fresh persona is tried once: if the sides stay stuck under it, another would not move them.
+    may_escalate = state.persona == 0 and len(PERSONAS) > 1
+    # Nothing moved: no side's implied score and not the moderator's moved beyond STABLE_SHIFT. New
+    # evidence and new points are recorded, and count only through the scores they moved: each round's
+    # retrieval brings passages that an honest debater cites even to set aside (played debates that had
+    # settled cited new passages every round). Nor is the wording asked (similarity_* is recorded, not
+    # decided on): a model told not to repeat itself rewords every round (0.41-0.62 against 0.85).
     still = (
         measured.score_shift is not None
         and measured.score_shift <= STABLE_SHIFT
         and (measured.provisional_shift is None or measured.provisional_shift <= STABLE_SHIFT)
-        and measured.new_evidence == 0
-        and measured.new_points == 0
     )
-    if still and measured.score_gap >= FAR_APART:
-        if persona_left:
-            return RoundAction.ESCALATE_NEW_PERSONA, "stuck: nothing moved, and the sides are far apart"
-        return RoundAction.STOP_CONVERGED, "stalemate: stuck, and every persona has been tried"
-    if still:
-        return RoundAction.STOP_CONVERGED, "measured: no score moved, and nothing new was argued"
     settled = (measured.score_shift is None or measured.score_shift <= SETTLED_SHIFT) and (
         measured.provisional_shift is None or measured.provisional_shift <= SETTLED_SHIFT
     )
+    far_apart = measured.score_gap >= FAR_APART
+    if (still or (measured.moderator == "converged" and settled)) and far_apart:
+        if may_escalate:
+            return RoundAction.ESCALATE_NEW_PERSONA, "stuck: nothing moved, and the sides are far apart"
+        return RoundAction.STOP_CONVERGED, "stalemate: stuck far apart, and a fresh persona moved nothing"
+    if still:
+        return RoundAction.STOP_CONVERGED, "measured: no score moved beyond the stable shift"
     if measured.moderator == "converged" and settled:
         return RoundAction.STOP_CONVERGED, "moderator: converged, and the scores agree"
-    if measured.moderator == "escalate" and persona_left:
+    if measured.moderator == "escalate" and may_escalate:
         return RoundAction.ESCALATE_NEW_PERSONA, "moderator: escalate"
     return RoundAction.CONTINUE, "open: the debate is still moving"
 

@@ -16,6 +16,7 @@ SIDES: tuple[Side, Side] = ("for", "against")
 # Motion debates call their teams a and b: their keys are accepted as aliases of for_ and against_.
 ALIASES = {"a_": "for_", "b_": "against_"}
 PASSAGE_CHARS = 600
+SENTENCE_CHARS = 400
 # A sentence ends at . ! or ? and a space, but not after an abbreviation ("U.S.", "e.g.", "Dr.", "et al.",
 # "approx.", an initial) nor inside a bracket's ids.
 _ABBREVIATION = re.compile(
@@ -58,12 +59,19 @@ def _sentence(argument: str, evidence_id: str) -> str:
     said = sentences(argument) or [argument]
     naming = [i for i, s in enumerate(said) if evidence_id in s]
     if not naming:
-        return said[0][:400]
+        return _cut(said[0])
     best = max(naming, key=lambda i: _words(said[i]))
     if _words(said[best]) < MIN_WORDS:
         before = [i for i in range(naming[0] - 1, -1, -1) if _words(said[i]) >= MIN_WORDS]
-        return (said[before[0]] + " " + said[naming[0]] if before else argument)[:400]
-    return said[best][:400]
+        return _cut(said[before[0]] + " " + said[naming[0]] if before else argument)
+    return _cut(said[best])
+
+
+def _cut(sentence: str) -> str:
+    """At most SENTENCE_CHARS, cut at a word and marked as cut (a reader is not left mid-clause unawares)."""
+    if len(sentence) <= SENTENCE_CHARS:
+        return sentence
+    return sentence[: SENTENCE_CHARS - 1].rsplit(" ", 1)[0] + "…"
 
 
 def build_ledger(

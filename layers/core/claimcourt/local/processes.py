@@ -42,15 +42,31 @@ def _started(pid: int) -> str | None:
     return None if stat is None or boot is None else f"{boot}/{stat[1]}"
 
 
+@cache
+def _pid_namespace() -> str | None:
+    try:
+        return str((PROC / "self/ns/pid").stat().st_ino)
+    except OSError:
+        return None
+
+
 def this_process() -> LeaseOwner:
-    return LeaseOwner(host=socket.gethostname(), pid=os.getpid(), started=_started(os.getpid()))
+    return LeaseOwner(
+        host=socket.gethostname(),
+        pid=os.getpid(),
+        started=_started(os.getpid()),
+        pid_namespace=_pid_namespace(),
+    )
 
 
 def owner_gone(owner: LeaseOwner) -> bool:
     """True when the owner is known to have stopped: it ran on this host, and no process has its pid,
     or the one that has it now started at another time (or is a zombie: killed, not yet reaped).
-    A process on another host is never known gone from here."""
+    A process on another host, or in another pid namespace (a container beside this one, sharing its
+    hostname), or in one unknown, is never known gone from here."""
     if owner.host != socket.gethostname():
+        return False
+    if owner.pid_namespace is None or owner.pid_namespace != _pid_namespace():
         return False
     try:
         os.kill(owner.pid, 0)

@@ -383,7 +383,7 @@ class LocalServer:
             run_id = str(read_json(body)["run_id"])
             running = not self.deps.store.get_run(run_id).status.terminal
         except (ValueError, KeyError, TypeError, NotFoundError):
-            return  # the socket handler has answered it already
+            return  # the socket handler answers it (an invalid message, or no such run)
         if running:
             self.feed.watch(run_id)
 

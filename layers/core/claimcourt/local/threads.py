@@ -18,6 +18,7 @@ import functools
 import queue
 import sys
 import threading
+import time
 from collections.abc import Callable
 
 MAX_PARKED = 64  # workers kept parked beyond this many end instead: a burst does not stay resident
@@ -56,7 +57,9 @@ class WorkerPool:
 POOL = WorkerPool()
 _live: set[PooledThread] = set()  # started and not yet done
 _live_lock = threading.Lock()
-STRAGGLER_GRACE_S = 30.0  # a bound for settle(), never reached by a straggler: it runs a few lines
+# settle()'s one bound: a branch that starts after its execution ended runs a few lines; a branch still
+# in a model call when a sibling failed would hold the process's exit as long as the call: not waited for.
+STRAGGLER_GRACE_S = 5.0
 
 
 def settle(timeout_s: float = STRAGGLER_GRACE_S) -> bool:
@@ -66,8 +69,9 @@ def settle(timeout_s: float = STRAGGLER_GRACE_S) -> bool:
     must run with the runtime's code, not moto's (which raises on a thread for a stopped program)."""
     with _live_lock:
         waiting = list(_live)
+    deadline = time.monotonic() + timeout_s  # one bound for all: a thread still in a model call is left
     for thread in waiting:
-        thread._pooled_done.wait(timeout_s)  # type: ignore[union-attr]  # set before it is live
+        thread._pooled_done.wait(max(0.0, deadline - time.monotonic()))  # type: ignore[union-attr]
     with _live_lock:
         return not (_live & set(waiting))
 

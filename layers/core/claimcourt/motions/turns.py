@@ -38,9 +38,15 @@ _REF = re.compile(r"\[([^\[\]\s]{1,40})\]")  # "[E1a2b3c]" in a statement
 
 
 def motion_format(last_round: int) -> str:
-    return Template(shared()["motion_format"]).substitute(
-        last_round=last_round, last_before_closing=last_round - 1
+    between = last_round - 1  # the rounds between the opening and the closing: none, one, or a range
+    debate_rounds = (
+        ""
+        if between < 2
+        else "round 2 the debate, "
+        if between == 2
+        else f"rounds 2 to {between} the debate, "
     )
+    return Template(shared()["motion_format"]).substitute(last_round=last_round, debate_rounds=debate_rounds)
 
 
 def words_in(text: str) -> int:
@@ -136,7 +142,8 @@ def speak_task(inputs: SpeakInput) -> Task[MotionStatement]:
         side=inputs.side,
         team_notes="\n".join(f"<note>{escape(n)}</note>" for n in inputs.team_notes) or "(none yet)",
         checks=ledger_block(inputs.checks, passages=False),  # the pool above holds each passage
-        own_checks=ledger_block(inputs.own_checks, passages=False),
+        # (the closing's pool holds only the team's own passages: the other team's are shown here then)
+        own_checks=ledger_block(inputs.own_checks, passages=inputs.phase == "closing"),
     )
 
     def within_limits(reply: MotionStatement) -> list[str]:

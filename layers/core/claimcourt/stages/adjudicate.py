@@ -12,7 +12,7 @@ from pydantic import Field
 
 from claimcourt import artifacts
 from claimcourt.adjudication.adjudicate import adjudicate
-from claimcourt.adjudication.anonymize import Label, anonymize, redact
+from claimcourt.adjudication.anonymize import Label, anonymize, for_the_judge
 from claimcourt.adjudication.rubric import adjudicate_rubric
 from claimcourt.errors import NotFoundError
 from claimcourt.models import AdjudicateInput, LedgerEntry, Reconsider, Side, Stage
@@ -30,25 +30,10 @@ class AdjudicatePayload(Payload):
 
 def by_position(ledger: list[LedgerEntry], mapping: Mapping[Label, Side]) -> list[LedgerEntry]:
     """The ledger as the judge sees it: keys by anonymous position (A_3, not for_3), and the sentences,
-    the fact-checkers' comments and their answers redacted (a checker names the sides as freely as a
-    debater does)."""
+    the fact-checkers' comments and their answers redacted (a checker names the sides, and the keys,
+    as freely as a debater does)."""
     label = {side: name for name, side in mapping.items()}
-
-    def redacted(text: str | None) -> str | None:
-        return redact(text) if text is not None else None
-
-    return [
-        e.model_copy(
-            update={
-                "key": f"{label[e.side]}_{e.key.split('_')[-1]}",
-                "sentence": redact(e.sentence),
-                "comment": redacted(e.comment),
-                "response": redacted(e.response),
-            }
-        )
-        for e in ledger
-        if e.side in label
-    ]
+    return [for_the_judge(e, label) for e in ledger if e.side in label]
 
 
 def run(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
