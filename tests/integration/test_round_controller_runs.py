@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 
 from claimcourt import artifacts
 from claimcourt.adjudication.adjudicate import adjudicate_task
+from claimcourt.evidence.base import Hit
 from claimcourt.models import (
     ArgumentDraft,
     Interval,
@@ -26,6 +28,7 @@ from claimcourt.models import (
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.settings import Settings
 from claimcourt.store.sqlite import SqliteStore
+from tests.conftest import golden
 from tests.fakes.scripted import ScriptedProvider
 
 pytestmark = pytest.mark.timeout(120)
@@ -231,6 +234,24 @@ def contrarian_moderator(task: Any) -> ModeratorView:
     )
 
 
+FALLING = Hit(
+    text="Tide gauges on land that is rising after the ice age record local sea level falling.",
+    title="Post-glacial rebound",
+    url="https://en.wikipedia.org/wiki/Post-glacial_rebound",
+)
+
+
+class ContrarianFinds:
+    """The default golden passages, and one more that only a search for sea levels falling finds: the
+    contrarian evidence a review counts is what no other search had found."""
+
+    name = "golden-contrarian"
+
+    def search(self, query: str, *, limit: int, as_of: date | None = None) -> list[Hit]:
+        found = golden().search(query, limit=limit, as_of=as_of)
+        return [FALLING, *found][:limit] if "falling" in query else found
+
+
 def high_effort_run(
     provider: ScriptedProvider,
     make_deps: Any,
@@ -239,7 +260,8 @@ def high_effort_run(
     settings: Settings,
 ) -> RunRecord:
     deps = dataclasses.replace(
-        make_deps(provider), settings=settings.model_copy(update={"dynamic_rounds": "off"})
+        make_deps(provider, evidence=ContrarianFinds()),
+        settings=settings.model_copy(update={"dynamic_rounds": "off"}),
     )
     run = new_run("Sea levels are rising", effort="high")
     execution = runtime(deps).execute(run.run_id, timeout_s=WAIT_S)
@@ -304,3 +326,36 @@ def test_samples_that_agree_at_once_stop_the_sampling_and_trigger_nothing(
         False,
         2,
     )
+
+
+def test_a_debate_that_stops_still_runs_the_moderators_contrarian_search_for_the_judge(
+    make_deps: Any, runtime: Any, new_run: Callable[..., RunRecord], store: SqliteStore
+) -> None:
+    # Given debaters who stop moving, and a moderator who leans one way and, after round 2, asks for a
+    # contrarian search
+    def leaning(task: Any) -> ModeratorView:
+        return ModeratorView(
+            decisive_dispute="the rate of rise",
+            dispute_sub_claim_id="sc1",
+            next_query=f"sea level rise evidence round {task.inputs.round}",
+            recommendation="continue",
+            provisional_score=75,
+            contrarian_query="sea level falling tide gauge" if task.inputs.round == 2 else None,
+        )
+
+    provider = ScriptedProvider().respond("argue", arguing(fresh=False)).respond("moderate", leaning)
+    deps = make_deps(provider, evidence=ContrarianFinds())
+    run = new_run("Sea levels are rising")
+    execution = runtime(deps).execute(run.run_id, timeout_s=WAIT_S)
+    assert execution.status == "SUCCEEDED", execution.error
+    record, decisions = store.get_run(run.run_id), artifacts.decisions_of(store, run.run_id)
+    # When the controller stops it after round 2
+    assert [d.action.value for d in decisions] == ["continue", "stop_converged"]
+    # Then the contrarian search ran once more, after the last round, and its passages are in the
+    # pool the judge read (and that the review counts as contrarian)
+    final = store.find_artifacts(record.run_id, "evidence/r03/")
+    assert final and all(doc["contrarian"] for doc in final.values())
+    assert [d.directives for d in decisions][-1][0].contrarian
+    [judged] = provider.calls_of("adjudicate")
+    assert FALLING.text in judged.prompt  # found only by the contrarian search, after the last round
+    assert not any(FALLING.text in c.prompt for c in provider.calls_of("argue"))

@@ -394,3 +394,13 @@ def test_every_citation_a_fact_checker_sees_names_its_source_and_each_passage_is
     # the judge reads each passage once: in the pool, not again in the ledger
     judge = tasks["adjudicate"].prompt
     assert "<citation " in judge and "<passage>" not in judge
+
+
+def test_under_first_against_the_moderator_reads_the_round_in_speaking_order() -> None:
+    task = _tasks()["moderate"]
+    first = moderate_task(task.inputs.model_copy(update={"first": "against"}))  # type: ignore[arg-type]
+    assert first.prompt.index('<argument side="against" spoke="first">') < first.prompt.index(
+        '<argument side="for" spoke="second">'
+    )
+    # and without a first speaker, for then against, as both spoke at once
+    assert task.prompt.index('<argument side="for">') < task.prompt.index('<argument side="against">')

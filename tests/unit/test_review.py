@@ -52,3 +52,18 @@ def test_the_judge_samples_setting_overrides_the_effort() -> None:
     assert (Settings().judgements("standard"), Settings().judgements("high")) == (1, 4)
     assert Settings(judge_samples=1).judgements("standard") == 2
     assert Settings(judge_samples=0).judgements("high") == 1
+
+
+def test_contrarian_evidence_is_what_only_a_contrarian_search_found_once_each() -> None:
+    from claimcourt.artifacts import contrarian_evidence_ids
+
+    def doc(contrarian: bool, *ids: str) -> dict[str, object]:
+        return {"contrarian": contrarian, "items": [{"id": i} for i in ids]}
+
+    retrievals = {
+        "evidence/r01/sc1": doc(False, "E1", "E2"),
+        "evidence/r02/sc1": doc(True, "E2", "E3", "E3"),
+        "evidence/r03/sc1": doc(True, "E4", "E3"),
+    }
+    # E2 was found by an ordinary search first: the pool's, not evidence against the lean
+    assert contrarian_evidence_ids(retrievals) == ["E3", "E4"]

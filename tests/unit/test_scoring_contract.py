@@ -389,3 +389,26 @@ def test_every_adjustment_carries_its_numbers_before_and_after() -> None:
     kinds = {a.kind for a in result.adjustments}
     assert {"composition", "evidence_quality", "self_consistency", "verdict_band"} <= kinds
     assert all(a.before is not None and a.after is not None for a in result.adjustments)
+
+
+def test_a_result_the_judge_decided_on_the_users_material_alone_is_discounted_whatever_else_was_cited() -> (
+    None
+):
+    # Given retrieved passages cited in passing, and the user's own passage the only decisive source
+    user = _evidence("U1").model_copy(update={"source_url": "user-context:1"})
+    judged = _judgement([(80, Verdict.SUPPORTED)], 80, (70, 90))
+    judged = judged.model_copy(
+        update={
+            "decisive_evidence_id": "U1",
+            "sub_claims": [judged.sub_claims[0].model_copy(update={"decisive_evidence_id": "U1"})],
+        }
+    )
+    result = _result([judged], [*T1_POOL, user], ["G1", "G2", "G3", "U1"])
+    # Then the one discount for the user's material applies, named
+    assert any("user_context_only" in a.detail and "decisive" in a.detail for a in result.adjustments)
+    assert result.overall_score < 65 and result.overall_verdict is not Verdict.SUPPORTED
+    # and where a found passage decided it, it does not
+    found = judged.model_copy(update={"decisive_evidence_id": "G1"})
+    assert not any(
+        "user_context_only" in a.detail for a in _result([found], [*T1_POOL, user], ["G1", "U1"]).adjustments
+    )

@@ -202,8 +202,14 @@ def review_of(store: ArtifactStore, run_id: str) -> dict[str, Any] | None:
 
 
 def contrarian_evidence_ids(retrievals: dict[str, dict[str, Any]]) -> list[str]:
-    """The ids of evidence that contrarian directives retrieved."""
-    return [item["id"] for doc in retrievals.values() if doc.get("contrarian") for item in doc["items"]]
+    """The ids of evidence that only contrarian directives retrieved, once each: a passage a contrarian
+    search found again after another search had found it is not evidence against the way the debate
+    leaned (played runs listed the pool's strongest passage for the lean three times as contrarian)."""
+    found_otherwise = {
+        item["id"] for doc in retrievals.values() if not doc.get("contrarian") for item in doc["items"]
+    }
+    contrarian = (item["id"] for doc in retrievals.values() if doc.get("contrarian") for item in doc["items"])
+    return list(dict.fromkeys(i for i in contrarian if i not in found_otherwise))
 
 
 # ---------------------------------------------------------------- motion debates

@@ -1195,6 +1195,9 @@ class ModerateInput(Strict):
     claim: str
     round: int
     max_rounds: int = 2
+    first: Side | None = Field(
+        default=None, description="The side that spoke first in each round, if one did."
+    )
     evidence_source: str = ""
     sub_claims: list[SubClaim]
     case_for: Argument

@@ -76,16 +76,32 @@ def _clamp(value: float, low: int = 0, high: int = 100) -> int:
     return int(max(low, min(high, round(value))))
 
 
-def evidence_quality(cited: list[SourceRef], arguments: list[Argument]) -> list[QualityFinding]:
+def evidence_quality(
+    cited: list[SourceRef], arguments: list[Argument], decisive: list[SourceRef] | None = None
+) -> list[QualityFinding]:
     """What the pool's quality says about how far to trust the judge's numbers. Passages the user
-    supplied (--context) are their assertion, not evidence found: they count for none of this."""
+    supplied (--context) are their assertion, not evidence found: they count for none of this, and a
+    result the judge decided on them alone rests on them, whatever else was cited beside (a definition
+    cited in passing does not make the user's notes evidence found)."""
     found = []
     retrieved = [s for s in cited if not s.source_url.startswith(USER_CONTEXT_URL)]
+    decided = decisive or []
+    theirs = bool(decided) and all(s.source_url.startswith(USER_CONTEXT_URL) for s in decided)
     if not retrieved and len(retrieved) < len(cited):
         found.append(
             QualityFinding(
                 "user_context_only",
                 "only passages the user supplied were cited; no evidence found agrees",
+                0.25,
+                2.0,
+            )
+        )
+    elif theirs:
+        found.append(
+            QualityFinding(
+                "user_context_only",
+                "every source the judge found decisive is the user's own material; no evidence found "
+                "decided it",
                 0.25,
                 2.0,
             )
@@ -410,7 +426,9 @@ def compose_result(
     cited += [j.decisive_evidence_id for j in judgement.sub_claims if j.decisive_evidence_id]
     sources = [source_ref(pool[c]) for c in dict.fromkeys(cited) if c in pool]
     sources.sort(key=lambda s: s.tier)  # stable: T1 first, then citation order
-    scored = score_judgements(judgements, decomposition.shape, evidence_quality(sources, arguments))
+    decisive_ids = [judgement.decisive_evidence_id, *(j.decisive_evidence_id for j in judgement.sub_claims)]
+    deciding = [source_ref(pool[i]) for i in dict.fromkeys(decisive_ids) if i and i in pool]
+    scored = score_judgements(judgements, decomposition.shape, evidence_quality(sources, arguments, deciding))
     pro, con = final_round(arguments, "for"), final_round(arguments, "against")
     judged = {j.sub_claim_id: j for j in judgement.sub_claims}
     sub_results = []

@@ -369,8 +369,8 @@ def _round_check(number: int, wanted: Any, decision: RoundDecision | None) -> Ch
 
 def _motion_checks(expect: Expect, result: MotionResult | None) -> list[Check]:
     checks: list[Check] = []
-    wanted = (
-        expect.first_speaker is not None or expect.final_lean is not None or expect.ended_early is not None
+    wanted = any(
+        v is not None for v in (expect.first_speaker, expect.final_lean, expect.swing_for, expect.ended_early)
     )
     if result is None:
         return [Check("motion result", False, "the motion has no result")] if wanted else []
@@ -379,6 +379,10 @@ def _motion_checks(expect: Expect, result: MotionResult | None) -> list[Check]:
     if expect.final_lean is not None:
         lean = "for" if result.final_vote.mean > 50 else "against"
         checks.append(Check("final lean", lean == expect.final_lean, f"mean {result.final_vote.mean:.1f}"))
+    if expect.swing_for is not None:
+        low, high = expect.swing_for
+        swing = result.swing.get("for", 0.0)
+        checks.append(Check("swing for", low <= swing <= high, f"{swing:+.1f} points"))
     if expect.ended_early is not None:
         early = result.ended_early is not None
         checks.append(Check("ended early", early == expect.ended_early, str(result.ended_early)))

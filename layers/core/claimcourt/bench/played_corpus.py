@@ -131,6 +131,7 @@ class Expect(_Strict):
     # Motions.
     first_speaker: Literal["for", "against"] | None = None
     final_lean: Literal["for", "against"] | None = None  # which side the final vote favours
+    swing_for: tuple[float, float] | None = None  # the for side's swing, percentage points, in [low, high]
     ended_early: bool | None = None
 
 

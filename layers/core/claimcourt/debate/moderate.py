@@ -25,12 +25,28 @@ def rounds_rule(max_rounds: int) -> str:
     return f"at least two rounds, at most {max_rounds}"
 
 
-def moderate_task(inputs: ModerateInput) -> Task[ModeratorView]:
-    def side(argument: Argument) -> str:
+def arguments_block(inputs: ModerateInput) -> str:
+    """The round's two arguments in the order they were spoken: under `first`, the first speaker's
+    first (the second's answers it), else for then against."""
+
+    def body(argument: Argument) -> str:
         if argument.refusal:
             return f"(declined to argue: {escape(argument.refusal.reason)})"
         return points_block(argument.points)
 
+    by_side = {"for": inputs.case_for, "against": inputs.case_against}
+    if inputs.first is None:
+        return "\n\n".join(
+            f'<argument side="{side}">\n{body(by_side[side])}\n</argument>' for side in by_side
+        )
+    second = "for" if inputs.first == "against" else "against"
+    return "\n\n".join(
+        f'<argument side="{side}" spoke="{when}">\n{body(by_side[side])}\n</argument>'
+        for side, when in ((inputs.first, "first"), (second, "second"))
+    )
+
+
+def moderate_task(inputs: ModerateInput) -> Task[ModeratorView]:
     system, prompt = render(
         "moderate",
         round=str(inputs.round),
@@ -38,8 +54,7 @@ def moderate_task(inputs: ModerateInput) -> Task[ModeratorView]:
         retrieval_hint=retrieval_hint(inputs.evidence_source),
         claim=escape(inputs.claim),
         sub_claims=sub_claims_block(inputs.sub_claims),
-        case_for=side(inputs.case_for),
-        case_against=side(inputs.case_against),
+        arguments=arguments_block(inputs),
         evidence=evidence_block(inputs.evidence),
         previous_queries=queries_block(inputs.previous_queries),
         dates=dates_note(inputs.today, inputs.as_of, inputs.evidence),

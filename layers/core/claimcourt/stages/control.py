@@ -61,9 +61,18 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
         action, rule = fixed_rounds(fixed, measured)
     next_persona = persona + 1 if action is RoundAction.ESCALATE_NEW_PERSONA else persona
     directives = []
-    if view is not None and action.another_round:
+    # A debate that stops with the moderator's contrarian search unrun still runs it (FinalSearch): the
+    # moderator asked for it so that the judge weighs it; safety stops run nothing more.
+    final_search = (
+        view is not None
+        and not action.another_round
+        and action is not RoundAction.STOP_SAFETY
+        and bool(view.contrarian_query)
+    )
+    if view is not None and (action.another_round or final_search):
         sub_claim_id = _known(view.dispute_sub_claim_id, known)
-        directives.append(Directive(sub_claim_id=sub_claim_id, query=view.next_query))
+        if action.another_round:
+            directives.append(Directive(sub_claim_id=sub_claim_id, query=view.next_query))
         if view.contrarian_query:  # evidence against the way the debate leans, for the judge's review
             directives.append(
                 Directive(sub_claim_id=sub_claim_id, query=view.contrarian_query, contrarian=True)
@@ -91,6 +100,7 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
     return {
         "action": action.value,
         "another_round": action.another_round,
+        "final_search": final_search,
         "next_round": p.round + 1,
         "directives": [d.model_dump() for d in directives],
     }

@@ -30,6 +30,7 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
             claim=request.claim,
             round=p.round,
             max_rounds=deps.settings.round_limit(request),
+            first=request.first,
             evidence_source=deps.evidence.name,
             sub_claims=artifacts.decomposition_of(deps.store, p.run_id).sub_claims,
             case_for=case_for,
