@@ -74,8 +74,6 @@ def deliver(store: Store, poster: Poster, connection_id: str, run_id: str) -> in
     or None if another deliverer holds the subscription: it looks again for new events after it
     lets go, so nothing appended meanwhile is missed while it lives. A connection whose key has been
     revoked is closed, and gets nothing."""
-    if close_if_revoked(store, poster, connection_id):
-        return 0
     posted, token = 0, uuid.uuid4().hex
     while True:
         sent = store.claim_delivery(connection_id, run_id, until=utcnow() + CLAIM_FOR, token=token)
@@ -83,7 +81,12 @@ def deliver(store: Store, poster: Poster, connection_id: str, run_id: str) -> in
             return posted if posted else None
         last, ended = sent, False
         try:
-            for event in store.list_events(run_id, after_seq=sent):
+            events = store.list_events(run_id, after_seq=sent)
+            # The key is checked after the events are read: an event appended after a revocation is
+            # read only once the revocation is there to see (a check before the read could miss it).
+            if events and close_if_revoked(store, poster, connection_id):
+                return posted
+            for event in events:
                 poster.post(connection_id, event_message(event))
                 last, ended, posted = event.seq, event.type in ENDS_A_RUN, posted + 1
         except ConnectionGoneError:
