@@ -8,7 +8,7 @@ import pytest
 
 from claimcourt.evidence.base import Hit
 from claimcourt.evidence.golden import GoldenSource
-from claimcourt.evidence.retrieve import backtest, evidence_id, retrieval, retrieve
+from claimcourt.evidence.retrieve import backtest, evidence_id, retrieval
 from claimcourt.evidence.scrub import scrub
 from claimcourt.evidence.tiers import tier_for
 from claimcourt.models import Directive, Evidence
@@ -60,7 +60,7 @@ def _run(
     as_of: date | None = None,
     sub: str = "sc1",
 ) -> tuple[list[Evidence], bool]:
-    return retrieve(
+    found = retrieval(
         Directive(sub_claim_id=sub, query=query),
         round=round,
         source=source,
@@ -69,6 +69,7 @@ def _run(
         as_of=as_of,
         ttl_s=3600,
     )
+    return found.evidence, found.cache_hit
 
 
 def test_evidence_ids_are_stable_and_depend_on_url_and_text() -> None:

@@ -330,8 +330,6 @@ def score_judgements(judgements: list[Judgement], shape: Shape, quality: list[Qu
             half,
             half,
         )
-    else:
-        step("interval_recentred", "", below, above)  # records nothing: the judge's own interval
     method: IntervalMethod = "judge"
     if len(judgements) > 1:
         samples = [final] + [_overall_of(j, shape, pulled)[0] for j in judgements[1:]]

@@ -40,7 +40,7 @@ from claimcourt.adjudication.baselines import BaselineKind, judge_baseline
 from claimcourt.errors import InvalidRequestError, NotFoundError
 from claimcourt.evidence.base import EvidenceSource, Hit
 from claimcourt.evidence.golden import GoldenByRun, GoldenSource
-from claimcourt.evidence.retrieve import retrieve
+from claimcourt.evidence.retrieve import retrieval
 from claimcourt.models import (
     BaselineInput,
     Directive,
@@ -265,7 +265,7 @@ class Session:
         else:
             source, limit = self.deps.evidence, RAG_PASSAGES
         with self._lock:  # a web search's usage is read back from the source: one search at a time
-            found, cache_hit = retrieve(
+            found = retrieval(
                 Directive(sub_claim_id="rag", query=claim[:300]),
                 round=1,
                 source=source,
@@ -274,10 +274,10 @@ class Session:
                 as_of=job.as_of,
                 ttl_s=self.deps.settings.cache_ttl_s,
             )
-            billed = search_call(source, run_id, "bench:search") if not cache_hit else None
+            billed = search_call(source, run_id, "bench:search") if not found.cache_hit else None
         if billed is not None:  # a search that calls a model is billed like a call
             self.deps.store.put_call(billed)
-        return found
+        return found.evidence
 
 
 def _outcome(
@@ -337,7 +337,8 @@ def bench_settings(settings: Settings, data_dir: Path, debates: int) -> Settings
 def session(settings: Settings, bench_id: str, golden: bool, effort: str = "standard") -> Iterator[Session]:
     """A store, reasoner and runtime for one bench. Offline, the reasoner is metered; with golden
     evidence, each debate searches only its claim's own gold passages."""
-    from claimcourt.local.runtime import LocalRuntime, owner_gone
+    from claimcourt.local.processes import recorded_owner_gone
+    from claimcourt.local.runtime import LocalRuntime
 
     deps = build_deps(settings)
     if is_offline(settings):
@@ -362,7 +363,7 @@ def session(settings: Settings, bench_id: str, golden: bool, effort: str = "stan
         def status(run_id: str) -> str | None:
             """A lease left by an interrupted bench: its process gone, or older than any run takes."""
             try:
-                if owner_gone(deps.store.get_artifact(run_id, artifacts.OWNER)):
+                if recorded_owner_gone(deps.store.get_artifact(run_id, artifacts.OWNER)):
                     return OWNER_GONE
             except NotFoundError:
                 pass

@@ -73,23 +73,6 @@ class Retrieval:
     dropped: list[str]
 
 
-def retrieve(
-    directive: Directive,
-    *,
-    round: int,
-    source: EvidenceSource,
-    cache: RetrievalCache,
-    limit: int,
-    as_of: date | None,
-    ttl_s: int,
-) -> tuple[list[Evidence], bool]:
-    """(evidence, cache_hit). An identical directive within the TTL returns identical evidence."""
-    found = retrieval(
-        directive, round=round, source=source, cache=cache, limit=limit, as_of=as_of, ttl_s=ttl_s
-    )
-    return found.evidence, found.cache_hit
-
-
 def retrieval(
     directive: Directive,
     *,
@@ -100,7 +83,8 @@ def retrieval(
     as_of: date | None,
     ttl_s: int,
 ) -> Retrieval:
-    """`retrieve`, with the dated and dropped passages' ids (a kept passage's id is that of its
+    """The directive's evidence (an identical directive within the TTL returns identical evidence),
+    whether the cache answered, and the dated and dropped passages' ids (a kept passage's id is that of its
     text as kept; a dropped one's, of its text as the source returned it)."""
     key = cache_key(directive.query, source.name, as_of, limit)
     cached = cache.cache_get(key)

@@ -12,6 +12,9 @@ import os
 import socket
 from functools import cache
 from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
 
 from claimcourt.models import LeaseOwner
 
@@ -57,6 +60,16 @@ def this_process() -> LeaseOwner:
         started=_started(os.getpid()),
         pid_namespace=_pid_namespace(),
     )
+
+
+def recorded_owner_gone(recorded: dict[str, Any]) -> bool:
+    """`owner_gone` for a run's owner as the local runtime recorded it (artifacts.OWNER). A record from
+    before owners named their pid namespace was made in this one, as only a process here could."""
+    try:
+        owner = LeaseOwner.model_validate({"pid_namespace": _pid_namespace(), **recorded})
+    except ValidationError:
+        return False
+    return owner_gone(owner)
 
 
 def owner_gone(owner: LeaseOwner) -> bool:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import socket
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -20,6 +18,7 @@ from claimcourt.execution import Ended, Machine, ended_from
 from claimcourt.local import threads
 from claimcourt.local.collector import resume_collector
 from claimcourt.local.dispatch import ENDS, LambdaDispatcher, described_end, load_handlers
+from claimcourt.local.processes import this_process
 from claimcourt.local.template import ACCOUNT, REGION, load_template, project_root
 from claimcourt.runs import end_failed, execution_end_reason, follow
 from claimcourt.wiring import Deps, use_deps
@@ -41,25 +40,6 @@ class Execution:
     output: dict[str, Any] | None
     error: str | None
     wall_s: float
-
-
-def this_process() -> dict[str, Any]:
-    """The identity of the process executing a run in its in-process state machine."""
-    return {"host": socket.gethostname(), "pid": os.getpid()}
-
-
-def owner_gone(owner: dict[str, Any]) -> bool:
-    """True when the process that started a run is known to have stopped: it ran on this host and
-    no process has its pid. Another host, or a live pid (perhaps reused), is not known gone."""
-    if owner.get("host") != socket.gethostname() or not isinstance(owner.get("pid"), int):
-        return False
-    try:
-        os.kill(owner["pid"], 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:  # alive, another user's
-        return False
-    return False
 
 
 class LocalRuntime:
@@ -118,7 +98,7 @@ class LocalRuntime:
     def start(self, run_id: str, machine: Machine | None = None) -> str:
         """Start the run's execution on its state machine (by default, the one its record asks for)."""
         # Who runs it: a later process that finds the run unfinished and this one gone ends it at once.
-        self.deps.store.put_artifact(run_id, artifacts.OWNER, this_process())
+        self.deps.store.put_artifact(run_id, artifacts.OWNER, this_process().model_dump(mode="json"))
         machine = machine or self._machine(run_id)
         # The run id is the execution name: starting the same run twice is refused, not repeated.
         # Straight to moto's backend, as its StartExecution handler does: no request through boto3 and

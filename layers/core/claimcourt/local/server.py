@@ -36,7 +36,8 @@ from claimcourt.api.bodies import read_json
 from claimcourt.delivery import ENDS_A_RUN, notify
 from claimcourt.errors import ConnectionGoneError, NotFoundError
 from claimcourt.execution import Machine
-from claimcourt.local.runtime import LocalRuntime, owner_gone
+from claimcourt.local.processes import recorded_owner_gone
+from claimcourt.local.runtime import LocalRuntime
 from claimcourt.models import utcnow
 from claimcourt.observability import logger
 from claimcourt.runs import OWNER_GONE, SWEEP_GRACE_S, sweep
@@ -280,7 +281,7 @@ class LocalServer:
         if run_id in self._started:
             return self.execution_status(run_id)
         try:
-            if owner_gone(self.deps.store.get_artifact(run_id, artifacts.OWNER)):
+            if recorded_owner_gone(self.deps.store.get_artifact(run_id, artifacts.OWNER)):
                 return OWNER_GONE  # e.g. this server before a crash: its runs end now, not in 17 minutes
         except NotFoundError:
             pass  # started before runs named their owner, or not started at all
