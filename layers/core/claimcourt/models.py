@@ -844,6 +844,17 @@ class BacktestDating(Strict):
     dropped: int = Field(ge=0)
 
 
+# Which web search serves a run's evidence (CLAIMCOURT_SEARCH): none is the bundled corpus.
+SearchName = Literal["anthropic", "openai", "searxng", "none"]
+# Each web search source's name (a part of its retrievals' cache key; prompts name it) and its search.
+ANTHROPIC_WEB, OPENAI_WEB, SEARXNG_WEB = "anthropic-web", "openai-web", "searxng-web"
+SEARCH_OF_SOURCE: dict[str, SearchName] = {
+    ANTHROPIC_WEB: "anthropic",
+    OPENAI_WEB: "openai",
+    SEARXNG_WEB: "searxng",
+}
+
+
 class Result(Strict):
     run_id: str
     claim: str
