@@ -43,6 +43,9 @@ _ENV = (
     "CLAIMCOURT_BUDGET_USD",
     "CLAIMCOURT_DATA_DIR",
     "CLAIMCOURT_WEB_SEARCH",
+    "CLAIMCOURT_SEARCH",
+    "CLAIMCOURT_SEARXNG_URL",
+    "CLAIMCOURT_FETCH_PRIVATE_PAGES",
 )
 
 # A handful of passages about sea level: one T1 (.gov), the rest T2; some dated.

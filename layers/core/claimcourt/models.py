@@ -912,6 +912,11 @@ class Result(Strict):
     backtest: BacktestDating | None = Field(
         default=None, description="A backtest's (as_of_date) check of its sources against the date."
     )
+    search: SearchName | None = Field(
+        default=None,
+        description="The web search that served the run's evidence: anthropic, openai or searxng; none: "
+        "no web search did (the bundled corpus); null: not recorded (a run from before this field).",
+    )
 
 
 # ---------------------------------------------------------------- records and events
@@ -1542,3 +1547,6 @@ class MotionResult(Strict):
     reasoner: str
     models: dict[str, str] = Field(default_factory=dict)
     usage: Usage
+    search: SearchName | None = Field(
+        default=None, description="The web search that served the evidence (as a claim run's result)."
+    )
