@@ -203,6 +203,25 @@ def test_an_annotation_that_spans_the_cited_text_itself_is_that_passage(server: 
     ]  # fmt: skip
 
 
+def test_a_sparse_response_from_another_server_is_read_as_far_as_it_goes(server: FakeOpenAIServer) -> None:
+    # Given a server that leaves out what it does not track: usage, the call's action, a citation's title
+    text = '- [published unknown] "Measles cases rose by 20% in 2024." ([who.int](https://www.who.int/a))\n'
+    marker = "([who.int](https://www.who.int/a))"
+    start = text.index(marker)
+    citation = {"type": "url_citation", "start_index": start, "end_index": start + len(marker),
+                "url": "https://www.who.int/a"}  # fmt: skip
+    call = {"id": "ws_1", "type": "web_search_call", "status": "completed"}
+    server.enqueue(200, {"id": "resp_1", "object": "response", "model": "gpt-4.1", "status": "completed",
+                         "output": [call, openai_message(text, [citation])]})  # fmt: skip
+    source = source_for(server)
+
+    hits = source.search("measles", limit=5)
+
+    assert hits == [Hit(text="Measles cases rose by 20% in 2024.", title="https://www.who.int/a",
+                        url="https://www.who.int/a")]  # fmt: skip
+    assert (source.last_usage, source.last_search_requests) == (("gpt-4.1", 0, 0), 1)
+
+
 def test_rate_limited_search_is_retried_then_succeeds(server: FakeOpenAIServer) -> None:
     server.enqueue(429, openai_error("Rate limit reached", "requests", "rate_limit_exceeded"))
     server.enqueue(200, openai_web_search_response("measles", [WHO]))

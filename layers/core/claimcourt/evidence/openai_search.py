@@ -79,9 +79,10 @@ def cited_passages(response: Response) -> list[tuple[str, str, _Cited]]:
         for part in item.content:
             if part.type != "output_text":
                 continue
-            text = part.text
+            text = part.text or ""
             citations = sorted(
-                (a for a in part.annotations if a.type == "url_citation"), key=lambda a: a.start_index
+                (a for a in getattr(part, "annotations", None) or [] if a.type == "url_citation"),
+                key=lambda a: a.start_index,
             )
             boundary, previous = 0, None  # where the last citation ended, and what it cited
             for a in citations:
@@ -97,7 +98,7 @@ def cited_passages(response: Response) -> list[tuple[str, str, _Cited]]:
                     cited = _Cited(_cleaned(text[start:end]).text, _cleaned(text[line_start:end]).published)
                 boundary, previous = end, cited
                 if len(cited.text) >= _SHORTEST_PASSAGE:
-                    found.append((clean_url(a.url), a.title.strip(), cited))
+                    found.append((clean_url(a.url), (getattr(a, "title", None) or "").strip(), cited))
     return found
 
 
@@ -181,18 +182,22 @@ class OpenAIWebSearch:
         except openai.OpenAIError as err:
             raise_mapped(err, what, self._max_retries, self._api_key)
 
-        usage = response.usage
-        cached = usage.input_tokens_details.cached_tokens if usage and usage.input_tokens_details else 0
+        # The SDK builds the response without validating it: a field another server leaves out is absent.
+        usage = getattr(response, "usage", None)
+        details = getattr(usage, "input_tokens_details", None)
+        cached = int(getattr(details, "cached_tokens", 0) or 0)
         self._last.usage = (
-            response.model or self._model,
-            (usage.input_tokens - cached) if usage else 0,
-            usage.output_tokens if usage else 0,
+            getattr(response, "model", None) or self._model,
+            int(getattr(usage, "input_tokens", 0) or 0) - cached,
+            int(getattr(usage, "output_tokens", 0) or 0),
         )
-        calls = [item for item in response.output if item.type == "web_search_call"]
-        billed = response.tool_usage.web_search.num_requests if response.tool_usage else None
-        self._last.search_requests = (
-            billed if billed is not None else sum(1 for c in calls if c.action.type == "search")
+        calls = [item for item in response.output if getattr(item, "type", None) == "web_search_call"]
+        billed = getattr(
+            getattr(getattr(response, "tool_usage", None), "web_search", None), "num_requests", None
         )
+        # A call without its action (older API versions) was a search: opening a page names its action.
+        searches = sum(1 for c in calls if getattr(getattr(c, "action", None), "type", "search") == "search")
+        self._last.search_requests = int(billed) if billed is not None else searches
 
         hits = select_hits(
             (
@@ -202,10 +207,10 @@ class OpenAIWebSearch:
             limit,
             as_of,
         )
-        if not hits and calls and all(c.status == "failed" for c in calls):
+        if not hits and calls and all(getattr(c, "status", None) == "failed" for c in calls):
             # An empty answer would be cached as "nothing found": make the stage retry instead.
             raise TransientError(f"{what}: every web search call failed")
-        if response.status == "failed":
-            error = response.error.message if response.error else "no reason given"
+        if getattr(response, "status", None) == "failed":
+            error = getattr(getattr(response, "error", None), "message", None) or "no reason given"
             raise TransientError(f"{what}: the response failed: {error}")
         return hits
