@@ -43,6 +43,11 @@ _ENV = (
     "CLAIMCOURT_BUDGET_USD",
     "CLAIMCOURT_DATA_DIR",
     "CLAIMCOURT_WEB_SEARCH",
+    "CLAIMCOURT_SEARCH",
+    "CLAIMCOURT_SEARXNG_URL",
+    "CLAIMCOURT_FETCH_PRIVATE_PAGES",
+    "CLAIMCOURT_PAGE_TIMEOUT_S",
+    "CLAIMCOURT_MAX_PAGE_BYTES",
 )
 
 # A handful of passages about sea level: one T1 (.gov), the rest T2; some dated.

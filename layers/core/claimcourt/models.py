@@ -844,6 +844,17 @@ class BacktestDating(Strict):
     dropped: int = Field(ge=0)
 
 
+# Which web search serves a run's evidence (CLAIMCOURT_SEARCH): none is the bundled corpus.
+SearchName = Literal["anthropic", "openai", "searxng", "none"]
+# Each web search source's name (a part of its retrievals' cache key; prompts name it) and its search.
+ANTHROPIC_WEB, OPENAI_WEB, SEARXNG_WEB = "anthropic-web", "openai-web", "searxng-web"
+SEARCH_OF_SOURCE: dict[str, SearchName] = {
+    ANTHROPIC_WEB: "anthropic",
+    OPENAI_WEB: "openai",
+    SEARXNG_WEB: "searxng",
+}
+
+
 class Result(Strict):
     run_id: str
     claim: str
@@ -900,6 +911,11 @@ class Result(Strict):
     usage: Usage
     backtest: BacktestDating | None = Field(
         default=None, description="A backtest's (as_of_date) check of its sources against the date."
+    )
+    search: SearchName | None = Field(
+        default=None,
+        description="The web search that served the run's evidence: anthropic, openai or searxng; none: "
+        "no web search did (the bundled corpus); null: not recorded (a run from before this field).",
     )
 
 
@@ -1531,3 +1547,6 @@ class MotionResult(Strict):
     reasoner: str
     models: dict[str, str] = Field(default_factory=dict)
     usage: Usage
+    search: SearchName | None = Field(
+        default=None, description="The web search that served the evidence (as a claim run's result)."
+    )

@@ -8,12 +8,13 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from claimcourt.errors import InvalidRequestError
-from claimcourt.models import ClaimAsked, MotionRole, RoundsMode
+from claimcourt.models import ClaimAsked, MotionRole, RoundsMode, SearchName
 
 ProviderName = Literal["anthropic", "openai", "offline"]
 ROLES = ("suitability", "decomposer", "case_for", "case_against", "fact_checker", "moderator", "adjudicator")
@@ -54,6 +55,9 @@ EFFORT_PROFILES: dict[str, EffortProfile] = {
     ),
 }
 MIN_ROUNDS = 2
+# The web searches, in the order the first configured one is chosen; the first two are paid per search.
+WEB_SEARCHES: tuple[SearchName, ...] = ("anthropic", "openai", "searxng")
+PAID_SEARCHES = frozenset({"anthropic", "openai"})
 
 
 class Settings(BaseSettings):
@@ -121,7 +125,28 @@ class Settings(BaseSettings):
 
     # Spend and size limits.
     budget_usd: float = Field(default=2.0, gt=0, description="Per-run spend cap.")
-    web_search: bool = Field(default=True, description="Use Anthropic web search when a key is set.")
+    web_search: bool = Field(
+        default=True,
+        description="Search the web for evidence (false: the bundled corpus, whatever `search` says).",
+    )
+    search: SearchName | None = Field(
+        default=None,
+        description="The web search for evidence: anthropic, openai, searxng or none (the bundled corpus); "
+        "None: the first of them that is configured.",
+    )
+    searxng_url: str | None = Field(
+        default=None,
+        description="A SearXNG instance (http(s)://host[:port][/path]) whose JSON API finds pages.",
+    )
+    fetch_private_pages: bool = Field(
+        default=False,
+        description="Let SearXNG's result pages be fetched from loopback or private-network addresses "
+        "(an intranet's own pages); off, such a result is skipped.",
+    )
+    page_timeout_s: float = Field(default=10.0, gt=0, le=120, description="One result page, all of it.")
+    max_page_bytes: int = Field(
+        default=3_000_000, ge=10_000, description="A result page larger than this is not read."
+    )
 
     # The cost guard, on runs started through the API (and by drift and monitors): both are checked
     # atomically when a run is admitted, before anything is stored or spent.
@@ -156,6 +181,25 @@ class Settings(BaseSettings):
     dynamodb_endpoint_url: str | None = Field(default=None, description="None: the region's endpoint.")
     s3_endpoint_url: str | None = Field(default=None, description="None: the region's endpoint.")
 
+    @field_validator("search", mode="before")
+    @classmethod
+    def _known_search(cls, value: object) -> object:
+        if isinstance(value, str) and value not in (*WEB_SEARCHES, "none"):
+            raise ValueError(f"CLAIMCOURT_SEARCH={value!r}: choose anthropic, openai, searxng or none")
+        return value
+
+    @field_validator("searxng_url", mode="before")
+    @classmethod
+    def _http_url(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = value.strip().rstrip("/") or None
+            parts = urlsplit(value or "")
+            if value is not None and (parts.scheme not in ("http", "https") or not parts.hostname):
+                raise ValueError(
+                    f"CLAIMCOURT_SEARXNG_URL={value!r}: give the instance as http(s)://host[:port]"
+                )
+        return value
+
     def problems(self) -> list[str]:
         """What stops these settings from running a debate. Not a validator: a deployed function must
         still start, so that the run records the problem instead of hanging without a reason."""
@@ -168,7 +212,21 @@ class Settings(BaseSettings):
                 found.append(f"CLAIMCOURT_MODELS_BY_ROLE names an unknown role {role!r}; roles: {known}")
             elif wanted.partition(":")[0] not in ("anthropic", "openai", "offline"):
                 found.append(f"CLAIMCOURT_MODELS_BY_ROLE[{role}] must be provider:model, got {wanted!r}")
+        if (search := self.search_problem()) is not None:
+            found.append(search)
         return found
+
+    def search_problem(self) -> str | None:
+        """What stops the named web search (CLAIMCOURT_SEARCH) from serving, if anything."""
+        needs = {
+            "anthropic": "ANTHROPIC_API_KEY is not set",
+            "openai": "neither OPENAI_API_KEY nor OPENAI_BASE_URL is set",
+            "searxng": "CLAIMCOURT_SEARXNG_URL is not set",
+        }
+        chosen = self.search if self.web_search and self.provider_keys_known else None
+        if chosen is not None and chosen in needs and not self.search_configured(chosen):
+            return f"CLAIMCOURT_SEARCH={chosen} but {needs[chosen]}"
+        return None
 
     def effort(self, name: str) -> EffortProfile:
         return EFFORT_PROFILES[name]
@@ -203,10 +261,39 @@ class Settings(BaseSettings):
             return self.controller_max_rounds(request.effort)
         return self.fixed_rounds(request)
 
-    def searches_the_web(self) -> bool:
-        """Anthropic web search (paid per search) is the evidence source: it needs an Anthropic key,
-        whichever models argue; forcing the offline provider means no network."""
-        return self.web_search and self.anthropic_api_key is not None and self.provider != "offline"
+    def search_configured(self, search: SearchName) -> bool:
+        """Whether this search can serve: Anthropic's with its key; OpenAI's with a key or a base URL
+        (chosen by default only for OpenAI itself: a compatible server has no hosted search); SearXNG
+        with its URL."""
+        if search == "anthropic":
+            return self.anthropic_api_key is not None
+        if search == "openai":
+            return self.has_key("openai")
+        if search == "searxng":
+            return self.searxng_url is not None
+        return True  # none: the bundled corpus
+
+    def web_search_source(self) -> SearchName | None:
+        """The web search that serves a run's evidence ("none": the bundled corpus): CLAIMCOURT_SEARCH,
+        else the first configured of Anthropic's (with a key), OpenAI's (when OpenAI is the provider
+        and no Anthropic key is set, on OpenAI itself) and SearXNG. Forcing the offline provider leaves
+        out the searches paid per search. None where the keys are not known here (the deployed API)
+        and no search is named."""
+        if not self.web_search:
+            return "none"
+        if self.search is not None:
+            return self.search
+        if self.provider != "offline":
+            if not self.provider_keys_known:
+                return None
+            if self.anthropic_api_key is not None:
+                return "anthropic"
+            on_openai = (
+                self.openai_base_url is None or urlsplit(self.openai_base_url).hostname == "api.openai.com"
+            )
+            if self.default_provider() == "openai" and self.openai_api_key is not None and on_openai:
+                return "openai"
+        return "searxng" if self.searxng_url is not None else "none"
 
     def may_spend(self, lineup: Mapping[MotionRole, str] | None = None) -> bool:
         """Whether a run may spend money: a paid provider routed to any role (a motion's `lineup`
@@ -218,7 +305,7 @@ class Settings(BaseSettings):
         roles = ROLES + tuple(MOTION_ROLES)
         named = [wanted.partition(":")[0] for wanted in (lineup or {}).values()]
         paid = any(self.route(role)[0] != "offline" for role in roles) or any(p != "offline" for p in named)
-        return paid or self.searches_the_web()
+        return paid or self.web_search_source() in PAID_SEARCHES
 
     def default_provider(self) -> ProviderName:
         if self.provider is not None:

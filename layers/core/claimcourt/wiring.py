@@ -104,21 +104,18 @@ def build_providers(settings: Settings) -> dict[str, Provider]:
 
 
 def build_evidence(settings: Settings) -> EvidenceSource:
-    if settings.searches_the_web() and settings.anthropic_api_key is not None:  # (the key: for mypy)
-        from claimcourt.evidence.web_search import AnthropicWebSearch
+    if (problem := settings.search_problem()) is not None:
+        raise ConfigurationError(problem)
+    search = settings.web_search_source()
+    if search in ("anthropic", "openai", "searxng"):
+        from claimcourt.evidence.sources import web_search  # an SDK or the page reader: only when chosen
 
-        return AnthropicWebSearch(
-            api_key=settings.anthropic_api_key.get_secret_value(),
-            base_url=settings.anthropic_base_url,
-            model=settings.anthropic_model,
-            max_retries=settings.provider_max_retries,
-            timeout=settings.provider_timeout_s,
-        )
+        return web_search(settings, search)
     if importlib.util.find_spec("bm25s") is None:
         # The Lambda layer ships without the laptop's BM25 corpus: the cloud searches the web.
         raise ConfigurationError(
-            "no evidence source: put an Anthropic key in the provider keys secret (web search), "
-            "or install claimcourt[local] for the bundled corpus"
+            "no evidence source: put an Anthropic or OpenAI key in the provider keys secret, or set "
+            "CLAIMCOURT_SEARXNG_URL (web search), or install claimcourt[local] for the bundled corpus"
         )
     from claimcourt.evidence.corpus import CorpusSource
 

@@ -48,6 +48,7 @@ from claimcourt.models import (
     RunRecord,
     RunRequest,
     RunStatus,
+    SearchName,
     SourceTag,
     VoteTally,
 )
@@ -183,7 +184,12 @@ class ServiceSettings(BaseModel):
     motion_roles: list[RoleRoute] = Field(
         description="A motion debate's roles, each as it runs unless the debate's line-up names it."
     )
-    web_search: bool
+    web_search: bool = Field(description="Whether runs search the web (`search` says which search).")
+    search: SearchName | None = Field(
+        description="The web search that finds runs' evidence: anthropic, openai or searxng; none: the "
+        "bundled corpus; null where this API holds no provider keys and CLAIMCOURT_SEARCH names none "
+        "(the stages then take the first configured)."
+    )
     dynamic_rounds: str
     budget_usd: float
     max_active_runs: int
@@ -449,7 +455,8 @@ def build_app() -> APIGatewayHttpResolver:
             provider_keys_known=settings.provider_keys_known,
             roles=routes(ROLES),
             motion_roles=routes(MOTION_ROLES),
-            web_search=settings.web_search and settings.anthropic_api_key is not None,
+            web_search=settings.web_search_source() != "none",
+            search=settings.web_search_source(),
             dynamic_rounds=settings.dynamic_rounds,
             budget_usd=settings.budget_usd,
             max_active_runs=settings.max_active_runs,

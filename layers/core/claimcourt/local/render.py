@@ -37,6 +37,20 @@ STEP_TITLE = {
     Stage.SCORE: "score",
     Stage.FINISH: "finish",
 }
+# What served a run's evidence (its result's `search`), as the CLI says it.
+EVIDENCE_FROM = {
+    "anthropic": "Anthropic web search",
+    "openai": "OpenAI web search",
+    "searxng": "SearXNG web search",
+    "none": "no web search",
+}
+
+
+def evidence_from(search: str | None) -> str:
+    """' · evidence: …' for a result that records its search ('' for one from before)."""
+    return f" · evidence: {EVIDENCE_FROM[search]}" if search in EVIDENCE_FROM else ""
+
+
 VERDICT_STYLE = {
     Verdict.SUPPORTED: "bold green",
     Verdict.REFUTED: "bold red",
@@ -263,7 +277,8 @@ def render_result(console: Console, r: Result) -> None:
         console.print(f"\n[dim]At the model's natural temperature: {', '.join(r.natural_temperature)}.[/]")
     console.print(
         f"\n[dim]{r.rounds} rounds · {u.llm_calls} LLM calls · {u.input_tokens + u.output_tokens} tokens · "
-        f"${u.total_cost_usd:.4f} · retrieval cache {u.cache_hits} hits / {u.cache_misses} misses · "
+        f"${u.total_cost_usd:.4f}{evidence_from(r.search)} · "
+        f"retrieval cache {u.cache_hits} hits / {u.cache_misses} misses · "
         f"{r.run_id}[/]"
     )
 

@@ -19,21 +19,23 @@ from functools import cache, lru_cache
 from pathlib import Path
 from string import Template
 
-from claimcourt.models import Evidence, FrontierIssue, LedgerEntry, Point, SubClaim
+from claimcourt.models import SEARCH_OF_SOURCE, Evidence, FrontierIssue, LedgerEntry, Point, SubClaim
 
 TEMPLATES = Path(__file__).parent
 _SECTION = re.compile(r"^==== (\w+)\s*$", re.M)
 
+# Every web search source (models.SEARCH_OF_SOURCE) is queried as a search engine is.
+_WEB_HINT = (
+    "The evidence source is a web search: write the query you would type into a search engine, and "
+    "name the primary source you expect (a regulator, a statistics office, a journal) where you can."
+)
 # How to write a retrieval directive for each evidence source (its `name`).
 RETRIEVAL_HINTS = {
     "climate-fever-wikipedia": (
         "The evidence source is a fixed corpus of Wikipedia sentences searched by keywords (BM25): write "
         "a short keyword query with the words such a sentence would contain, not a question."
     ),
-    "anthropic-web": (
-        "The evidence source is a web search: write the query you would type into a search engine, and "
-        "name the primary source you expect (a regulator, a statistics office, a journal) where you can."
-    ),
+    **dict.fromkeys(SEARCH_OF_SOURCE, _WEB_HINT),
     "golden": "The evidence for this claim is fixed in advance: the query only labels what is looked for.",
 }
 DEFAULT_RETRIEVAL_HINT = "Write a short, specific search query."
@@ -44,7 +46,7 @@ SOURCE_COVERAGE: dict[str, tuple[str, int | None]] = {
         "a fixed corpus of English Wikipedia sentences compiled in 2020, undated",
         2020,
     ),
-    "anthropic-web": ("a web search run now", None),
+    **dict.fromkeys(SEARCH_OF_SOURCE, ("a web search run now", None)),
     "golden": ("evidence gathered for this claim by fact-checkers when it was checked", None),
 }
 

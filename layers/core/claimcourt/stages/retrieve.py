@@ -53,11 +53,13 @@ def run(deps: Deps, p: RetrievePayload) -> dict[str, Any]:
 
 def search_call(source: EvidenceSource, run_id: str, key: str) -> CallRecord | None:
     """The call to bill for this thread's last search of a source that calls a model to search
-    (Anthropic web search: tokens, and a price per search); None for one that does not (the corpus)."""
+    (Anthropic's or OpenAI's web search: tokens, and a price per search, the source's own if it
+    says); None for one that does not (the corpus, SearXNG)."""
     usage: tuple[str, int, int] | None = getattr(source, "last_usage", None)
     if usage is None:
         return None
     model, input_tokens, output_tokens = usage
     cost, known = cost_usd(model, input_tokens, output_tokens)
-    cost += WEB_SEARCH_USD_PER_REQUEST * int(getattr(source, "last_search_requests", 0) or 0)
+    per_search = float(getattr(source, "usd_per_search", WEB_SEARCH_USD_PER_REQUEST))
+    cost += per_search * int(getattr(source, "last_search_requests", 0) or 0)
     return CallRecord(run_id, key, source.name, model, input_tokens, output_tokens, cost, known, None, None)

@@ -8,6 +8,7 @@ from typing import Any
 from claimcourt import artifacts
 from claimcourt.adjudication.score import compose_result
 from claimcourt.debate.control import summarize
+from claimcourt.evidence.web import search_served
 from claimcourt.exports import save_exports
 from claimcourt.models import Redeliberation, RunEvent, RunStatus, Stage, usage_from
 from claimcourt.settings import ROLES, SAMPLED_ROLES
@@ -48,6 +49,7 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
             "re_deliberation": re_deliberation,
             "citations": artifacts.ledger_of(deps.store, p.run_id, arguments, pool),
             "backtest": artifacts.backtest_dating(retrievals) if record.request.as_of_date else None,
+            "search": search_served(doc["source"] for doc in retrievals.values()),
         }
     )
     # The four artifacts, kept with the run: stored first, so the run is never seen succeeded without them.
