@@ -273,6 +273,40 @@ class Suitability(Strict):
     warnings: list[str] = Field(default_factory=list, description="Human-readable, one per flag.")
 
 
+class StopReason(StrEnum):
+    """Why a stopped run was not debated: the suitability check's two outcomes that end a run."""
+
+    UNSUITABLE = "unsuitable"  # the claim is not one a debate over evidence can serve (its flags say why)
+    ADD_DOCUMENTS = "add_documents"  # the evidence pool does not speak to it: not enough evidence, bring some
+
+
+class SubClaimRelevance(Strict):
+    """How far a sub-claim's passages (the user's context among them) speak to it, measured before the
+    debate (debate/relevance.py)."""
+
+    sub_claim_id: str
+    passages: int = Field(ge=0, description="Its passages: those retrieved for it, and the user's context.")
+    scores: dict[str, float] = Field(
+        default_factory=dict, description="Each signal's reading, 0–1: how far its best passage speaks to it."
+    )
+    reading: Literal["on_topic", "off_topic", "no_passages"]
+    closest_evidence_id: str | None = None
+    reason: str = Field(default="", description="Why it reads off-topic, in words (empty when on topic).")
+
+
+class PoolRelevance(Strict):
+    """The pool-relevance check: each sub-claim's reading, and whether none is worth a debate."""
+
+    sub_claims: list[SubClaimRelevance]
+    add_documents: bool = Field(
+        description="No sub-claim's passages speak to it: answered not enough evidence, with no debate."
+    )
+    warnings: list[str] = Field(default_factory=list)
+
+    def off_topic(self) -> list[SubClaimRelevance]:
+        return [s for s in self.sub_claims if s.reading != "on_topic"]
+
+
 class SubClaim(Strict):
     id: str = Field(pattern=r"^sc[0-9]+$", description="sc1, sc2, …")
     # As long as a claim may be: a claim debated whole is its own single sub-claim.
