@@ -77,7 +77,7 @@ def test_one_shared_word_is_not_relevance() -> None:
     # Each passage shares "brains", or "percent" and the figure's neighbour, and nothing else.
     reading = SharedWords().read(BRAINS, OFF_TOPIC_POOL)
     assert reading.score < ADD_DOCUMENTS
-    assert reading.absent == ("humans",)  # the rarest words (brains, humans, 10/percent) none holds
+    assert reading.absent == ("Humans",)  # the rarest words (brains, humans, 10/percent) none holds
 
 
 def test_a_passage_about_the_sub_claim_reads_on_topic() -> None:
@@ -119,14 +119,14 @@ def test_a_pool_that_speaks_to_nothing_asks_for_documents() -> None:
     assert reading.reading == "off_topic"
     assert reading.passages == 3
     assert reading.reason == (
-        '"humans" appears in none of its 3 passages; the closest ("Acid") shares only "brains"'
+        '"Humans" appears in none of its 3 passages; the closest ("Acid") shares only "brains"'
     )
-    (warning,) = measured.warnings
-    assert warning.startswith("Not enough evidence, and not debated")
-    assert BRAINS in warning
+    finding, advice = measured.warnings
+    assert finding.startswith("Not enough evidence, and not debated")
+    assert BRAINS in finding and reading.reason in finding
     # where the evidence came from, and every way to bring more
     for named in ("Wikipedia", "--context", "--corpus NAME", "ANTHROPIC_API_KEY", "CLAIMCOURT_SEARCH"):
-        assert named in warning
+        assert named in advice
 
 
 def test_one_off_topic_sub_claim_warns_and_the_debate_goes_on() -> None:
@@ -148,6 +148,7 @@ def test_a_sub_claim_with_no_passage_says_so() -> None:
     assert measured.add_documents
     assert measured.sub_claims[0].reading == "no_passages"
     assert "no passage was found for it" in measured.warnings[0]
+    assert "the configured evidence source" in measured.warnings[1]  # no source named: said generally
 
 
 def test_the_users_context_speaks_to_every_sub_claim() -> None:

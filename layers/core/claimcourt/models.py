@@ -75,6 +75,7 @@ class Stage(StrEnum):
     SUITABILITY = "suitability"
     DECOMPOSE = "decompose"
     RETRIEVE = "retrieve"
+    RELEVANCE = "relevance"  # does the first round's pool speak to each sub-claim? (no model call)
     ARGUE = "argue"
     FACTCHECK = "factcheck"  # each side's fact-checker, on the other side's citations
     MODERATE = "moderate"
@@ -935,6 +936,9 @@ class Result(Strict):
     backtest: BacktestDating | None = Field(
         default=None, description="A backtest's (as_of_date) check of its sources against the date."
     )
+    pool_relevance: PoolRelevance | None = Field(
+        default=None, description="How far each sub-claim's passages speak to it (the pool the judge read)."
+    )
 
 
 # ---------------------------------------------------------------- records and events
@@ -976,6 +980,7 @@ class RunRecord(Strict):
     tokens: int = 0
     error: str | None = None
     warnings: list[str] = Field(default_factory=list)
+    stop_reason: StopReason | None = None  # a stopped run: why it was not debated
     result: Result | None = None
     # A motion debate (statemachine/motion.asl.json); `request` then carries its motion as the claim.
     motion: MotionRequest | None = None
@@ -1002,6 +1007,11 @@ class RunOutput(BaseModel):
     verdict: Verdict | None
     error: str | None
     warnings: list[str]
+    stop_reason: StopReason | None = Field(
+        default=None,
+        description="A stopped run: unsuitable (not a claim a debate can serve), or add_documents (the "
+        "evidence pool does not speak to it: not enough evidence; the warnings say what to add).",
+    )
     cost_usd: float
     tokens: int
     usage: Usage | None = Field(
@@ -1027,6 +1037,7 @@ class RunOutput(BaseModel):
             "verdict": record.verdict,
             "error": record.error,
             "warnings": record.warnings,
+            "stop_reason": record.stop_reason,
             "cost_usd": record.cost_usd,
             "tokens": record.tokens,
             "usage": usage,
@@ -1223,6 +1234,9 @@ class ArgueInput(Strict):
     )
     today: date | None = Field(default=None, description="The run's date: what 'now' means to the role.")
     as_of: date | None = Field(default=None, description="A backtest's date.")
+    relevance: PoolRelevance | None = Field(
+        default=None, description="The pool-relevance check of this round's pool (off-topic sub-claims)."
+    )
 
 
 class ModerateInput(Strict):
@@ -1275,6 +1289,9 @@ class AdjudicateInput(Strict):
     )
     today: date | None = Field(default=None, description="The run's date: what 'now' means to the role.")
     as_of: date | None = Field(default=None, description="A backtest's date.")
+    relevance: PoolRelevance | None = Field(
+        default=None, description="The pool-relevance check of the pool it reads (off-topic sub-claims)."
+    )
 
 
 class BaselineInput(Strict):

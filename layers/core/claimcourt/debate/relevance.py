@@ -31,6 +31,7 @@ check more careful, never stop a debate the first would have let run.
 from __future__ import annotations
 
 import gzip
+import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -80,13 +81,18 @@ def weight(word: str) -> float:
     return max(0.0, WEIGHT_BASE - zipf_table().get(word, ABSENT_ZIPF))
 
 
+# The offline reader's tokens (stance.tokens), found in the text as written, so a reason quotes "Einstein".
+_WRITTEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?", re.IGNORECASE)
+
+
 def key_words(statement: str) -> dict[str, tuple[str, float]]:
     """The statement's content words: stem → (the word as first written, its weight)."""
     found: dict[str, tuple[str, float]] = {}
-    for token in tokens(_plain(statement)):
+    for match in _WRITTEN.finditer(_plain(statement).replace("’", "'")):
+        token = match.group().lower()
         if token in STOPWORDS or token in NEGATORS or len(token) < 2:
             continue
-        found.setdefault(stem(token), (token, weight(token)))
+        found.setdefault(stem(token), (match.group(), weight(token)))
     return found
 
 
@@ -236,8 +242,8 @@ def warnings(measured: PoolRelevance, sub_claims: Sequence[SubClaim], source: st
     if measured.add_documents:
         which = "; ".join(f'{s.sub_claim_id} ("{text[s.sub_claim_id]}"): {s.reason}' for s in off)
         return [
-            "Not enough evidence, and not debated: the evidence pool does not speak to the claim "
-            f"({which}). " + add_documents_advice(source)
+            f"Not enough evidence, and not debated: the evidence pool does not speak to the claim ({which}).",
+            add_documents_advice(source),
         ]
     return [
         f'The evidence pool does not speak to {s.sub_claim_id} ("{text[s.sub_claim_id]}"): {s.reason}. '
