@@ -28,6 +28,7 @@ from claimcourt.models import (
     MotionPlan,
     MotionResult,
     PersonaVote,
+    PoolRelevance,
     PublicStatement,
     RoundDecision,
     RubricJudgement,
@@ -40,6 +41,7 @@ from claimcourt.store.base import ArtifactStore
 
 SUITABILITY = "suitability"
 DECOMPOSITION = "decomposition"
+RELEVANCE = "relevance"  # the pool-relevance check of the first round's pool
 REVIEW = "review"
 OWNER = "owner"  # the local process executing the run: {host, pid}
 EVIDENCE_PREFIX, ARGUMENT_PREFIX, JUDGEMENT_PREFIX = "evidence/", "argument/", "judgement/"
@@ -78,6 +80,10 @@ def decomposition_of(store: ArtifactStore, run_id: str) -> Decomposition:
     return Decomposition.model_validate(store.get_artifact(run_id, DECOMPOSITION))
 
 
+def relevance_of(store: ArtifactStore, run_id: str) -> PoolRelevance:
+    return PoolRelevance.model_validate(store.get_artifact(run_id, RELEVANCE))
+
+
 def retrievals_of(store: ArtifactStore, run_id: str) -> dict[str, dict[str, Any]]:
     """Every retrieval of the run so far (query, cache hit, evidence items), by artifact key."""
     return store.find_artifacts(run_id, EVIDENCE_PREFIX)
@@ -96,6 +102,22 @@ def evidence_pool(
             e = Evidence.model_validate(item)
             pool.setdefault(e.id, e)
     return list(pool.values())
+
+
+def retrieved_by_sub_claim(
+    retrievals: dict[str, dict[str, Any]], context: str | None, up_to_round: int | None = None
+) -> list[Evidence]:
+    """What each sub-claim's directives found (and the user's context), a passage once per sub-claim
+    that found it: the pool-relevance check reads a sub-claim's own passages, and the pool keeps a
+    passage two directives found under the first one's sub-claim only."""
+    found: dict[tuple[str, str], Evidence] = {(e.id, e.sub_claim_id): e for e in context_evidence(context)}
+    for key, doc in retrievals.items():
+        if up_to_round is not None and int(key.split("/")[1][1:]) > up_to_round:
+            continue
+        for item in doc["items"]:
+            e = Evidence.model_validate(item)
+            found.setdefault((e.id, e.sub_claim_id), e)
+    return list(found.values())
 
 
 def backtest_dating(retrievals: dict[str, dict[str, Any]]) -> BacktestDating:

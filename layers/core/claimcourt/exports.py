@@ -41,6 +41,7 @@ from claimcourt.models import (
     RoundAction,
     RunRecord,
     RunStatus,
+    StopReason,
     Suitability,
     VoteTally,
 )
@@ -272,6 +273,8 @@ def transcript(
             "",
             debate_line(result),
         ]
+        if result.warnings:
+            lines += ["", "Warnings:", ""] + [f"- {_cell(w)}" for w in result.warnings]
         if result.adjustments:
             lines += ["", "What the scoring contract changed (docs/scoring.md):", ""] + [
                 f"- {_cell(a.target)}: {a.kind.replace('_', ' ')}{adjustment_numbers(a)}: {_cell(a.detail)}"
@@ -336,7 +339,17 @@ def transcript(
 
 
 def stopped_section(record: RunRecord, screened: Suitability | None) -> list[str]:
-    """Why a stopped run was not debated: the suitability check's flags and its warnings."""
+    """Why a stopped run was not debated: the pool speaks to none of its sub-claims (what to add), or
+    the suitability check's flags and its warnings."""
+    if record.stop_reason is StopReason.ADD_DOCUMENTS:
+        return [
+            "",
+            "## Not enough evidence: not debated",
+            "",
+            "The evidence pool did not speak to any part of the claim, so no debater argued from it and no "
+            "judge scored it: the answer is not enough evidence.",
+            "",
+        ] + [f"- {_cell(w)}" for w in record.warnings]
     flags = [f.value for f in screened.flags] if screened is not None else []
     warnings = (screened.warnings if screened is not None else []) or record.warnings
     lines = [

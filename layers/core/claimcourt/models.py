@@ -75,6 +75,7 @@ class Stage(StrEnum):
     SUITABILITY = "suitability"
     DECOMPOSE = "decompose"
     RETRIEVE = "retrieve"
+    RELEVANCE = "relevance"  # does the first round's pool speak to each sub-claim? (no model call)
     ARGUE = "argue"
     FACTCHECK = "factcheck"  # each side's fact-checker, on the other side's citations
     MODERATE = "moderate"
@@ -271,6 +272,40 @@ class Suitability(Strict):
     proceed: bool = Field(description="False stops the run: a debate cannot serve this claim.")
     flags: list[SuitabilityFlag] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list, description="Human-readable, one per flag.")
+
+
+class StopReason(StrEnum):
+    """Why a stopped run was not debated: the suitability check's two outcomes that end a run."""
+
+    UNSUITABLE = "unsuitable"  # the claim is not one a debate over evidence can serve (its flags say why)
+    ADD_DOCUMENTS = "add_documents"  # the evidence pool does not speak to it: not enough evidence, bring some
+
+
+class SubClaimRelevance(Strict):
+    """How far a sub-claim's passages (the user's context among them) speak to it, measured before the
+    debate (debate/relevance.py)."""
+
+    sub_claim_id: str
+    passages: int = Field(ge=0, description="Its passages: those retrieved for it, and the user's context.")
+    scores: dict[str, float] = Field(
+        default_factory=dict, description="Each signal's reading, 0–1: how far its best passage speaks to it."
+    )
+    reading: Literal["on_topic", "off_topic", "no_passages"]
+    closest_evidence_id: str | None = None
+    reason: str = Field(default="", description="Why it reads off-topic, in words (empty when on topic).")
+
+
+class PoolRelevance(Strict):
+    """The pool-relevance check: each sub-claim's reading, and whether none is worth a debate."""
+
+    sub_claims: list[SubClaimRelevance]
+    add_documents: bool = Field(
+        description="No sub-claim's passages speak to it: answered not enough evidence, with no debate."
+    )
+    warnings: list[str] = Field(default_factory=list)
+
+    def off_topic(self) -> list[SubClaimRelevance]:
+        return [s for s in self.sub_claims if s.reading != "on_topic"]
 
 
 class SubClaim(Strict):
@@ -917,6 +952,9 @@ class Result(Strict):
         description="The web search that served the run's evidence: anthropic, openai or searxng; none: "
         "no web search did (the bundled corpus); null: not recorded (a run from before this field).",
     )
+    pool_relevance: PoolRelevance | None = Field(
+        default=None, description="How far each sub-claim's passages speak to it (the pool the judge read)."
+    )
 
 
 # ---------------------------------------------------------------- records and events
@@ -958,6 +996,7 @@ class RunRecord(Strict):
     tokens: int = 0
     error: str | None = None
     warnings: list[str] = Field(default_factory=list)
+    stop_reason: StopReason | None = None  # a stopped run: why it was not debated
     result: Result | None = None
     # A motion debate (statemachine/motion.asl.json); `request` then carries its motion as the claim.
     motion: MotionRequest | None = None
@@ -984,6 +1023,11 @@ class RunOutput(BaseModel):
     verdict: Verdict | None
     error: str | None
     warnings: list[str]
+    stop_reason: StopReason | None = Field(
+        default=None,
+        description="A stopped run: unsuitable (not a claim a debate can serve), or add_documents (the "
+        "evidence pool does not speak to it: not enough evidence; the warnings say what to add).",
+    )
     cost_usd: float
     tokens: int
     usage: Usage | None = Field(
@@ -1009,6 +1053,7 @@ class RunOutput(BaseModel):
             "verdict": record.verdict,
             "error": record.error,
             "warnings": record.warnings,
+            "stop_reason": record.stop_reason,
             "cost_usd": record.cost_usd,
             "tokens": record.tokens,
             "usage": usage,
@@ -1205,6 +1250,9 @@ class ArgueInput(Strict):
     )
     today: date | None = Field(default=None, description="The run's date: what 'now' means to the role.")
     as_of: date | None = Field(default=None, description="A backtest's date.")
+    relevance: PoolRelevance | None = Field(
+        default=None, description="The pool-relevance check of this round's pool (off-topic sub-claims)."
+    )
 
 
 class ModerateInput(Strict):
@@ -1257,6 +1305,9 @@ class AdjudicateInput(Strict):
     )
     today: date | None = Field(default=None, description="The run's date: what 'now' means to the role.")
     as_of: date | None = Field(default=None, description="A backtest's date.")
+    relevance: PoolRelevance | None = Field(
+        default=None, description="The pool-relevance check of the pool it reads (off-topic sub-claims)."
+    )
 
 
 class BaselineInput(Strict):

@@ -18,6 +18,7 @@ from claimcourt.prompts import (
     evidence_block,
     ledger_block,
     points_block,
+    relevance_block,
     render,
     sub_claims_block,
 )
@@ -78,6 +79,7 @@ def judge_values(inputs: AdjudicateInput) -> dict[str, str]:
         "positions": _positions(inputs),
         "ledger": ledger_block(inputs.ledger, passages=False),  # the pool below holds each passage
         "evidence": evidence_block(inputs.evidence),
+        "relevance": relevance_block(inputs.relevance),
         "dates": dates_note(inputs.today, inputs.as_of, inputs.evidence),
     }
 

@@ -168,7 +168,9 @@ def run_claims(
                 raise RuntimeError(
                     f"run {record.run_id} used reasoner {result.reasoner!r}, not the offline one"
                 )
-            verdict = result.overall_verdict.value if result is not None else None
+            # A run the pool-relevance check stopped answered not enough evidence without a debate.
+            answered = result.overall_verdict if result is not None else record.verdict
+            verdict = answered.value if answered is not None else None
             succeeded = record.status is RunStatus.SUCCEEDED and verdict is not None
             outcomes.append(
                 Outcome(

@@ -112,8 +112,13 @@ export async function render(view, runId) {
   }
   if (run.kind === "motion" && run.status === "succeeded") return motionResult(view, header, runId);
   if (!run.result) {
+    const noEvidence = run.stop_reason === "add_documents";
+    const title = run.status !== "stopped" ? "The run failed"
+      : noEvidence ? "Not enough evidence: not debated" : "Stopped by the suitability check";
     mount(view, header, h("div.card",
-      h("h2", run.status === "stopped" ? "Stopped by the suitability check" : "The run failed"),
+      h("h2", title),
+      noEvidence ? verdictPill(run.verdict) : null,
+      noEvidence ? h("p", "The evidence pool did not speak to any part of the claim, so no debater argued from it and no judge scored it.") : null,
       run.error ? h("p.error", run.error) : null,
       run.warnings.length ? list(run.warnings) : null));
     return;

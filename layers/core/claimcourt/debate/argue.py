@@ -12,6 +12,7 @@ from claimcourt.prompts import (
     evidence_block,
     frontier_block,
     points_block,
+    relevance_block,
     render,
     sub_claims_block,
 )
@@ -125,6 +126,7 @@ def argue_task(inputs: ArgueInput) -> Task[ArgumentDraft]:
         claim=escape(inputs.claim),
         sub_claims=sub_claims_block(inputs.sub_claims),
         evidence=evidence_block(inputs.evidence),
+        relevance=relevance_block(inputs.relevance),
         new_evidence=new,
         turn_note=_turn_note(inputs),
         own_previous=_previous(f'of="you" round="{inputs.round - 1}"', inputs.own_previous),

@@ -20,6 +20,7 @@ from claimcourt.models import (
     RunRecord,
     RunStatus,
     Stage,
+    StopReason,
     Verdict,
 )
 from claimcourt.store.base import Store
@@ -30,6 +31,7 @@ STEP_OF = {Stage.SUITABILITY: ASSESS, Stage.DECOMPOSE: ASSESS}
 STEP_TITLE = {
     ASSESS: f"{Stage.SUITABILITY} ∥ {Stage.DECOMPOSE}",
     Stage.RETRIEVE: "retrieve",
+    Stage.RELEVANCE: "pool relevance",
     Stage.ARGUE: "argue",
     Stage.MODERATE: "moderate",
     Stage.CONTROL: "round controller",
@@ -200,9 +202,15 @@ def render_record(console: Console, record: RunRecord) -> None:
         console.print(f"[bold red]Run failed[/] ({record.run_id}): {escape(record.error or 'unknown error')}")
         return
     if record.status is RunStatus.STOPPED:
-        console.print(
-            f"[bold yellow]Not debated[/] ({record.run_id}): the claim is not one a debate can settle."
-        )
+        if record.stop_reason is StopReason.ADD_DOCUMENTS:
+            console.print(
+                f"[bold blue]Not enough evidence[/] ({record.run_id}): the evidence pool does not speak to "
+                "the claim, so it was not debated."
+            )
+        else:
+            console.print(
+                f"[bold yellow]Not debated[/] ({record.run_id}): the claim is not one a debate can settle."
+            )
         for w in record.warnings:
             console.print(f"  • {escape(w)}")
         return

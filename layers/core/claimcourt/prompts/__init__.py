@@ -19,7 +19,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 from string import Template
 
-from claimcourt.models import SEARCH_OF_SOURCE, Evidence, FrontierIssue, LedgerEntry, Point, SubClaim
+from claimcourt.models import SEARCH_OF_SOURCE, Evidence, FrontierIssue, LedgerEntry, Point, PoolRelevance, SubClaim
 
 TEMPLATES = Path(__file__).parent
 _SECTION = re.compile(r"^==== (\w+)\s*$", re.M)
@@ -210,3 +210,20 @@ def frontier_block(issues: Iterable[FrontierIssue]) -> str:
         for i in issues
     ]
     return "\n\n<frontier>\n" + "\n".join(lines) + "\n</frontier>" if lines else ""
+
+
+def relevance_block(relevance: PoolRelevance | None) -> str:
+    """The pool-relevance check's finding for a role that argues or judges from the pool: the sub-claims
+    whose passages do not appear to speak to them, and why ('' when every sub-claim's do)."""
+    off = relevance.off_topic() if relevance is not None else []
+    if not off:
+        return ""
+    lines = "\n".join(f'<sub_claim id="{attr(s.sub_claim_id)}">{escape(s.reason)}</sub_claim>' for s in off)
+    return (
+        "\n\n<pool_relevance>\nEach sub-claim's passages were checked, by the words they share with it, for "
+        "whether they speak to it. These do not appear to:\n"
+        f"{lines}\n"
+        "The check reads words, not meaning, and can miss a paraphrase: read those passages for what they "
+        "say. Where none of them speaks to a sub-claim, the pool is silent on it: say so, rather than build "
+        "on passages about something else.\n</pool_relevance>"
+    )

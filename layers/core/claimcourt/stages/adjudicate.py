@@ -14,6 +14,7 @@ from claimcourt import artifacts
 from claimcourt.adjudication.adjudicate import adjudicate
 from claimcourt.adjudication.anonymize import Label, anonymize, for_the_judge
 from claimcourt.adjudication.rubric import adjudicate_rubric
+from claimcourt.debate.relevance import measure
 from claimcourt.errors import NotFoundError
 from claimcourt.models import AdjudicateInput, LedgerEntry, Reconsider, Side, Stage
 from claimcourt.reasoning.base import CallContext
@@ -40,7 +41,8 @@ def run(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
     record = deps.store.get_run(p.run_id)
     request = record.request
     arguments = artifacts.arguments_of(deps.store, p.run_id)
-    pool = artifacts.evidence_pool(artifacts.retrievals_of(deps.store, p.run_id), request.context)
+    retrievals = artifacts.retrievals_of(deps.store, p.run_id)
+    pool = artifacts.evidence_pool(retrievals, request.context)
     positions, mapping = anonymize(arguments, seed=p.run_id, first=request.first)
     decomposition = artifacts.decomposition_of(deps.store, p.run_id)
     reconsider = None
@@ -61,6 +63,11 @@ def run(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
         ledger=by_position(artifacts.ledger_of(deps.store, p.run_id, arguments, pool), mapping),
         today=record.created_at.date(),
         as_of=request.as_of_date,
+        relevance=measure(
+            decomposition.sub_claims,
+            artifacts.retrieved_by_sub_claim(retrievals, request.context),
+            source=deps.evidence.name,
+        ),
     )
     ctx = CallContext(p.run_id, STAGE)
     rubric = None

@@ -9,6 +9,7 @@ from claimcourt import artifacts
 from claimcourt.adjudication.score import compose_result
 from claimcourt.debate.control import summarize
 from claimcourt.evidence.web import search_served
+from claimcourt.debate.relevance import measure
 from claimcourt.exports import save_exports
 from claimcourt.models import Redeliberation, RunEvent, RunStatus, Stage, usage_from
 from claimcourt.settings import ROLES, SAMPLED_ROLES
@@ -28,16 +29,23 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
     calls = deps.store.run_calls(p.run_id)
     arguments = artifacts.arguments_of(deps.store, p.run_id)
     pool = artifacts.evidence_pool(retrievals, record.request.context)
+    decomposition = artifacts.decomposition_of(deps.store, p.run_id)
+    # As the judge read it (stages/adjudicate.py measures the same pool): what it was told, the user is.
+    relevance = measure(
+        decomposition.sub_claims,
+        artifacts.retrieved_by_sub_claim(retrievals, record.request.context),
+        source=deps.evidence.name,
+    )
     result = compose_result(
         run_id=p.run_id,
         request=record.request,
-        decomposition=artifacts.decomposition_of(deps.store, p.run_id),
+        decomposition=decomposition,
         arguments=arguments,
         judgements=[j.judgement for j in ordered],
         rubric=ordered[0].rubric if ordered else None,
         evidence=pool,
         usage=usage_from(calls, hits, len(retrievals) - hits),
-        warnings=artifacts.suitability_of(deps.store, p.run_id).warnings,
+        warnings=artifacts.suitability_of(deps.store, p.run_id).warnings + relevance.warnings,
         reasoner=deps.reasoner.label(ROLES),
         models=deps.reasoner.models(ROLES),
         sides=mapping,
@@ -50,6 +58,7 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
             "citations": artifacts.ledger_of(deps.store, p.run_id, arguments, pool),
             "backtest": artifacts.backtest_dating(retrievals) if record.request.as_of_date else None,
             "search": search_served(doc["source"] for doc in retrievals.values()),
+            "pool_relevance": relevance,
         }
     )
     # The four artifacts, kept with the run: stored first, so the run is never seen succeeded without them.
