@@ -19,7 +19,15 @@ from functools import cache, lru_cache
 from pathlib import Path
 from string import Template
 
-from claimcourt.models import SEARCH_OF_SOURCE, Evidence, FrontierIssue, LedgerEntry, Point, PoolRelevance, SubClaim
+from claimcourt.models import (
+    SEARCH_OF_SOURCE,
+    Evidence,
+    FrontierIssue,
+    LedgerEntry,
+    Point,
+    PoolRelevance,
+    SubClaim,
+)
 
 TEMPLATES = Path(__file__).parent
 _SECTION = re.compile(r"^==== (\w+)\s*$", re.M)

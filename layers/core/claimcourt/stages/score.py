@@ -8,8 +8,8 @@ from typing import Any
 from claimcourt import artifacts
 from claimcourt.adjudication.score import compose_result
 from claimcourt.debate.control import summarize
-from claimcourt.evidence.web import search_served
 from claimcourt.debate.relevance import measure
+from claimcourt.evidence.web import search_served
 from claimcourt.exports import save_exports
 from claimcourt.models import Redeliberation, RunEvent, RunStatus, Stage, usage_from
 from claimcourt.settings import ROLES, SAMPLED_ROLES
