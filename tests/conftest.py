@@ -43,6 +43,7 @@ _ENV = (
     "CLAIMCOURT_BUDGET_USD",
     "CLAIMCOURT_DATA_DIR",
     "CLAIMCOURT_WEB_SEARCH",
+    "CLAIMCOURT_OFFLINE_READER",
 )
 
 # A handful of passages about sea level: one T1 (.gov), the rest T2; some dated.
