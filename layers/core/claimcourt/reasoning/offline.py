@@ -42,17 +42,18 @@ them; the embedding reader, CLAIMCOURT_OFFLINE_READER=embedding: tune CV 0.361 /
 0.316 / 0.334 / 0.584.) The issue's targets (held-out macro-F1 and balanced accuracy >= 0.40,
 precision of supported >= 0.70) are not met, and the reader, not retrieval, is what binds
 (python -m claimcourt.bench.climate_limits, held-out, measured only): the pools hold an annotated SUPPORTS
-sentence for 54 % of the claims with one and a REFUTES sentence for 29 %, and a perfect reading of these
-pools would score 0.524 / 0.514 / 0.874; but this judge reading the five annotated sentences themselves
-(perfect retrieval) scores only 0.297 / 0.331 / 0.674 (0.313 / 0.351 / 0.718 before issue 24; tune, thresholds refitted by 4-fold CV: 0.317 /
-0.350 / 0.745). The lexical stance separates bearing from non-bearing sentences weakly (AUC 0.63-0.64;
-refuting from supporting 0.68-0.70), half the sentence labels carry a dissenting annotator vote, and
-DISPUTED (46 held-out claims, 28 to tune on) needs a support and a refutation both found and both read
-right. Tried on the tune half and not kept, none better than this within the cross-validation's noise
-(about ±0.02 macro-F1; the figures are in docs/architecture.md#figures): more passages per query (8, 10),
-article-score fusion, title boosting and article expansion in retrieval, pool passages as the stance's
-negatives, IDF-weighted overlap, passage-word features, vote-weighted labels, boosted trees, a claim-level
-one-vs-rest judge, stricter, looser or partial support gates, TOP 4 or 5, and a stricter precision floor.
+sentence for 54 % of the claims with one and a REFUTES sentence for 29 %, and a perfect reading of these pools
+would score 0.524 / 0.514 / 0.874; but this judge reading the five annotated sentences themselves (perfect
+retrieval) scores only 0.297 / 0.331 / 0.674 (0.313 / 0.351 / 0.718 before issue 24; tune, thresholds refitted
+by 4-fold CV, before it: 0.317 / 0.350 / 0.745). The lexical stance separates bearing from non-bearing
+sentences weakly (AUC 0.63-0.64; refuting from supporting 0.68-0.70), half the sentence labels carry a
+dissenting annotator vote, and DISPUTED (46 held-out claims, 28 to tune on) needs a support and a refutation
+both found and both read right. Tried on the tune half and not kept, none better than this within the
+cross-validation's noise (about ±0.02 macro-F1; the figures are in docs/architecture.md#figures): more
+passages per query (8, 10), article-score fusion, title boosting and article expansion in retrieval, pool
+passages as the stance's negatives, IDF-weighted overlap, passage-word features, vote-weighted labels, boosted
+trees, a claim-level one-vs-rest judge, stricter, looser or partial support gates, TOP 4 or 5, and a stricter
+precision floor.
 """
 
 from __future__ import annotations
