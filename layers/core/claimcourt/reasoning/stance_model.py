@@ -15,7 +15,7 @@ A second reader adds one reading to the lexical ones: the cosine of the statemen
 sentence embeddings (COSINE; claimcourt.reasoning.embedding, the `embed` extra). The shipped file holds
 its fit too (its "with_embedding" part). The lexical reader judges unless the embedding one is asked for
 (CLAIMCOURT_OFFLINE_READER=embedding, through prefer_embedding): on the held-out half the embedding reader
-did no better (see claimcourt.reasoning.offline), at about 3.6 times the time a run.
+did no better (see claimcourt.reasoning.offline), at 3.6 to 5.6 times the time a run.
 
 The weights and thresholds are data (stance_model.json), written by claimcourt.bench.stance_train from
 the tune half of CLIMATE-FEVER dev only, with how they were trained; this module only reads them. Pure
