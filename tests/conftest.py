@@ -48,6 +48,7 @@ _ENV = (
     "CLAIMCOURT_FETCH_PRIVATE_PAGES",
     "CLAIMCOURT_PAGE_TIMEOUT_S",
     "CLAIMCOURT_MAX_PAGE_BYTES",
+    "CLAIMCOURT_OFFLINE_READER",
 )
 
 # A handful of passages about sea level: one T1 (.gov), the rest T2; some dated.

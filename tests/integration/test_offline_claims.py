@@ -17,11 +17,16 @@ FAMOUS_FALSE = (
 )
 TRUE = "Arctic sea ice has declined since 1979"
 OPINIONS = ("Climate change is bad", "Carbon taxes are the best climate policy")
+# Issue 24: the corpus speaks of the words, not of the claim's place, scope or time.
+OTHER_QUALIFIERS = (
+    "Antarctic sea ice reached a record low in 2023",  # the corpus: Arctic record lows, 2002-2012
+    "The Medieval Warm Period was warmer globally than today",  # the corpus: the North Atlantic
+)
 
 
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Outcome]:
-    texts = (*FAMOUS_FALSE, TRUE, *OPINIONS)
+    texts = (*FAMOUS_FALSE, TRUE, *OPINIONS, *OTHER_QUALIFIERS)
     claims = [Claim(i, f"c{i}", text, "SUPPORTS") for i, text in enumerate(texts)]
     done, _ = run_claims(claims, Path(tmp_path_factory.mktemp("offline-claims")))
     return {text: o for text, o in zip(texts, done, strict=True)}
@@ -56,3 +61,13 @@ def test_a_true_claim_the_corpus_states_is_supported(outcomes: dict[str, Outcome
 def test_opinions_are_stopped(outcomes: dict[str, Outcome], claim: str) -> None:
     assert outcomes[claim].status == "stopped"
     assert outcomes[claim].verdict is None
+
+
+@pytest.mark.parametrize("claim", OTHER_QUALIFIERS)
+def test_passages_about_another_place_or_time_do_not_support_a_claim(
+    outcomes: dict[str, Outcome], claim: str
+) -> None:
+    outcome = outcomes[claim]
+    assert outcome.status == "succeeded"
+    assert outcome.verdict != "supported"
+    assert outcome.score is not None and outcome.score < 60

@@ -88,6 +88,11 @@ class Settings(BaseSettings):
         default_factory=dict, description='e.g. {"adjudicator": "anthropic:claude-opus-4-1"}'
     )
     max_output_tokens: int = 4096
+    offline_reader: Literal["lexical", "embedding"] = Field(
+        default="lexical",
+        description="The offline judge's passage reader: lexical features, or those and the cosine of "
+        "sentence embeddings (needs the embed extra; no better on the held-out half, slower).",
+    )
     offline_pace_ms: int = Field(
         default=0,
         ge=0,

@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from claimcourt.errors import ConfigurationError
 from claimcourt.evidence.base import EvidenceSource, Hit
 from claimcourt.execution import Executor, StepFunctionsExecutor
+from claimcourt.reasoning import stance_model
 from claimcourt.reasoning.base import Provider
+from claimcourt.reasoning.embedding import EmbeddingUnavailable
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.paced import Paced
 from claimcourt.reasoning.reasoner import Reasoner
@@ -73,6 +75,10 @@ def build_store(settings: Settings) -> Store:
 def build_providers(settings: Settings) -> dict[str, Provider]:
     if problems := settings.problems():
         raise ConfigurationError(problems[0])
+    try:
+        stance_model.prefer_embedding(settings.offline_reader == "embedding")
+    except EmbeddingUnavailable as err:
+        raise ConfigurationError(f"CLAIMCOURT_OFFLINE_READER=embedding: {err}") from None
     offline: Provider = OfflineReasoner()
     if settings.offline_pace_ms:
         offline = Paced(offline, settings.offline_pace_ms)
