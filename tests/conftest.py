@@ -43,6 +43,9 @@ _ENV = (
     "CLAIMCOURT_BUDGET_USD",
     "CLAIMCOURT_DATA_DIR",
     "CLAIMCOURT_WEB_SEARCH",
+    "CLAIMCOURT_CLAIMREVIEW_URL",
+    "CLAIMCOURT_CLAIMREVIEW_AUTHOR",
+    "CLAIMCOURT_CLAIMREVIEW_AUTHOR_URL",
 )
 
 # A handful of passages about sea level: one T1 (.gov), the rest T2; some dated.

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -213,10 +215,71 @@ class ClaimAsked(Strict):
         return RunRequest(**{name: getattr(self, name) for name in ClaimAsked.model_fields})
 
 
+def _web_address(value: str) -> str:
+    """An http(s) address with a host, as a reader's browser would open it: no spaces or controls."""
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{value[:80]!r} is not an http(s) address")
+    if any(ch.isspace() or unicodedata.category(ch) in ("Cc", "Cs") for ch in value):
+        raise ValueError("an address cannot hold spaces or control characters")
+    return value
+
+
+WebAddress = Annotated[str, Field(max_length=2000), WHOLE_TEXT, AfterValidator(_web_address)]
+
+
+class ClaimOrigin(Strict):
+    """Who made the claim, where it appeared and when: what a ClaimReview of the run publishes as the
+    claim it reviews (itemReviewed). Never shown to the debate: who said it is no evidence of it."""
+
+    author: Text | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="Who made the claim: a person's or an organisation's name.",
+    )
+    author_type: Literal["Person", "Organization"] = Field(
+        default="Person", description="What the author is."
+    )
+    appearances: list[WebAddress] = Field(
+        default_factory=list,
+        max_length=10,
+        description="Where the claim appeared (http(s) addresses), the first known first.",
+    )
+    date_made: date | None = Field(default=None, description="When the claim was first made.")
+
+    @field_validator("author")
+    @classmethod
+    def _author(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = " ".join(_reject_control_chars(value, "author").split())
+        if not value:
+            raise ValueError("author is blank")
+        return value
+
+    @field_validator("date_made")
+    @classmethod
+    def _made(cls, value: date | None) -> date | None:
+        if value is not None and value > datetime.now(UTC).date():
+            raise ValueError(f"date_made {value.isoformat()} is in the future")
+        return value
+
+    @model_validator(mode="after")
+    def _something(self) -> ClaimOrigin:
+        if self.author is None and not self.appearances and self.date_made is None:
+            raise ValueError("claim_origin names no author, appearance or date: leave it out instead")
+        return self
+
+
 class RunRequest(ClaimAsked):
     """What a caller asks for. Validated before anything is stored or spent."""
 
     as_of_date: date | None = Field(default=None, description="Backtest: use only evidence up to this date.")
+    claim_origin: ClaimOrigin | None = Field(
+        default=None,
+        description="Who made the claim, where and when: published in the run's ClaimReview only.",
+    )
 
     @field_validator("as_of_date")
     @classmethod

@@ -9,11 +9,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from claimcourt.errors import InvalidRequestError
-from claimcourt.models import ClaimAsked, MotionRole, RoundsMode
+from claimcourt.models import ClaimAsked, MotionRole, RoundsMode, WebAddress
 
 ProviderName = Literal["anthropic", "openai", "offline"]
 ROLES = ("suitability", "decomposer", "case_for", "case_against", "fact_checker", "moderator", "adjudicator")
@@ -135,6 +135,15 @@ class Settings(BaseSettings):
         default=None, description="Where the API starts motion debates (statemachine/motion.asl.json)."
     )
     websocket_url: str | None = Field(default=None, description="wss://… for clients (the events link).")
+    # A run's ClaimReview (claimcourt/claimreview.py): who publishes it, and the page each review is on.
+    claimreview_author: str | None = Field(
+        default=None, min_length=1, max_length=200, description="The publishing organisation's name."
+    )
+    claimreview_author_url: WebAddress | None = Field(default=None, description="The organisation's site.")
+    claimreview_url: WebAddress | None = Field(
+        default=None,
+        description="Each review's page, {run_id} standing for the run: https://example.org/checks/{run_id}.",
+    )
     dead_letter_queue_url: str | None = Field(
         default=None, description="Where the monitor function puts bus events it cannot act on."
     )
@@ -155,6 +164,13 @@ class Settings(BaseSettings):
     aws_region: str | None = Field(default=None, description="None: boto3's (AWS_REGION, the profile).")
     dynamodb_endpoint_url: str | None = Field(default=None, description="None: the region's endpoint.")
     s3_endpoint_url: str | None = Field(default=None, description="None: the region's endpoint.")
+
+    @field_validator("claimreview_url")
+    @classmethod
+    def _one_page_a_review(cls, value: str | None) -> str | None:
+        if value is not None and "{run_id}" not in value:
+            raise ValueError("it must hold {run_id}, so that each review has its own page")
+        return value
 
     def problems(self) -> list[str]:
         """What stops these settings from running a debate. Not a validator: a deployed function must
