@@ -567,6 +567,54 @@ class FactcheckReply(Strict):
     responses: list[CitationResponse] = Field(default_factory=list)
 
 
+# ---------------------------------------------------------------- a backtest's hindsight check
+# Each retrieved source of a backtest is dated from its text: written before the date, or after it.
+
+Written = Literal["before", "after"]
+
+
+class DatedSource(Strict):
+    """One source as the hindsight check reads it: the passage as the source returned it."""
+
+    id: str
+    title: str
+    url: str
+    published: date | None = Field(
+        default=None, description="Its publication date, when the source gave one."
+    )
+    text: str
+
+
+class HindsightInput(Strict):
+    as_of: date = Field(description="The backtest's date.")
+    today: date | None = Field(default=None, description="The run's date: what 'now' means to the role.")
+    sources: list[DatedSource]
+
+
+class SourceDating(Strict):
+    id: str = Field(description="The source's id, as given.")
+    written: Written = Field(
+        description="after: it reports, reviews or cites what happened after the date, or says it was "
+        "written later; before: nothing in it places its writing after the date."
+    )
+    reason: str = Field(max_length=400, description="One sentence quoting the words that decide it.")
+
+
+class HindsightReply(Strict):
+    """When each source was written, against the backtest's date."""
+
+    sources: list[SourceDating]
+
+
+class HindsightDrop(Strict):
+    """A source a backtest left out as written after its date, and why."""
+
+    id: str
+    title: str
+    url: str
+    reason: str
+
+
 class LedgerEntry(Strict):
     """One citation in the run's ledger: who made it, where, on what, and how it fared."""
 
@@ -898,13 +946,25 @@ IntervalMethod = Literal["judge", "judge+self_consistency", "self_consistency", 
 class BacktestDating(Strict):
     """What a backtest could check of its sources against its date: of the passages its retrievals
     returned (each counted once), how many carried a publication date, and how many were left out
-    as after the date (published or titled later, or nothing left once sentences naming a later
-    time were cut). A source that knows dates leaves later passages out itself, before they are
-    counted; the bundled corpus is undated."""
+    as after the date (published or titled later, written later by their text, or nothing left once
+    sentences naming a later time were cut). A source that knows dates leaves later passages out
+    itself, before they are counted; the bundled corpus is undated."""
 
     retrieved: int = Field(ge=0)
     dated: int = Field(ge=0)
     dropped: int = Field(ge=0)
+    written_after: int = Field(
+        default=0,
+        ge=0,
+        description="Of those dropped, how many the hindsight check read as written after the date.",
+    )
+    hindsight: list[HindsightDrop] = Field(
+        default_factory=list, description="Each source the hindsight check left out, and why."
+    )
+    judged_by: list[str] = Field(
+        default_factory=list,
+        description="Who dated the sources by their text: a provider:model, or offline (the lexical check).",
+    )
 
 
 class Result(Strict):

@@ -16,7 +16,15 @@ from claimcourt.errors import InvalidRequestError
 from claimcourt.models import ClaimAsked, MotionRole, RoundsMode, WebAddress
 
 ProviderName = Literal["anthropic", "openai", "offline"]
-ROLES = ("suitability", "decomposer", "case_for", "case_against", "fact_checker", "moderator", "adjudicator")
+ROLES = (
+    "suitability", "decomposer", "case_for", "case_against", "fact_checker", "moderator", "adjudicator",
+    "hindsight",
+)  # fmt: skip
+# Roles whose job is small and mechanical (a backtest's dating of its sources: debate/hindsight.py) run on
+# the provider's small model unless CLAIMCOURT_MODELS_BY_ROLE names one. An OpenAI-compatible server
+# (OPENAI_BASE_URL) serves only the model it was configured with.
+SMALL_MODEL_ROLES = frozenset({"hindsight"})
+SMALL_MODELS = {"anthropic": "claude-haiku-4-5", "openai": "gpt-4.1-mini"}
 # The roles asked to sample at the model's natural temperature (Task.temperature None): the debaters.
 SAMPLED_ROLES = frozenset({"case_for", "case_against"})
 # A motion debate's roles (claimcourt.motions), each routed as the claim role it plays unless named in
@@ -282,6 +290,8 @@ class Settings(BaseSettings):
             if self.has_key(provider) or not self.provider_keys_known:
                 return provider, model or self.default_model(provider)
         provider = self.default_provider()
+        if role in SMALL_MODEL_ROLES and not (provider == "openai" and self.openai_base_url):
+            return provider, SMALL_MODELS.get(provider, self.default_model(provider))
         return provider, self.default_model(provider)
 
     def resolved_data_dir(self) -> Path:

@@ -1153,16 +1153,22 @@ def backtest(
                 sources = (
                     f"  sources: {dating.retrieved} retrieved, {dating.dated} dated, "
                     f"{dating.dropped} dropped as after the date"
+                    + (
+                        f" ({dating.written_after} written after it, by their text)"
+                        if dating.written_after
+                        else ""
+                    )
                 )
             click.echo(f"{when:<10}  {shown:<13} {outcome:<20} {r.run_id}{sources}")
         datings = [d for r in ended if (d := _dating(r)) is not None and d.retrieved]
         if datings and not any(d.dated for d in datings):
-            # Then a date can leave out no source as published after it: only sentences that name a
-            # later time are cut, and the dates may well score alike.
+            # Then a date can leave out no source as published after it: only the sources whose text
+            # shows it and the sentences that name a later time go, and the dates may well score alike.
             click.echo(
                 f"No retrieved source carried a publication date (the evidence source, "
                 f"{deps.evidence.name}, dates none): no date could leave a source out as published "
-                "after it, only cut sentences that name a later time."
+                "after it; only its text could show it was written later (the hindsight check), and "
+                "sentences that name a later time were cut."
             )
     if refused is not None:
         err.print(

@@ -8,6 +8,7 @@ from typing import Any
 from claimcourt import artifacts
 from claimcourt.adjudication.score import compose_result
 from claimcourt.debate.control import summarize
+from claimcourt.evidence import hindsight
 from claimcourt.exports import save_exports
 from claimcourt.models import Redeliberation, RunEvent, RunStatus, Stage, usage_from
 from claimcourt.settings import ROLES, SAMPLED_ROLES
@@ -27,6 +28,8 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
     calls = deps.store.run_calls(p.run_id)
     arguments = artifacts.arguments_of(deps.store, p.run_id)
     pool = artifacts.evidence_pool(retrievals, record.request.context)
+    as_of = record.request.as_of_date
+    dating = artifacts.backtest_dating(retrievals) if as_of is not None else None
     result = compose_result(
         run_id=p.run_id,
         request=record.request,
@@ -42,12 +45,16 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         sides=mapping,
         natural_temperature=deps.reasoner.natural_temperature(ROLES, SAMPLED_ROLES),
     )
+    backtest_warnings = (
+        [] if dating is None or as_of is None else hindsight.warnings(dating, as_of, result.sources)
+    )
     result = result.model_copy(
         update={
+            "warnings": result.warnings + backtest_warnings,
             "round_control": summarize(artifacts.decisions_of(deps.store, p.run_id), calls),
             "re_deliberation": re_deliberation,
             "citations": artifacts.ledger_of(deps.store, p.run_id, arguments, pool),
-            "backtest": artifacts.backtest_dating(retrievals) if record.request.as_of_date else None,
+            "backtest": dating,
         }
     )
     # The four artifacts, kept with the run: stored first, so the run is never seen succeeded without them.
