@@ -169,7 +169,7 @@ def warnings(dating: BacktestDating, as_of: date, cited: list[SourceRef]) -> lis
     when = as_of.isoformat()
     judges = _judges(dating.judged_by)
     if dating.written_after:
-        named = "; ".join(f"{d.title} ({d.reason})" for d in dating.hindsight[:SHOWN_DROPS])
+        named = "; ".join(f"{d.title} ({d.reason.rstrip('.')})" for d in dating.hindsight[:SHOWN_DROPS])
         more = len(dating.hindsight) - SHOWN_DROPS
         were = "was" if dating.written_after == 1 else "were"
         said.append(
