@@ -86,7 +86,7 @@ def _dater(deps: Deps, p: RetrievePayload, as_of: date, created_at: datetime) ->
             continue
         reasons = {d["id"]: d["reason"] for d in checked["after"]}
         for sid, written in checked["checked"].items():
-            reason = reasons.get(sid, "dated before the date in an earlier round")
+            reason = reasons.get(sid, "dated in an earlier round")
             known.setdefault(sid, SourceDating(id=sid, written=written, reason=reason))
     ctx = CallContext(p.run_id, STAGE, p.round, p.directive.sub_claim_id)
     today = created_at.date()
