@@ -49,6 +49,9 @@ _ENV = (
     "CLAIMCOURT_PAGE_TIMEOUT_S",
     "CLAIMCOURT_MAX_PAGE_BYTES",
     "CLAIMCOURT_OFFLINE_READER",
+    "CLAIMCOURT_CLAIMREVIEW_URL",
+    "CLAIMCOURT_CLAIMREVIEW_AUTHOR",
+    "CLAIMCOURT_CLAIMREVIEW_AUTHOR_URL",
 )
 
 # A handful of passages about sea level: one T1 (.gov), the rest T2; some dated.

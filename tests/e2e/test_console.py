@@ -6,6 +6,7 @@ dark (build/screenshots/)."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -163,6 +164,12 @@ def test_a_run_started_from_the_console_streams_live_and_lands_on_its_verdict_wi
     with page.expect_download() as download:
         page.locator("#dl-result").click()
     assert Path(download.value.path()).read_text().startswith("{")
+    with page.expect_download() as download:
+        page.locator("#dl-claimreview").click()
+    assert download.value.suggested_filename == f"{run_id}-claimreview.jsonld"
+    review = json.loads(Path(download.value.path()).read_text())
+    assert (review["@type"], review["reviewRating"]["ratingValue"]) == ("ClaimReview", run["score"])
+    assert review["url"].endswith(f"/#/runs/{run_id}")  # the page it was downloaded from
     with page.expect_download() as download:
         page.locator("[data-artifact='transcript_full.md']").click()
     assert download.value.suggested_filename == f"{run_id}-transcript_full.md"

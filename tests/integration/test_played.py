@@ -141,6 +141,32 @@ def test_every_request_names_its_call_so_parallel_calls_find_their_own_reply(rep
         assert {"argue:1:for:argue:", "argue:1:against:argue:", "factcheck:1:for:factcheck:"} <= set(keys)
 
 
+def test_a_backtests_hindsight_check_is_played_through_each_sdk_on_the_small_model(
+    replayed: Replayed,
+) -> None:
+    """The played backtest: one hindsight call for its one retrieval, sent through each SDK as its own
+    task (the sources in tags, no claim) to the small model the role defaults to; the model leaves out a
+    headline that names no date, which the lexical check would have kept."""
+    from claimcourt.evidence.hindsight import date_source
+    from claimcourt.models import DatedSource
+
+    for path, model in (("anthropic", "claude-haiku-4-5"), ("openai", "gpt-4.1")):
+        replay = replayed(CORPUS["backtest-arctic-sea-ice-2008"], path)
+        (asked,) = [r for r in replay.requests if r.key == "retrieve:1:sc1:hindsight:"]
+        assert asked.body["model"] == model  # an OpenAI-compatible base URL: its one configured model
+        assert '<sources as_of="2008-01-01">' in asked.prompt.user and "<claim>" not in asked.prompt.user
+        assert replay.result is not None and replay.result.backtest is not None
+        dating = replay.result.backtest
+        assert (dating.retrieved, dating.dated, dating.written_after) == (3, 0, 2)
+        assert dating.judged_by[0].startswith(f"{path}:{model}")
+    headline = next(d for d in dating.hindsight if "Absurd" in d.reason)
+    text = '"Absurd January Warmth in Arctic Brings Record-Low Sea Ice Extent".'
+    lexical = date_source(
+        DatedSource(id=headline.id, title=headline.title, url=headline.url, text=text), date(2008, 1, 1)
+    )
+    assert lexical.written == "before"  # no date in it: only a model that knows the event can place it
+
+
 def test_the_closing_rounds_rules_hold_on_played_prose(replayed: Replayed) -> None:
     """The closing round (the last of two or more) cites only what each side cited before and what was
     retrieved for it (its prompt's "New this round"): any other citation a played reply added there is

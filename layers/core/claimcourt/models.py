@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -214,10 +216,71 @@ class ClaimAsked(Strict):
         return RunRequest(**{name: getattr(self, name) for name in ClaimAsked.model_fields})
 
 
+def _web_address(value: str) -> str:
+    """An http(s) address with a host, as a reader's browser would open it: no spaces or controls."""
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{value[:80]!r} is not an http(s) address")
+    if any(ch.isspace() or unicodedata.category(ch) in ("Cc", "Cs") for ch in value):
+        raise ValueError("an address cannot hold spaces or control characters")
+    return value
+
+
+WebAddress = Annotated[str, Field(max_length=2000), WHOLE_TEXT, AfterValidator(_web_address)]
+
+
+class ClaimOrigin(Strict):
+    """Who made the claim, where it appeared and when: what a ClaimReview of the run publishes as the
+    claim it reviews (itemReviewed). Never shown to the debate: who said it is no evidence of it."""
+
+    author: Text | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="Who made the claim: a person's or an organisation's name.",
+    )
+    author_type: Literal["Person", "Organization"] = Field(
+        default="Person", description="What the author is."
+    )
+    appearances: list[WebAddress] = Field(
+        default_factory=list,
+        max_length=10,
+        description="Where the claim appeared (http(s) addresses), the first known first.",
+    )
+    date_made: date | None = Field(default=None, description="When the claim was first made.")
+
+    @field_validator("author")
+    @classmethod
+    def _author(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = " ".join(_reject_control_chars(value, "author").split())
+        if not value:
+            raise ValueError("author is blank")
+        return value
+
+    @field_validator("date_made")
+    @classmethod
+    def _made(cls, value: date | None) -> date | None:
+        if value is not None and value > datetime.now(UTC).date():
+            raise ValueError(f"date_made {value.isoformat()} is in the future")
+        return value
+
+    @model_validator(mode="after")
+    def _something(self) -> ClaimOrigin:
+        if self.author is None and not self.appearances and self.date_made is None:
+            raise ValueError("claim_origin names no author, appearance or date: leave it out instead")
+        return self
+
+
 class RunRequest(ClaimAsked):
     """What a caller asks for. Validated before anything is stored or spent."""
 
     as_of_date: date | None = Field(default=None, description="Backtest: use only evidence up to this date.")
+    claim_origin: ClaimOrigin | None = Field(
+        default=None,
+        description="Who made the claim, where and when: published in the run's ClaimReview only.",
+    )
 
     @field_validator("as_of_date")
     @classmethod
@@ -537,6 +600,54 @@ class FactcheckReply(Strict):
 
     checks: list[CitationCheck] = Field(default_factory=list)
     responses: list[CitationResponse] = Field(default_factory=list)
+
+
+# ---------------------------------------------------------------- a backtest's hindsight check
+# Each retrieved source of a backtest is dated from its text: written before the date, or after it.
+
+Written = Literal["before", "after"]
+
+
+class DatedSource(Strict):
+    """One source as the hindsight check reads it: the passage as the source returned it."""
+
+    id: str
+    title: str
+    url: str
+    published: date | None = Field(
+        default=None, description="Its publication date, when the source gave one."
+    )
+    text: str
+
+
+class HindsightInput(Strict):
+    as_of: date = Field(description="The backtest's date.")
+    today: date | None = Field(default=None, description="The run's date: what 'now' means to the role.")
+    sources: list[DatedSource]
+
+
+class SourceDating(Strict):
+    id: str = Field(description="The source's id, as given.")
+    written: Written = Field(
+        description="after: it reports, reviews or cites what happened after the date, or says it was "
+        "written later; before: nothing in it places its writing after the date."
+    )
+    reason: str = Field(max_length=400, description="One sentence quoting the words that decide it.")
+
+
+class HindsightReply(Strict):
+    """When each source was written, against the backtest's date."""
+
+    sources: list[SourceDating]
+
+
+class HindsightDrop(Strict):
+    """A source a backtest left out as written after its date, and why."""
+
+    id: str
+    title: str
+    url: str
+    reason: str
 
 
 class LedgerEntry(Strict):
@@ -870,13 +981,25 @@ IntervalMethod = Literal["judge", "judge+self_consistency", "self_consistency", 
 class BacktestDating(Strict):
     """What a backtest could check of its sources against its date: of the passages its retrievals
     returned (each counted once), how many carried a publication date, and how many were left out
-    as after the date (published or titled later, or nothing left once sentences naming a later
-    time were cut). A source that knows dates leaves later passages out itself, before they are
-    counted; the bundled corpus is undated."""
+    as after the date (published or titled later, written later by their text, or nothing left once
+    sentences naming a later time were cut). A source that knows dates leaves later passages out
+    itself, before they are counted; the bundled corpus is undated."""
 
     retrieved: int = Field(ge=0)
     dated: int = Field(ge=0)
     dropped: int = Field(ge=0)
+    written_after: int = Field(
+        default=0,
+        ge=0,
+        description="Of those dropped, how many the hindsight check read as written after the date.",
+    )
+    hindsight: list[HindsightDrop] = Field(
+        default_factory=list, description="Each source the hindsight check left out, and why."
+    )
+    judged_by: list[str] = Field(
+        default_factory=list,
+        description="Who dated the sources by their text: a provider:model, or offline (the lexical check).",
+    )
 
 
 # Which web search serves a run's evidence (CLAIMCOURT_SEARCH): none is the bundled corpus.

@@ -14,10 +14,18 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from claimcourt.errors import InvalidRequestError
-from claimcourt.models import ClaimAsked, MotionRole, RoundsMode, SearchName
+from claimcourt.models import ClaimAsked, MotionRole, RoundsMode, SearchName, WebAddress
 
 ProviderName = Literal["anthropic", "openai", "offline"]
-ROLES = ("suitability", "decomposer", "case_for", "case_against", "fact_checker", "moderator", "adjudicator")
+ROLES = (
+    "suitability", "decomposer", "case_for", "case_against", "fact_checker", "moderator", "adjudicator",
+    "hindsight",
+)  # fmt: skip
+# Roles whose job is small and mechanical (a backtest's dating of its sources: debate/hindsight.py) run on
+# the provider's small model unless CLAIMCOURT_MODELS_BY_ROLE names one. An OpenAI-compatible server
+# (OPENAI_BASE_URL) serves only the model it was configured with.
+SMALL_MODEL_ROLES = frozenset({"hindsight"})
+SMALL_MODELS = {"anthropic": "claude-haiku-4-5", "openai": "gpt-4.1-mini"}
 # The roles asked to sample at the model's natural temperature (Task.temperature None): the debaters.
 SAMPLED_ROLES = frozenset({"case_for", "case_against"})
 # A motion debate's roles (claimcourt.motions), each routed as the claim role it plays unless named in
@@ -165,6 +173,15 @@ class Settings(BaseSettings):
         default=None, description="Where the API starts motion debates (statemachine/motion.asl.json)."
     )
     websocket_url: str | None = Field(default=None, description="wss://… for clients (the events link).")
+    # A run's ClaimReview (claimcourt/claimreview.py): who publishes it, and the page each review is on.
+    claimreview_author: str | None = Field(
+        default=None, min_length=1, max_length=200, description="The publishing organisation's name."
+    )
+    claimreview_author_url: WebAddress | None = Field(default=None, description="The organisation's site.")
+    claimreview_url: WebAddress | None = Field(
+        default=None,
+        description="Each review's page, {run_id} standing for the run: https://example.org/checks/{run_id}.",
+    )
     dead_letter_queue_url: str | None = Field(
         default=None, description="Where the monitor function puts bus events it cannot act on."
     )
@@ -203,6 +220,13 @@ class Settings(BaseSettings):
                 raise ValueError(
                     f"CLAIMCOURT_SEARXNG_URL={value!r}: give the instance as http(s)://host[:port]"
                 )
+        return value
+
+    @field_validator("claimreview_url")
+    @classmethod
+    def _one_page_a_review(cls, value: str | None) -> str | None:
+        if value is not None and "{run_id}" not in value:
+            raise ValueError("it must hold {run_id}, so that each review has its own page")
         return value
 
     def problems(self) -> list[str]:
@@ -358,6 +382,8 @@ class Settings(BaseSettings):
             if self.has_key(provider) or not self.provider_keys_known:
                 return provider, model or self.default_model(provider)
         provider = self.default_provider()
+        if role in SMALL_MODEL_ROLES and not (provider == "openai" and self.openai_base_url):
+            return provider, SMALL_MODELS.get(provider, self.default_model(provider))
         return provider, self.default_model(provider)
 
     def resolved_data_dir(self) -> Path:

@@ -452,11 +452,6 @@ def compose_result(
     notes += _resting_on_user_context(
         sources, [decisive_overall, *(pool.get(j.decisive_evidence_id or "") for j in judgement.sub_claims)]
     )
-    if request.as_of_date is not None and any(s.published is None for s in sources):
-        notes.append(
-            f"Backtest as of {request.as_of_date.isoformat()}: some cited sources are undated, so they "
-            "could not be checked against the date."
-        )
     return Result(
         run_id=run_id,
         claim=request.claim,

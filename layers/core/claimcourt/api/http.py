@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.event_handler.openapi.params import Header, Query
+from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEventV2
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import AfterValidator, BaseModel, Field
 
@@ -21,7 +22,8 @@ from claimcourt import __version__, artifacts
 from claimcourt.access import authenticate, presented_key
 from claimcourt.api import console
 from claimcourt.api.bodies import read_json
-from claimcourt.api.problems import from_error, problem, problem_reply
+from claimcourt.api.problems import PROBLEM, from_error, problem, problem_reply
+from claimcourt.claimreview import MEDIA_TYPE, claim_review, console_url, publisher_of, review_url, to_json
 from claimcourt.debate.ledger import canonical_key
 from claimcourt.errors import (
     ClaimcourtError,
@@ -357,6 +359,32 @@ def build_app() -> APIGatewayHttpResolver:
         tenant_run(_deps().store, tenant(), run_id)
         return _artifact(run_id, name)
 
+    @app.get(
+        "/runs/<run_id>/claimreview",
+        responses={
+            200: {
+                "description": "The run's schema.org ClaimReview (docs/schemas/claimreview.schema.json).",
+                "content": {MEDIA_TYPE: {"schema": {"type": "object", "title": "ClaimReview"}}},
+            },
+            409: {
+                "description": "No rating to publish: the run is running, was stopped or failed, or is a "
+                "motion debate (`code` run_running, run_stopped, run_failed or motion_debate).",
+                "content": {PROBLEM: {"schema": {"type": "object", "title": "Problem"}}},
+            },
+        },
+    )
+    def get_claimreview(run_id: str) -> Response[str]:
+        """The run's verdict as schema.org ClaimReview JSON-LD, the markup fact-checkers publish: the
+        claim, its rating (the 0–100 score, the verdict in words), the claim's origin as the run's
+        request gave it, the publisher (CLAIMCOURT_CLAIMREVIEW_AUTHOR), the date, and the review's page
+        (CLAIMCOURT_CLAIMREVIEW_URL, else the run's page in this console)."""
+        deps = _deps()
+        record = tenant_run(deps.store, tenant(), run_id)
+        template = deps.settings.claimreview_url
+        url = review_url(template, run_id) if template else console_url(_origin(app.current_event), run_id)
+        review = claim_review(record, url=url, publisher=publisher_of(deps.settings))
+        return Response(200, MEDIA_TYPE, to_json(review))
+
     @app.post("/motions", responses={202: {"description": "Accepted: the motion debate has started."}})
     def post_motion(request: MotionRequest) -> Response[MotionView]:
         """Start a motion debate before a crowd (statemachine/motion.asl.json), under the same cost guard
@@ -484,6 +512,13 @@ def _artifact(run_id: str, name: str) -> Response[str]:
         raise NotFoundError(f"no artifact {name}: one of {', '.join(MEDIA_TYPES)}")
     headers = {"Content-Disposition": f'attachment; filename="{run_id}-{name}"'}
     return Response(200, MEDIA_TYPES[name], export(_deps().store, run_id, name), headers=headers)
+
+
+def _origin(event: APIGatewayProxyEventV2) -> str:
+    """Where this API (and its console) is reached: API Gateway and `serve` say the scheme in
+    x-forwarded-proto; the host is the request's own."""
+    scheme = (event.headers or {}).get("x-forwarded-proto", "https").split(",")[0].strip() or "https"
+    return f"{scheme}://{event.request_context.domain_name}"
 
 
 def _tenant_claim(store: Store, tenant_id: str, claim_id: str) -> None:

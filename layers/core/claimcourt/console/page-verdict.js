@@ -206,7 +206,8 @@ export async function render(view, runId) {
   performance.mark("cc:verdict-rendered");
 }
 
-// The run's four artifacts (GET /runs/{id}/artifacts/{name}), and the result as the API returns it.
+// The run's four artifacts (GET /runs/{id}/artifacts/{name}), its ClaimReview (JSON-LD, to publish the
+// verdict as fact-checkers do), and the result as the API returns it.
 function downloads(runId, result) {
   const artifact = (name, label, type) => h("button", {
     type: "button", "data-artifact": name,
@@ -219,6 +220,10 @@ function downloads(runId, result) {
       artifact("citation_ledger.json", "Citation ledger (JSON)", "application/json"),
       artifact("debate_logic_map.json", "Debate logic map (JSON)", "application/json"),
       artifact("score_trajectory.csv", "Score trajectory (CSV)", "text/csv"),
+      h("button#dl-claimreview", {
+        type: "button",
+        onclick: async () => download(`${runId}-claimreview.jsonld`, await apiText(`/runs/${runId}/claimreview`), "application/ld+json"),
+      }, "ClaimReview (JSON-LD)"),
       h("button#dl-result", { type: "button", onclick: () => download(`${runId}.result.json`, JSON.stringify(result, null, 2)) }, "Result (JSON)")));
 }
 

@@ -84,6 +84,7 @@ def _query(scope: Scope) -> dict[str, str]:
 def http_event(scope: Scope, body: bytes) -> dict[str, Any]:
     """The API Gateway HTTP API (payload 2.0) event for one request."""
     headers, params = _headers(scope), _query(scope)
+    headers["x-forwarded-proto"] = scope.get("scheme", "http")  # as API Gateway says how it was reached
     now = datetime.now(UTC)
     try:
         text, encoded = body.decode("utf-8"), False

@@ -148,7 +148,8 @@ def dates_note(
     if as_of is not None:
         note += (
             f" This is a backtest as of {as_of.isoformat()}: judge the claim as it stood that day; evidence"
-            " published after it was removed, so the pool cannot show what happened since."
+            " published after it, or whose text shows it was written after it, was removed, so the pool"
+            " cannot show what happened since."
         )
     if evidence is not None:
         pool = list(evidence)

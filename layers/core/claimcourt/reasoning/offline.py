@@ -67,6 +67,7 @@ from urllib.parse import urlparse
 from pydantic import BaseModel
 
 from claimcourt.contract import Shape, compose
+from claimcourt.evidence import hindsight
 from claimcourt.models import (
     AdjudicateInput,
     ArgueInput,
@@ -325,6 +326,7 @@ class OfflineReasoner:
             "moderate": self.moderate,
             "adjudicate": self.adjudicate,
             "factcheck": offline_factcheck.factcheck,
+            "hindsight": hindsight.classify,  # a backtest's sources, dated by their text (lexically)
             # motion debates (reasoning/offline_motion.py)
             "stances": offline_motion.stances,
             "speak": offline_motion.speak,

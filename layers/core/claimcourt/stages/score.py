@@ -9,6 +9,7 @@ from claimcourt import artifacts
 from claimcourt.adjudication.score import compose_result
 from claimcourt.debate.control import summarize
 from claimcourt.debate.relevance import measure
+from claimcourt.evidence import hindsight
 from claimcourt.evidence.web import search_served
 from claimcourt.exports import save_exports
 from claimcourt.models import Redeliberation, RunEvent, RunStatus, Stage, usage_from
@@ -36,6 +37,8 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         artifacts.retrieved_by_sub_claim(retrievals, record.request.context),
         source=deps.evidence.name,
     )
+    as_of = record.request.as_of_date
+    dating = artifacts.backtest_dating(retrievals) if as_of is not None else None
     result = compose_result(
         run_id=p.run_id,
         request=record.request,
@@ -51,12 +54,16 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         sides=mapping,
         natural_temperature=deps.reasoner.natural_temperature(ROLES, SAMPLED_ROLES),
     )
+    backtest_warnings = (
+        [] if dating is None or as_of is None else hindsight.warnings(dating, as_of, result.sources)
+    )
     result = result.model_copy(
         update={
+            "warnings": result.warnings + backtest_warnings,
             "round_control": summarize(artifacts.decisions_of(deps.store, p.run_id), calls),
             "re_deliberation": re_deliberation,
             "citations": artifacts.ledger_of(deps.store, p.run_id, arguments, pool),
-            "backtest": artifacts.backtest_dating(retrievals) if record.request.as_of_date else None,
+            "backtest": dating,
             "search": search_served(doc["source"] for doc in retrievals.values()),
             "pool_relevance": relevance,
         }
