@@ -350,8 +350,8 @@ def build_app() -> APIGatewayHttpResolver:
 
     @app.get(
         "/runs/<run_id>/artifacts/<name>",
-        responses={200: {"description": "transcript_full.md, citation_ledger.json, debate_logic_map.json "
-                         "or score_trajectory.csv"}},
+        responses={200: _ARTIFACT_FILE | {"description": "transcript_full.md, citation_ledger.json, "
+                                          "debate_logic_map.json or score_trajectory.csv"}},
     )  # fmt: skip
     def get_artifact(run_id: str, name: str) -> Response[str]:
         """One of the run's four artifacts, as a file: the transcript, the citation ledger, the
@@ -418,7 +418,10 @@ def build_app() -> APIGatewayHttpResolver:
             run_id=run_id, personas=persona_set()[0], tallies=artifacts.tallies_of(_deps().store, run_id)
         )
 
-    @app.get("/motions/<run_id>/artifacts/<name>")
+    @app.get(
+        "/motions/<run_id>/artifacts/<name>",
+        responses={200: _ARTIFACT_FILE | {"description": "the debate's artifact, by name"}},
+    )
     def get_motion_artifact(run_id: str, name: str) -> Response[str]:
         """One of the debate's four artifacts; score_trajectory.csv holds every voter's score per round."""
         _tenant_motion(tenant(), run_id)
@@ -505,6 +508,15 @@ def build_app() -> APIGatewayHttpResolver:
         return _console_file(name)
 
     return app
+
+
+# An artifact is served as its own file type (markdown, JSON, CSV): the document says each, so a client
+# (and the fuzzer's content-type check) expects what comes.
+_ARTIFACT_FILE: dict[str, Any] = {
+    "content": {
+        media.split(";")[0]: {"schema": {"type": "string"}} for media in sorted(set(MEDIA_TYPES.values()))
+    }
+}
 
 
 def _artifact(run_id: str, name: str) -> Response[str]:
