@@ -23,6 +23,7 @@ from claimcourt.models import (
     RunRecord,
     RunStatus,
     SourceDating,
+    StopReason,
     Verdict,
 )
 from claimcourt.reasoning.offline import OfflineReasoner
@@ -390,9 +391,12 @@ def test_a_backtest_with_no_source_from_its_date_ends_with_no_evidence_and_says_
     run = new_run(as_of_date="2020-01-01")
     assert runtime(make_deps(evidence=source)).execute(run.run_id, timeout_s=WAIT_S).status == "SUCCEEDED"
     record = store.get_run(run.run_id)
-    assert record.status is RunStatus.SUCCEEDED and record.result is not None
-    assert record.verdict is Verdict.NOT_ENOUGH_EVIDENCE and record.result.sources == []
+    # Then the empty pool is not debated (the relevance check: add documents), and the warnings say why
+    # it is empty: the backtest's date left every source out
+    assert record.status is RunStatus.STOPPED and record.stop_reason is StopReason.ADD_DOCUMENTS
+    assert record.verdict is Verdict.NOT_ENOUGH_EVIDENCE and record.result is None
     assert any(said in w for w in record.warnings), record.warnings
+    assert not [c for c in store.run_calls(run.run_id) if c.call_key.split(":")[0] == "argue"]
 
 
 # ================================================================ stopping and rounds

@@ -207,8 +207,9 @@ export async function render(view, runId) {
 }
 
 // The run's four artifacts (GET /runs/{id}/artifacts/{name}), its ClaimReview (JSON-LD, to publish the
-// verdict as fact-checkers do), and the result as the API returns it.
-function downloads(runId, result) {
+// verdict as fact-checkers do: a claim's, never a motion's, which has no verdict), and the result as the
+// API returns it.
+function downloads(runId, result, reviewable = true) {
   const artifact = (name, label, type) => h("button", {
     type: "button", "data-artifact": name,
     onclick: async () => download(`${runId}-${name}`, await apiText(`/runs/${runId}/artifacts/${name}`), type),
@@ -220,7 +221,7 @@ function downloads(runId, result) {
       artifact("citation_ledger.json", "Citation ledger (JSON)", "application/json"),
       artifact("debate_logic_map.json", "Debate logic map (JSON)", "application/json"),
       artifact("score_trajectory.csv", "Score trajectory (CSV)", "text/csv"),
-      h("button#dl-claimreview", {
+      reviewable && h("button#dl-claimreview", {
         type: "button",
         onclick: async () => download(`${runId}-claimreview.jsonld`, await apiText(`/runs/${runId}/claimreview`), "application/ld+json"),
       }, "ClaimReview (JSON-LD)"),
@@ -402,7 +403,7 @@ async function motionResult(view, header, runId) {
     r.consensus.length ? h("details", h("summary", `Agreed by the end (${r.consensus.length})`), h("ul", r.consensus.map((c) => h("li", c)))) : null,
     h("p.small.muted", `${plural(r.turns, "statement")}, ${plural(r.citations.length, "citation")}, personas ${r.personas}, reasoner ${r.reasoner}, ${usd(r.usage.total_cost_usd)}`));
 
-  mount(view, header, card, roundCards, report, ledgerCard(r.citations), downloads(runId, r));
+  mount(view, header, card, roundCards, report, ledgerCard(r.citations), downloads(runId, r, false));
   performance.mark("cc:verdict-rendered");
 
   const uPlot = await loadUPlot();

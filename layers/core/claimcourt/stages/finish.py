@@ -8,6 +8,7 @@ import json
 from typing import Any, Literal
 
 from claimcourt import artifacts
+from claimcourt.evidence import hindsight
 from claimcourt.models import RunStatus, Stage, StopReason, Verdict, usage_from
 from claimcourt.stages.payloads import Payload
 from claimcourt.wiring import Deps
@@ -34,8 +35,13 @@ def run(deps: Deps, p: FinishPayload) -> dict[str, Any]:
             stop_reason=StopReason.UNSUITABLE,
         )
     elif p.outcome == "add_documents":
-        # The check's warning (what to add) first; then any the suitability check raised and let pass.
+        # The check's warning (what to add) first; then, for a backtest, why its pool is what it is (its
+        # sources left out by their date); then any the suitability check raised and let pass.
         warnings = artifacts.relevance_of(deps.store, p.run_id).warnings
+        as_of = deps.store.get_run(p.run_id).request.as_of_date
+        if as_of is not None:
+            dating = artifacts.backtest_dating(artifacts.retrievals_of(deps.store, p.run_id))
+            warnings += hindsight.warnings(dating, as_of, cited=[])
         warnings += artifacts.suitability_of(deps.store, p.run_id).warnings
         deps.store.set_status(
             p.run_id,
