@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from claimcourt.bus import DeadLetters, Publisher
     from claimcourt.delivery import Poster
+    from claimcourt.evidence.collections import Collections
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,8 @@ class Deps:
     publisher: Publisher | None = None
     # Where the monitor function keeps bus events it cannot act on (None: not this function).
     dead_letters: DeadLetters | None = None
+    # The tenants' document collections (None: none here, e.g. a stack, which has no collections yet).
+    collections: Collections | None = None
 
 
 def build_store(settings: Settings) -> Store:
@@ -123,6 +126,18 @@ def build_evidence(settings: Settings) -> EvidenceSource:
     from claimcourt.evidence.corpus import CorpusSource
 
     return CorpusSource(index_dir=settings.resolved_data_dir() / "index")  # built once, kept beside the runs
+
+
+def build_collections(settings: Settings) -> Collections | None:
+    """The data directory's collections, with the bundled corpus as `climate`; None where BM25 is
+    not installed (the Lambda layer: collections are not deployed yet)."""
+    if importlib.util.find_spec("bm25s") is None:
+        return None
+    from claimcourt.evidence.collections import LocalCollections
+    from claimcourt.evidence.corpus import CorpusSource
+
+    data = settings.resolved_data_dir()
+    return LocalCollections(data / "collections", CorpusSource(index_dir=data / "index"))
 
 
 def build_idempotency(settings: Settings, store: Store) -> BasePersistenceLayer:
@@ -231,6 +246,7 @@ def build_deps(settings: Settings, store: Store | None = None) -> Deps:
         poster=build_poster(settings),
         publisher=build_publisher(settings, store),
         dead_letters=build_dead_letters(settings),
+        collections=build_collections(settings),
     )
 
 
