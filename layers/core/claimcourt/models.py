@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -213,10 +214,45 @@ class ClaimAsked(Strict):
         return RunRequest(**{name: getattr(self, name) for name in ClaimAsked.model_fields})
 
 
+# A document collection's name (evidence/collections.py), and how many one run may search.
+CORPUS_NAME = r"^[a-z0-9][a-z0-9_-]{0,62}$"
+MAX_CORPORA = 8
+
+
+def corpus_name_problem(name: str) -> str | None:
+    if re.match(CORPUS_NAME, name):
+        return None
+    return f"{name!r} is not a collection name: 1-63 of a-z, 0-9, - and _, starting with a letter or digit"
+
+
+def _corpus_name(name: str) -> str:
+    if problem := corpus_name_problem(name):
+        raise ValueError(problem)
+    return name
+
+
+def _distinct_corpora(names: list[str]) -> list[str]:
+    if len(set(names)) != len(names):
+        raise ValueError("a collection is named twice")
+    return names
+
+
+Corpora = Annotated[
+    list[Annotated[str, AfterValidator(_corpus_name), Field(json_schema_extra={"pattern": CORPUS_NAME})]],
+    Field(
+        max_length=MAX_CORPORA,
+        description="Document collections to search, by name (`climate` is the bundled corpus); empty: the "
+        "deployment's evidence source.",
+    ),
+    AfterValidator(_distinct_corpora),
+]
+
+
 class RunRequest(ClaimAsked):
     """What a caller asks for. Validated before anything is stored or spent."""
 
     as_of_date: date | None = Field(default=None, description="Backtest: use only evidence up to this date.")
+    corpora: Corpora = Field(default_factory=list)
 
     @field_validator("as_of_date")
     @classmethod
@@ -320,6 +356,7 @@ class Evidence(Strict):
     source_url: str
     tier: Tier
     published: date | None = None
+    page: int | None = Field(default=None, description="The page of its document (a PDF's), when known.")
     query: str = Field(description="The directive that found it.")
     sub_claim_id: str
     round: int = Field(ge=1)
@@ -513,6 +550,7 @@ class LedgerEntry(Strict):
     source_url: str
     title: str
     tier: Tier
+    page: int | None = Field(default=None, description="The page of its document (a PDF's), when known.")
     round: int = Field(description="The round whose argument added it.")
     sub_claim_id: str
     sentence: str = Field(description="The sentence of the argument that used it.")
@@ -669,6 +707,7 @@ class SourceRef(Strict):
     source_url: str
     tier: Tier
     published: date | None = None
+    page: int | None = Field(default=None, description="The page of its document (a PDF's), when known.")
 
 
 class SubClaimResult(Strict):
@@ -844,6 +883,12 @@ class BacktestDating(Strict):
     dropped: int = Field(ge=0)
 
 
+SEARCHED = (
+    "The evidence sources the run searched: a document collection as name@version (a hash of its content), "
+    "else the source's name (climate-fever-wikipedia: the bundled corpus; anthropic-web; golden)."
+)
+
+
 class Result(Strict):
     run_id: str
     claim: str
@@ -901,6 +946,7 @@ class Result(Strict):
     backtest: BacktestDating | None = Field(
         default=None, description="A backtest's (as_of_date) check of its sources against the date."
     )
+    searched: list[str] = Field(default_factory=list, description=SEARCHED)
 
 
 # ---------------------------------------------------------------- records and events
@@ -1303,6 +1349,7 @@ class MotionRequest(Strict):
         default_factory=dict, description="provider:model per role; a role not named uses the deployment's."
     )
     effort: Effort = "standard"
+    corpora: Corpora = Field(default_factory=list)
 
     @field_validator("motion")
     @classmethod
@@ -1319,7 +1366,7 @@ class MotionRequest(Strict):
 
     def run_request(self) -> RunRequest:
         """What the platform's shared parts (retrieval, the ledger, listings) read of a run."""
-        return RunRequest(claim=self.motion, context=self.context, effort=self.effort)
+        return RunRequest(claim=self.motion, context=self.context, effort=self.effort, corpora=self.corpora)
 
     @property
     def last_round(self) -> int:
@@ -1531,3 +1578,4 @@ class MotionResult(Strict):
     reasoner: str
     models: dict[str, str] = Field(default_factory=dict)
     usage: Usage
+    searched: list[str] = Field(default_factory=list, description=SEARCHED)

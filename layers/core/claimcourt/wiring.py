@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from claimcourt.errors import ConfigurationError
 from claimcourt.evidence.base import EvidenceSource, Hit
 from claimcourt.execution import Executor, StepFunctionsExecutor
+from claimcourt.models import RunRecord
 from claimcourt.reasoning.base import Provider
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.paced import Paced
@@ -138,6 +139,18 @@ def build_collections(settings: Settings) -> Collections | None:
 
     data = settings.resolved_data_dir()
     return LocalCollections(data / "collections", CorpusSource(index_dir=data / "index"))
+
+
+def run_evidence(deps: Deps, record: RunRecord) -> EvidenceSource:
+    """What a run searches: the document collections it names (its tenant's), else the deployment's
+    source (whose name the prompts read; retrieval asks it for the run's own: source_for_run)."""
+    if not record.request.corpora:
+        return deps.evidence
+    if deps.collections is None:
+        raise ConfigurationError("document collections are not available here: the run names some")
+    from claimcourt.evidence.collections import searched_together
+
+    return searched_together(deps.collections, record.tenant_id, record.request.corpora)
 
 
 def build_idempotency(settings: Settings, store: Store) -> BasePersistenceLayer:

@@ -215,6 +215,15 @@ def _view(record: RunRecord, full: bool = False) -> RunView:
 # ---------------------------------------------------------------- the resolver and its routes
 
 
+def _own_corpora(deps: Deps, tenant_id: str, names: list[str]) -> None:
+    """The collections a run names are the tenant's (or the bundled corpus), checked before anything is
+    stored: a 422 naming `corpora` otherwise."""
+    if names:  # imported only then: a cold start that never sees a collection does not pay for it
+        from claimcourt.evidence.collections import check_corpora
+
+        check_corpora(deps.collections, tenant_id, names)
+
+
 def build_app() -> APIGatewayHttpResolver:
     """A resolver with every route: one per process, resolving one request at a time (see `handler`:
     Powertools keeps the current request on a class attribute)."""
@@ -266,6 +275,7 @@ def build_app() -> APIGatewayHttpResolver:
         if executor is None:
             raise ConfigurationError("no executor: CLAIMCOURT_STATE_MACHINE_ARN is not set")
         owner = tenant()
+        _own_corpora(deps, owner, request.corpora)
         started: list[RunRecord] = []
 
         def start() -> dict[str, Any]:
@@ -361,6 +371,7 @@ def build_app() -> APIGatewayHttpResolver:
         if deps.executor is None or deployed_without:
             raise ConfigurationError("no executor: CLAIMCOURT_MOTION_STATE_MACHINE_ARN is not set")
         deps.settings.check_lineup(request.lineup)
+        _own_corpora(deps, tenant(), request.corpora)
         record = submit_run(deps.store, deps.executor, deps.settings, tenant(), request)
         view = _motion_view(record)
         return Response(202, "application/json", view, headers={"Location": view.links.self})

@@ -88,6 +88,7 @@ def build_ledger(
                     source_url=found.source_url,
                     title=found.title,
                     tier=found.tier,
+                    page=found.page,
                     round=argument.round,
                     sub_claim_id=point.sub_claim_id,
                     sentence=_sentence(point.argument, evidence_id),

@@ -42,18 +42,18 @@ from typing import Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from claimcourt.errors import ConflictError, InvalidRequestError, NotFoundError
-from claimcourt.evidence.base import Hit
+from claimcourt.evidence.base import EvidenceSource, Hit
 from claimcourt.evidence.bm25 import INDEX_FORMAT, Index, bm25s_version, build_index, load_index, lucene_idf
 from claimcourt.evidence.corpus import CorpusSource
 from claimcourt.evidence.documents import Kind
 from claimcourt.evidence.passages import Passage
 from claimcourt.evidence.tiers import tier_for
-from claimcourt.models import Tier, utcnow
+from claimcourt.models import CORPUS_NAME, Tier, utcnow
 
 logger = logging.getLogger(__name__)
 
 BUNDLED = "climate"  # the bundled CLIMATE-FEVER corpus, as every tenant's read-only collection
-COLLECTION_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
+COLLECTION_NAME = re.compile(CORPUS_NAME)
 PASSAGES_FORMAT = 1  # how documents are cut into passages (evidence/passages.py): part of every version
 _MANIFEST, _LOCK = "collection.json", ".lock"
 
@@ -248,6 +248,27 @@ class MergedSource:
 
     def search(self, query: str, *, limit: int, as_of: date | None = None) -> list[Hit]:
         return search_together(self.sources, query, limit=limit, as_of=as_of)
+
+
+def check_corpora(collections: Collections | None, tenant: str, names: Sequence[str]) -> None:
+    """Every collection a request names is the tenant's (or the bundled corpus): InvalidRequestError
+    on the first that is not, before anything is stored or spent."""
+    if names and collections is None:
+        raise InvalidRequestError("corpora", "document collections are not available on this deployment")
+    for name in names:
+        try:
+            assert collections is not None
+            collections.get(tenant, name)
+        except NotFoundError:
+            raise InvalidRequestError("corpora", f"no collection {name}") from None
+
+
+def searched_together(collections: Collections, tenant: str, names: Sequence[str]) -> EvidenceSource:
+    """The source a run naming these collections searches: the bundled corpus alone is itself (the
+    default offline source, prompts and all); anything else, the collections merged."""
+    if list(names) == [BUNDLED]:
+        return collections.source(tenant, BUNDLED)
+    return MergedSource([collections.source(tenant, name) for name in names])
 
 
 def search_together(

@@ -56,6 +56,7 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         reasoner="+".join(sorted({provider for provider, _ in routes.values()})),
         models={role: ":".join(route) for role, route in routes.items()},
         usage=usage,
+        searched=artifacts.searched(retrievals),
     )
     store.put_artifact(p.run_id, artifacts.MOTION_RESULT, result.model_dump(mode="json"))
     record = store.get_run(p.run_id).model_copy(update={"status": RunStatus.SUCCEEDED})

@@ -48,6 +48,7 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
             "re_deliberation": re_deliberation,
             "citations": artifacts.ledger_of(deps.store, p.run_id, arguments, pool),
             "backtest": artifacts.backtest_dating(retrievals) if record.request.as_of_date else None,
+            "searched": artifacts.searched(retrievals),
         }
     )
     # The four artifacts, kept with the run: stored first, so the run is never seen succeeded without them.
