@@ -184,8 +184,9 @@ def coverage(source: str) -> tuple[str, int | None]:
     if source.startswith(COLLECTIONS + ":"):
         # Each collection by its name (a-z, 0-9, - and _ only), the bundled corpus as "climate".
         names = [n.split("@")[0] for n in source.removeprefix(COLLECTIONS + ":").split("+")]
-        named = ", ".join("climate" if n == BUNDLED_NAME else n for n in names)
-        return f"the document collections {named}, undated unless a document gives its date", None
+        named = [f"climate ({SOURCE_COVERAGE[BUNDLED_NAME][0]})" if n == BUNDLED_NAME else n for n in names]
+        listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+        return f"the document collection{'s' * (len(named) > 1)} {listed}", None
     return SOURCE_COVERAGE.get(source, ("the configured evidence source", None))
 
 
