@@ -443,3 +443,14 @@ def test_a_fetch_gives_up_at_its_deadline_and_at_its_size_cap() -> None:
             fetch(f"{web.url}/big", max_bytes=1000)
     with pytest.raises(Unreadable, match="only http and https"):
         fetch("ftp://example.com/file.pdf")
+
+
+def test_the_best_scores_are_picked_as_a_stable_sort_of_all_of_them_would() -> None:
+    import numpy as np
+
+    draw = np.random.default_rng(3)
+    for size, limit in [(1, 5), (10, 3), (1000, 5), (1000, 1000), (5000, 10)]:
+        scores = np.round(draw.random(size, dtype=np.float32) * 4, 1) - 1  # many ties, many below zero
+        order = (-scores).argsort(kind="stable")[:limit]
+        expected = [(int(i), float(scores[i])) for i in order if scores[i] > 0]
+        assert bm25.Index._best(scores, limit) == expected

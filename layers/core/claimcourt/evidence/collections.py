@@ -330,6 +330,7 @@ class LocalCollections:
         self._bundled = bundled
         self._indexes: OrderedDict[Path, Index] = OrderedDict()
         self._indexes_lock = threading.Lock()
+        self._manifests: dict[Path, tuple[tuple[int, int, int], _Manifest, str]] = {}
 
     # ------------------------------------------------------------ the collections themselves
 
@@ -389,21 +390,22 @@ class LocalCollections:
         with self._locked(folder):
             before = self._manifest(tenant, name)
             entries = {d.id: d for d in before.documents}
-            written: list[Path] = []
+            by_content = {d.content_hash: d for d in before.documents}
+            fresh: dict[str, list[Passage]] = {}  # what is written now need not be read back to index it
             for prepared in documents:
-                entry, reason = self._entry(entries, prepared)
+                entry, reason = self._entry(entries, by_content, prepared)
                 if entry is None:  # another writer put the same bytes in meanwhile
                     outcomes.append(Outcome(prepared.source, "unchanged", reason))
                     continue
                 path = self._passages_path(folder, entry)
                 _write_atomically(path, json.dumps([[p.text, p.page] for p in prepared.passages]).encode())
-                written.append(path)
+                fresh[entry.id] = prepared.passages
                 replaced = entry.id in entries
-                entries[entry.id] = entry
+                entries[entry.id] = by_content[entry.content_hash] = entry
                 outcomes.append(Outcome(prepared.source, "replaced" if replaced else "added", None, entry))
-            if written:
+            if fresh:
                 after = before.model_copy(update={"documents": sorted(entries.values(), key=lambda d: d.id)})
-                self._switch(folder, before, after)
+                self._switch(folder, after, fresh)
         return outcomes
 
     def remove(self, tenant: str, name: str, document: str) -> DocumentEntry:
@@ -424,7 +426,7 @@ class LocalCollections:
             after = before.model_copy(
                 update={"documents": [d for d in before.documents if d is not matches[0]]}
             )
-            self._switch(folder, before, after)
+            self._switch(folder, after)
         return matches[0]
 
     # ------------------------------------------------------------ searching
@@ -434,19 +436,21 @@ class LocalCollections:
             return self._bundled
         folder = self._folder(tenant, name)
         for attempt in (1, 2):
-            manifest = self._manifest(tenant, name)
-            version = manifest.version()
+            read = self._current(folder)
+            if read is None:
+                raise NotFoundError(f"no collection {name}")
+            manifest, version = read
             if not manifest.documents:
                 return CollectionSource(name, version, None)
             try:
-                return CollectionSource(name, version, self._index(folder, manifest))
+                return CollectionSource(name, version, self._index(folder, manifest, version))
             except FileNotFoundError:  # a writer replaced this version while it was being read: once more
                 if attempt == 2:
                     raise
         raise AssertionError("unreachable")
 
-    def _index(self, folder: Path, manifest: _Manifest) -> Index:
-        where = self._index_folder(folder, manifest.version())
+    def _index(self, folder: Path, manifest: _Manifest, version: str) -> Index:
+        where = self._index_folder(folder, version)
         with self._indexes_lock:
             index = self._indexes.get(where)
             if index is not None:
@@ -503,13 +507,28 @@ class LocalCollections:
         return manifest
 
     def _read_manifest(self, folder: Path) -> _Manifest | None:
+        read = self._current(folder)
+        return read[0] if read is not None else None
+
+    def _current(self, folder: Path) -> tuple[_Manifest, str] | None:
+        """The manifest and its version, parsed once per change of the file (a run's every retrieval
+        reads it; one of thousands of documents takes tens of milliseconds to parse and hash)."""
+        path = folder / _MANIFEST
         try:
-            return _Manifest.model_validate_json((folder / _MANIFEST).read_bytes())
+            stat = path.stat()
+            signature = (stat.st_ino, stat.st_mtime_ns, stat.st_size)  # a replaced file is another inode
+            known = self._manifests.get(path)
+            if known is not None and known[0] == signature:
+                return known[1], known[2]
+            manifest = _Manifest.model_validate_json(path.read_bytes())
         except FileNotFoundError:
             return None
+        version = manifest.version()
+        self._manifests[path] = (signature, manifest, version)  # read and written whole: threads may share
+        return manifest, version
 
     def _write_manifest(self, folder: Path, manifest: _Manifest) -> None:
-        _write_atomically(folder / _MANIFEST, manifest.model_dump_json(indent=1).encode())
+        _write_atomically(folder / _MANIFEST, manifest.model_dump_json(indent=1).encode(), sync=True)
 
     @contextlib.contextmanager
     def _locked(self, folder: Path) -> Iterator[None]:
@@ -523,14 +542,14 @@ class LocalCollections:
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
     def _entry(
-        self, entries: dict[str, DocumentEntry], prepared: Prepared
+        self, entries: dict[str, DocumentEntry], by_content: dict[str, DocumentEntry], prepared: Prepared
     ) -> tuple[DocumentEntry | None, str | None]:
         """The manifest entry for a prepared document, or None and why nothing changes."""
         same = entries.get(prepared.id)
         if same is not None and same.content_hash == prepared.content_hash:
             return None, None
-        twin = next((d for d in entries.values() if d.content_hash == prepared.content_hash), None)
-        if twin is not None:
+        twin = by_content.get(prepared.content_hash)
+        if twin is not None and entries.get(twin.id) is twin:
             return None, f"same content as {twin.source}, already in"
         return DocumentEntry(
             id=prepared.id,
@@ -552,14 +571,14 @@ class LocalCollections:
     def _index_folder(self, folder: Path, version: str) -> Path:
         return folder / "index" / f"{version}.v{INDEX_FORMAT}-bm25s-{bm25s_version()}"
 
-    def _switch(self, folder: Path, before: _Manifest, after: _Manifest) -> None:
+    def _switch(self, folder: Path, after: _Manifest, fresh: dict[str, list[Passage]] | None = None) -> None:
         """Make `after` the collection: its index built and in place first, then the manifest; then
-        what only `before` used goes. Called with the collection locked."""
+        what it no longer uses goes. Called with the collection locked."""
         version = after.version()
         if after.documents:
             where = self._index_folder(folder, version)
             if not where.is_dir():
-                self._build(folder, after, where)
+                self._build(folder, after, where, fresh or {})
         self._write_manifest(folder, after)
         kept = {self._passages_path(folder, d).name for d in after.documents}
         for old in (folder / "passages").glob("*.json"):
@@ -569,12 +588,20 @@ class LocalCollections:
             if not old.name.startswith(f"{version}.") and not old.name.startswith("."):
                 shutil.rmtree(old, ignore_errors=True)
 
-    def _build(self, folder: Path, manifest: _Manifest, where: Path) -> None:
+    def _build(
+        self, folder: Path, manifest: _Manifest, where: Path, fresh: dict[str, list[Passage]] | None = None
+    ) -> None:
+        """Index the manifest's passages (those in `fresh` as given, the others from their files)."""
         hits: list[Hit] = []
         texts: list[str] = []
         for entry in manifest.documents:
             tier: Tier = "T1" if "T1" in (manifest.tier, tier_for(entry.url)) else "T2"
-            for text, page in json.loads(self._passages_path(folder, entry).read_bytes()):
+            given = (fresh or {}).get(entry.id)
+            if given is None:
+                rows = [tuple(row) for row in json.loads(self._passages_path(folder, entry).read_bytes())]
+            else:
+                rows = [(p.text, p.page) for p in given]
+            for text, page in rows:
                 hits.append(
                     Hit(
                         text,
@@ -595,14 +622,18 @@ def _names_of(entry: DocumentEntry) -> set[str]:
     return {entry.id, entry.source, entry.url, Path(entry.source).name, entry.url.rsplit("/", 1)[-1]}
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def _write_atomically(path: Path, data: bytes, *, sync: bool = False) -> None:
+    """Whole or not at all (written beside it, then renamed over it). `sync`: on disk before the rename
+    (the manifest; a document's passages are not synced one by one, which cost ~5 ms a document: a
+    power cut may leave one short, and the build that reads it back says which)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     scratch = path.parent / f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}"
     try:
         with open(scratch, "wb") as file:
             file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
+            if sync:
+                file.flush()
+                os.fsync(file.fileno())
         os.replace(scratch, path)
     finally:
         scratch.unlink(missing_ok=True)
