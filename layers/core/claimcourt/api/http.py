@@ -19,7 +19,7 @@ from pydantic import AfterValidator, BaseModel, Field
 
 from claimcourt import __version__, artifacts
 from claimcourt.access import authenticate, presented_key
-from claimcourt.api import console
+from claimcourt.api import console, corpora
 from claimcourt.api.bodies import read_json
 from claimcourt.api.problems import from_error, problem, problem_reply
 from claimcourt.debate.ledger import canonical_key
@@ -31,6 +31,7 @@ from claimcourt.errors import (
     NotFoundError,
     UnauthorizedError,
 )
+from claimcourt.evidence.collections import check_corpora
 from claimcourt.exports import MEDIA_TYPES, export
 from claimcourt.models import (
     Argument,
@@ -218,10 +219,7 @@ def _view(record: RunRecord, full: bool = False) -> RunView:
 def _own_corpora(deps: Deps, tenant_id: str, names: list[str]) -> None:
     """The collections a run names are the tenant's (or the bundled corpus), checked before anything is
     stored: a 422 naming `corpora` otherwise."""
-    if names:  # imported only then: a cold start that never sees a collection does not pay for it
-        from claimcourt.evidence.collections import check_corpora
-
-        check_corpora(deps.collections, tenant_id, names)
+    check_corpora(deps.collections, tenant_id, names)
 
 
 def build_app() -> APIGatewayHttpResolver:
@@ -247,7 +245,7 @@ def build_app() -> APIGatewayHttpResolver:
     def _errors(err: Exception) -> Response[str]:
         if isinstance(err, ConfigurationError):
             logger.error("misconfigured", extra={"reason": str(err)})
-            return problem(503, "unavailable", "the service is not configured to start runs")
+            return problem(503, "unavailable", "the service is not configured for this request")
         if not isinstance(err, ClaimcourtError):
             logger.exception("unhandled error")  # the trace goes to our logs, not to the client
         return from_error(err)
@@ -468,6 +466,8 @@ def build_app() -> APIGatewayHttpResolver:
             websocket_url=settings.websocket_url,
         )
 
+    corpora.register(app, tenant)
+
     @app.get("/health")
     def health() -> Health:
         return Health(status="ok", version=__version__, store=_deps().settings.store)
@@ -662,8 +662,11 @@ def _admit(event: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any] | None
     or a problem reply (413, 401) that ends the request there."""
     deps = _deps()
     body = event.get("body") or ""
-    limit = deps.settings.max_body_bytes
-    if len(body.encode()) > limit:
+    # A document upload may be as large as a document; every other body is JSON, and small.
+    upload = corpora.is_upload(_method(event), str(event.get("rawPath") or ""))
+    limit = corpora.MAX_UPLOAD_BYTES if upload else deps.settings.max_body_bytes
+    size = len(body) * 3 // 4 if event.get("isBase64Encoded") else len(body.encode())
+    if size > limit:
         return {}, problem_reply(413, "payload_too_large", f"the request body is over {limit} bytes")
     path = str(event.get("rawPath") or "")
     if path in PUBLIC or (console.is_console_path(path) and _method(event) == "GET"):
@@ -687,6 +690,8 @@ def _unreadable_body(event: dict[str, Any]) -> dict[str, Any] | None:
     body = event.get("body")
     if not body or _method(event) not in BODY_METHODS:
         return None
+    if corpora.is_upload(_method(event), str(event.get("rawPath") or "")):
+        return None  # a document, read by its route
     headers = event.get("headers") or {}
     content_type = next((str(v) for k, v in headers.items() if k.lower() == "content-type"), "")
     media_type = content_type.split(";", 1)[0].strip().lower()
@@ -709,7 +714,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         refused = _unreadable_body(event)
     if refused is not None:
         return refused
-    if event.get("body"):
+    if event.get("body") and not corpora.is_upload(_method(event), str(event.get("rawPath") or "")):
         # JSON is all we take: no Content-Type or any spelling of it becomes the one Powertools reads
         headers = {k: v for k, v in (event.get("headers") or {}).items() if k.lower() != "content-type"}
         event = {**event, "headers": {**headers, "content-type": "application/json"}}
