@@ -121,7 +121,7 @@ def ingest_throughput(workdir: Path, documents: int, sentences: list[str]) -> No
 
 def scale(workdir: Path, passages: int, sentences: list[str]) -> None:
     draw = random.Random(11)
-    documents = 2000
+    documents = max(1, min(2000, passages // 50))  # 50 passages a document, 2,000 at 100,000
     per = passages // documents
     library = LocalCollections(workdir / "collections")
     library.create("bench", "large", "T2")
