@@ -48,7 +48,7 @@ from claimcourt.evidence.corpus import CorpusSource
 from claimcourt.evidence.documents import Kind
 from claimcourt.evidence.passages import Passage
 from claimcourt.evidence.tiers import tier_for
-from claimcourt.models import CORPUS_NAME, Tier, utcnow
+from claimcourt.models import CORPUS_NAME, TENANT_ID, Tier, corpus_name_problem, utcnow
 
 logger = logging.getLogger(__name__)
 
@@ -59,11 +59,8 @@ _MANIFEST, _LOCK = "collection.json", ".lock"
 
 
 def check_name(name: str, field: str = "name") -> str:
-    if not COLLECTION_NAME.match(name):
-        raise InvalidRequestError(
-            field,
-            f"{name!r} is not a collection name: 1-63 of a-z, 0-9, - and _, starting with a letter or digit",
-        )
+    if problem := corpus_name_problem(name):
+        raise InvalidRequestError(field, problem)
     return name
 
 
@@ -253,11 +250,12 @@ class MergedSource:
 def check_corpora(collections: Collections | None, tenant: str, names: Sequence[str]) -> None:
     """Every collection a request names is the tenant's (or the bundled corpus): InvalidRequestError
     on the first that is not, before anything is stored or spent."""
-    if names and collections is None:
+    if not names:
+        return
+    if collections is None:
         raise InvalidRequestError("corpora", "document collections are not available on this deployment")
     for name in names:
         try:
-            assert collections is not None
             collections.get(tenant, name)
         except NotFoundError:
             raise InvalidRequestError("corpora", f"no collection {name}") from None
@@ -351,7 +349,7 @@ class LocalCollections:
 
     def list_collections(self, tenant: str) -> list[CollectionInfo]:
         found = [self._bundled_info()] if self._bundled is not None else []
-        base = self.root / tenant
+        base = self._tenant_root(tenant)
         if base.is_dir():
             for folder in sorted(p for p in base.iterdir() if p.is_dir() and COLLECTION_NAME.match(p.name)):
                 manifest = self._read_manifest(folder)
@@ -479,8 +477,12 @@ class LocalCollections:
     # ------------------------------------------------------------ the files
 
     def _folder(self, tenant: str, name: str) -> Path:
-        check_name(name)
-        return self.root / tenant / name
+        return self._tenant_root(tenant) / check_name(name)
+
+    def _tenant_root(self, tenant: str) -> Path:
+        if not re.match(TENANT_ID, tenant):  # a path segment, as a name is: neither may climb out
+            raise InvalidRequestError("tenant", f"{tenant!r} is not a tenant")
+        return self.root / tenant
 
     def _writable(self, name: str) -> None:
         if name == BUNDLED and self._bundled is not None:
