@@ -13,9 +13,6 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Callable
-from email.message import EmailMessage
-from email.parser import BytesParser
-from email.policy import HTTP
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Annotated, Any
 
@@ -222,6 +219,10 @@ def _uploads(headers: dict[str, str], event: dict[str, Any], filename: str | Non
 
 def _parts(content_type: str, body: bytes) -> list[Upload]:
     """The files of a multipart/form-data body (plain form fields, parts without a file name, left out)."""
+    from email.message import EmailMessage  # the standard library's MIME parser: only for an upload
+    from email.parser import BytesParser
+    from email.policy import HTTP
+
     message = BytesParser(policy=HTTP).parsebytes(
         b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + body
     )
@@ -241,6 +242,8 @@ def _parts(content_type: str, body: bytes) -> list[Upload]:
 
 
 def _disposition_filename(header: str) -> str | None:
+    from email.message import EmailMessage
+
     if not header:
         return None
     message = EmailMessage()
