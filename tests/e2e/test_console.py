@@ -697,7 +697,9 @@ def test_a_motions_result_charts_the_vote_round_by_round_with_every_statement(
     browser: Browser, served: Served
 ) -> None:
     served.idle()
-    run = _motion(served, "Wealthy nations should pay for climate damages in poorer countries.", crowd=12, rounds=1)
+    run = _motion(
+        served, "Wealthy nations should pay for climate damages in poorer countries.", crowd=12, rounds=1
+    )
     assert run["status"] == "succeeded"
     with served.client() as client:
         view = client.get(f"/motions/{run['run_id']}").json()

@@ -112,6 +112,18 @@ POOL = [
 ]
 
 
+COLLECTIONS_SOURCE = "collections:ice-reports@474d675bf2f68e05+climate-fever-wikipedia"
+PAGES = [
+    Evidence(
+        id="E5c4b3a", text="Arctic September sea ice extent fell by 13 percent a decade from 1979 to 2023.",
+        title="State of the Cryosphere 2023", source_url="file:///home/ana/reports/cryosphere.pdf#page=12",
+        tier="T1", published=date(2023, 11, 2), page=12, query="arctic sea ice extent", sub_claim_id="sc1",
+        round=1,
+    ),
+    _e("E1a2b3c", "Satellite records show Arctic sea ice extent has declined since 1979.", "T1"),
+]  # fmt: skip
+
+
 def _point(sub: str, score: int, text: str, *cites: str) -> Point:
     return Point(sub_claim_id=sub, argument=text, implied_score=score, confidence=0.7, citations=list(cites))
 
@@ -198,6 +210,17 @@ def _tasks() -> dict[str, Task[Any]]:
             DecomposeInput(
                 claim=CLAIM, max_sub_claims=4, feedback=["overlap: sc1 and sc2"], evidence_source="x"
             )
+        ),
+        # A run over the user's document collections (and the bundled corpus): the hint, what the
+        # evidence covers, and passages of a PDF that say their page.
+        "decompose-collections": decompose_task(
+            DecomposeInput(claim=CLAIM, max_sub_claims=4, evidence_source=COLLECTIONS_SOURCE)
+        ),
+        "suitability-collections": suitability_task(
+            SuitabilityInput(claim=CLAIM, evidence_source=COLLECTIONS_SOURCE, today=TODAY)
+        ),
+        "argue-for-round-1-pages": argue_task(
+            ArgueInput(claim=CLAIM, side="for", round=1, max_rounds=2, sub_claims=SUBS, evidence=PAGES)
         ),
         "decompose_check": check_task(DecomposeCheckInput(claim=CLAIM, decomposition=DECOMPOSITION)),
         "argue-for-round-1": argue_task(

@@ -126,6 +126,15 @@ def retrieved_by_sub_claim(
     return list(found.values())
 
 
+def searched(retrievals: dict[str, dict[str, Any]]) -> list[str]:
+    """Every source the run's retrievals searched, in the order first searched (a collection as
+    name@version: one that changed during the run is there twice)."""
+    names: dict[str, None] = {}
+    for doc in retrievals.values():
+        names.update(dict.fromkeys(doc.get("searched", [doc["source"]])))
+    return list(names)
+
+
 def backtest_dating(retrievals: dict[str, dict[str, Any]]) -> BacktestDating:
     """A backtest's sources against its date, over every retrieval (each passage once): those
     returned (kept or dropped), those with a publication date, those dropped as after the date, and

@@ -273,6 +273,8 @@ def transcript(
             "",
             debate_line(result),
         ]
+        if result.searched:
+            lines += ["", f"Evidence searched: {', '.join(result.searched)}."]
         if result.warnings:
             lines += ["", "Warnings:", ""] + [f"- {_cell(w)}" for w in result.warnings]
         if result.adjustments:
@@ -282,7 +284,7 @@ def transcript(
             ]
         if result.decisive_source is not None:
             d = result.decisive_source
-            lines += ["", f"Decisive source: [{_cell(d.title)}]({d.source_url}) ({d.tier})"]
+            lines += ["", f"Decisive source: [{_cell(d.title)}]({d.source_url}) ({d.tier}{_page(d.page)})"]
         if result.what_would_change:
             lines += ["", "What would change this score:", ""] + [
                 f"- {_linked(_cell(w), {}, by_id)}" for w in result.what_would_change
@@ -366,13 +368,17 @@ def stopped_section(record: RunRecord, screened: Suitability | None) -> list[str
     return lines
 
 
+def _page(page: int | None) -> str:
+    return f", p. {page}" if page is not None else ""
+
+
 def ledger_table(ledger: list[LedgerEntry]) -> list[str]:
     """The transcript's closing section: every citation with its fact-check scores."""
     lines = ["", "## Citation ledger", "", "| key | round | source | tier | credibility | correspondence |"]
     lines.append("|---|---|---|---|---|---|")
     for e in ledger:
         lines.append(
-            f"| {e.key} | {e.round} | [{_cell(e.title)}]({e.source_url}) | {e.tier} | "
+            f"| {e.key} | {e.round} | [{_cell(e.title)}]({e.source_url}){_page(e.page)} | {e.tier} | "
             f"{e.credibility if e.credibility is not None else '–'} | "
             f"{e.correspondence if e.correspondence is not None else '–'} |"
         )
@@ -457,6 +463,8 @@ def motion_transcript(
         if result.ended_early is not None:
             e = result.ended_early
             lines += ["", f"The team {e.side} declined to go on in round {e.round}: {_cell(e.reason)}"]
+        if result.searched:
+            lines += ["", f"Evidence searched: {', '.join(result.searched)}."]
         lines += ["", "## The judge's report", "", _cell(result.report)]
     elif record.error:
         lines += ["", f"The debate failed: {_cell(record.error)}"]

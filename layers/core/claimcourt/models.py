@@ -273,6 +273,40 @@ class ClaimOrigin(Strict):
         return self
 
 
+# A document collection's name (evidence/collections.py), and how many one run may search.
+CORPUS_NAME = r"^[a-z0-9][a-z0-9_-]{0,62}$"
+MAX_CORPORA = 8
+
+
+def corpus_name_problem(name: str) -> str | None:
+    if re.match(CORPUS_NAME, name):
+        return None
+    return f"{name!r} is not a collection name: 1-63 of a-z, 0-9, - and _, starting with a letter or digit"
+
+
+def _corpus_name(name: str) -> str:
+    if problem := corpus_name_problem(name):
+        raise ValueError(problem)
+    return name
+
+
+def _distinct_corpora(names: list[str]) -> list[str]:
+    if len(set(names)) != len(names):
+        raise ValueError("a collection is named twice")
+    return names
+
+
+Corpora = Annotated[
+    list[Annotated[str, AfterValidator(_corpus_name), Field(json_schema_extra={"pattern": CORPUS_NAME})]],
+    Field(
+        max_length=MAX_CORPORA,
+        description="Document collections to search, by name (`climate` is the bundled corpus); empty: the "
+        "deployment's evidence source.",
+    ),
+    AfterValidator(_distinct_corpora),
+]
+
+
 class RunRequest(ClaimAsked):
     """What a caller asks for. Validated before anything is stored or spent."""
 
@@ -281,6 +315,7 @@ class RunRequest(ClaimAsked):
         default=None,
         description="Who made the claim, where and when: published in the run's ClaimReview only.",
     )
+    corpora: Corpora = Field(default_factory=list)
 
     @field_validator("as_of_date")
     @classmethod
@@ -418,6 +453,7 @@ class Evidence(Strict):
     source_url: str
     tier: Tier
     published: date | None = None
+    page: int | None = Field(default=None, description="The page of its document (a PDF's), when known.")
     query: str = Field(description="The directive that found it.")
     sub_claim_id: str
     round: int = Field(ge=1)
@@ -659,6 +695,7 @@ class LedgerEntry(Strict):
     source_url: str
     title: str
     tier: Tier
+    page: int | None = Field(default=None, description="The page of its document (a PDF's), when known.")
     round: int = Field(description="The round whose argument added it.")
     sub_claim_id: str
     sentence: str = Field(description="The sentence of the argument that used it.")
@@ -815,6 +852,7 @@ class SourceRef(Strict):
     source_url: str
     tier: Tier
     published: date | None = None
+    page: int | None = Field(default=None, description="The page of its document (a PDF's), when known.")
 
 
 class SubClaimResult(Strict):
@@ -1013,6 +1051,12 @@ SEARCH_OF_SOURCE: dict[str, SearchName] = {
 }
 
 
+SEARCHED = (
+    "The evidence sources the run searched: a document collection as name@version (a hash of its content), "
+    "else the source's name (climate-fever-wikipedia: the bundled corpus; anthropic-web; golden)."
+)
+
+
 class Result(Strict):
     run_id: str
     claim: str
@@ -1078,6 +1122,7 @@ class Result(Strict):
     pool_relevance: PoolRelevance | None = Field(
         default=None, description="How far each sub-claim's passages speak to it (the pool the judge read)."
     )
+    searched: list[str] = Field(default_factory=list, description=SEARCHED)
 
 
 # ---------------------------------------------------------------- records and events
@@ -1493,6 +1538,7 @@ class MotionRequest(Strict):
         default_factory=dict, description="provider:model per role; a role not named uses the deployment's."
     )
     effort: Effort = "standard"
+    corpora: Corpora = Field(default_factory=list)
 
     @field_validator("motion")
     @classmethod
@@ -1509,7 +1555,7 @@ class MotionRequest(Strict):
 
     def run_request(self) -> RunRequest:
         """What the platform's shared parts (retrieval, the ledger, listings) read of a run."""
-        return RunRequest(claim=self.motion, context=self.context, effort=self.effort)
+        return RunRequest(claim=self.motion, context=self.context, effort=self.effort, corpora=self.corpora)
 
     @property
     def last_round(self) -> int:
@@ -1724,3 +1770,4 @@ class MotionResult(Strict):
     search: SearchName | None = Field(
         default=None, description="The web search that served the evidence (as a claim run's result)."
     )
+    searched: list[str] = Field(default_factory=list, description=SEARCHED)

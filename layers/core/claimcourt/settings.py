@@ -168,6 +168,11 @@ class Settings(BaseSettings):
 
     # The API.
     max_body_bytes: int = Field(default=64 * 1024, ge=1024, description="Larger request bodies get 413.")
+    collections_quota_mb: int = Field(
+        default=500,
+        ge=1,
+        description="A tenant's documents across its collections, uploaded through the API.",
+    )
     state_machine_arn: str | None = Field(default=None, description="Where the API starts executions.")
     motion_state_machine_arn: str | None = Field(
         default=None, description="Where the API starts motion debates (statemachine/motion.asl.json)."

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from claimcourt.errors import ConfigurationError
 from claimcourt.evidence.base import EvidenceSource, Hit
 from claimcourt.execution import Executor, StepFunctionsExecutor
+from claimcourt.models import RunRecord
 from claimcourt.reasoning import stance_model
 from claimcourt.reasoning.base import Provider
 from claimcourt.reasoning.embedding import EmbeddingUnavailable
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 
     from claimcourt.bus import DeadLetters, Publisher
     from claimcourt.delivery import Poster
+    from claimcourt.evidence.collections import Collections
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,8 @@ class Deps:
     publisher: Publisher | None = None
     # Where the monitor function keeps bus events it cannot act on (None: not this function).
     dead_letters: DeadLetters | None = None
+    # The tenants' document collections (None: none here, e.g. a stack, which has no collections yet).
+    collections: Collections | None = None
 
 
 def build_store(settings: Settings) -> Store:
@@ -126,6 +130,30 @@ def build_evidence(settings: Settings) -> EvidenceSource:
     from claimcourt.evidence.corpus import CorpusSource
 
     return CorpusSource(index_dir=settings.resolved_data_dir() / "index")  # built once, kept beside the runs
+
+
+def build_collections(settings: Settings) -> Collections | None:
+    """The data directory's collections, with the bundled corpus as `climate`; None where BM25 is
+    not installed (the Lambda layer: collections are not deployed yet)."""
+    if importlib.util.find_spec("bm25s") is None:
+        return None
+    from claimcourt.evidence.collections import LocalCollections
+    from claimcourt.evidence.corpus import CorpusSource
+
+    data = settings.resolved_data_dir()
+    return LocalCollections(data / "collections", CorpusSource(index_dir=data / "index"))
+
+
+def run_evidence(deps: Deps, record: RunRecord) -> EvidenceSource:
+    """What a run searches: the document collections it names (its tenant's), else the deployment's
+    source (whose name the prompts read; retrieval asks it for the run's own: source_for_run)."""
+    if not record.request.corpora:
+        return deps.evidence
+    if deps.collections is None:
+        raise ConfigurationError("document collections are not available here: the run names some")
+    from claimcourt.evidence.collections import searched_together
+
+    return searched_together(deps.collections, record.tenant_id, record.request.corpora)
 
 
 def build_idempotency(settings: Settings, store: Store) -> BasePersistenceLayer:
@@ -234,6 +262,7 @@ def build_deps(settings: Settings, store: Store | None = None) -> Deps:
         poster=build_poster(settings),
         publisher=build_publisher(settings, store),
         dead_letters=build_dead_letters(settings),
+        collections=build_collections(settings),
     )
 
 

@@ -63,7 +63,12 @@ MIN_HALF_WIDTH_PER_WIDEN = 20
 
 def source_ref(e: Evidence) -> SourceRef:
     return SourceRef(
-        evidence_id=e.id, title=e.title, source_url=e.source_url, tier=e.tier, published=e.published
+        evidence_id=e.id,
+        title=e.title,
+        source_url=e.source_url,
+        tier=e.tier,
+        published=e.published,
+        page=e.page,
     )
 
 

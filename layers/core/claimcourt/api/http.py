@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.event_handler.openapi.params import Header, Query
+from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEventV2
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import AfterValidator, BaseModel, Field
 
 from claimcourt import __version__, artifacts
 from claimcourt.access import authenticate, presented_key
-from claimcourt.api import console
+from claimcourt.api import console, corpora
 from claimcourt.api.bodies import read_json
 from claimcourt.api.problems import PROBLEM, from_error, problem, problem_reply
 from claimcourt.claimreview import MEDIA_TYPE, claim_review, console_url, publisher_of, review_url, to_json
@@ -33,6 +34,7 @@ from claimcourt.errors import (
     NotFoundError,
     UnauthorizedError,
 )
+from claimcourt.evidence.collections import check_corpora
 from claimcourt.exports import MEDIA_TYPES, export
 from claimcourt.models import (
     Argument,
@@ -223,6 +225,12 @@ def _view(record: RunRecord, full: bool = False) -> RunView:
 # ---------------------------------------------------------------- the resolver and its routes
 
 
+def _own_corpora(deps: Deps, tenant_id: str, names: list[str]) -> None:
+    """The collections a run names are the tenant's (or the bundled corpus), checked before anything is
+    stored: a 422 naming `corpora` otherwise."""
+    check_corpora(deps.collections, tenant_id, names)
+
+
 def build_app() -> APIGatewayHttpResolver:
     """A resolver with every route: one per process, resolving one request at a time (see `handler`:
     Powertools keeps the current request on a class attribute)."""
@@ -246,7 +254,7 @@ def build_app() -> APIGatewayHttpResolver:
     def _errors(err: Exception) -> Response[str]:
         if isinstance(err, ConfigurationError):
             logger.error("misconfigured", extra={"reason": str(err)})
-            return problem(503, "unavailable", "the service is not configured to start runs")
+            return problem(503, "unavailable", "the service is not configured for this request")
         if not isinstance(err, ClaimcourtError):
             logger.exception("unhandled error")  # the trace goes to our logs, not to the client
         return from_error(err)
@@ -274,6 +282,7 @@ def build_app() -> APIGatewayHttpResolver:
         if executor is None:
             raise ConfigurationError("no executor: CLAIMCOURT_STATE_MACHINE_ARN is not set")
         owner = tenant()
+        _own_corpora(deps, owner, request.corpora)
         started: list[RunRecord] = []
 
         def start() -> dict[str, Any]:
@@ -350,8 +359,8 @@ def build_app() -> APIGatewayHttpResolver:
 
     @app.get(
         "/runs/<run_id>/artifacts/<name>",
-        responses={200: _ARTIFACT_FILE | {"description": "transcript_full.md, citation_ledger.json, "
-                                          "debate_logic_map.json or score_trajectory.csv"}},
+        responses={200: _artifact_file("transcript_full.md, citation_ledger.json, debate_logic_map.json "
+                                      "or score_trajectory.csv")},
     )  # fmt: skip
     def get_artifact(run_id: str, name: str) -> Response[str]:
         """One of the run's four artifacts, as a file: the transcript, the citation ledger, the
@@ -395,6 +404,7 @@ def build_app() -> APIGatewayHttpResolver:
         if deps.executor is None or deployed_without:
             raise ConfigurationError("no executor: CLAIMCOURT_MOTION_STATE_MACHINE_ARN is not set")
         deps.settings.check_lineup(request.lineup)
+        _own_corpora(deps, tenant(), request.corpora)
         record = submit_run(deps.store, deps.executor, deps.settings, tenant(), request)
         view = _motion_view(record)
         return Response(202, "application/json", view, headers={"Location": view.links.self})
@@ -420,7 +430,7 @@ def build_app() -> APIGatewayHttpResolver:
 
     @app.get(
         "/motions/<run_id>/artifacts/<name>",
-        responses={200: _ARTIFACT_FILE | {"description": "the debate's artifact, by name"}},
+        responses={200: _artifact_file("the debate's artifact, by name")},
     )
     def get_motion_artifact(run_id: str, name: str) -> Response[str]:
         """One of the debate's four artifacts; score_trajectory.csv holds every voter's score per round."""
@@ -495,6 +505,8 @@ def build_app() -> APIGatewayHttpResolver:
             websocket_url=settings.websocket_url,
         )
 
+    corpora.register(app, tenant)
+
     @app.get("/health")
     def health() -> Health:
         return Health(status="ok", version=__version__, store=_deps().settings.store)
@@ -512,11 +524,13 @@ def build_app() -> APIGatewayHttpResolver:
 
 # An artifact is served as its own file type (markdown, JSON, CSV): the document says each, so a client
 # (and the fuzzer's content-type check) expects what comes.
-_ARTIFACT_FILE: dict[str, Any] = {
-    "content": {
-        media.split(";")[0]: {"schema": {"type": "string"}} for media in sorted(set(MEDIA_TYPES.values()))
+def _artifact_file(description: str) -> OpenAPIResponse:
+    return {
+        "description": description,
+        "content": {
+            media.split(";")[0]: {"schema": {"type": "string"}} for media in sorted(set(MEDIA_TYPES.values()))
+        },
     }
-}
 
 
 def _artifact(run_id: str, name: str) -> Response[str]:
@@ -705,8 +719,11 @@ def _admit(event: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any] | None
     or a problem reply (413, 401) that ends the request there."""
     deps = _deps()
     body = event.get("body") or ""
-    limit = deps.settings.max_body_bytes
-    if len(body.encode()) > limit:
+    # A document upload may be as large as a document; every other body is JSON, and small.
+    upload = corpora.is_upload(_method(event), str(event.get("rawPath") or ""))
+    limit = corpora.MAX_UPLOAD_BYTES if upload else deps.settings.max_body_bytes
+    size = len(body) * 3 // 4 if event.get("isBase64Encoded") else len(body.encode())
+    if size > limit:
         return {}, problem_reply(413, "payload_too_large", f"the request body is over {limit} bytes")
     path = str(event.get("rawPath") or "")
     if path in PUBLIC or (console.is_console_path(path) and _method(event) == "GET"):
@@ -730,6 +747,8 @@ def _unreadable_body(event: dict[str, Any]) -> dict[str, Any] | None:
     body = event.get("body")
     if not body or _method(event) not in BODY_METHODS:
         return None
+    if corpora.is_upload(_method(event), str(event.get("rawPath") or "")):
+        return None  # a document, read by its route
     headers = event.get("headers") or {}
     content_type = next((str(v) for k, v in headers.items() if k.lower() == "content-type"), "")
     media_type = content_type.split(";", 1)[0].strip().lower()
@@ -752,7 +771,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         refused = _unreadable_body(event)
     if refused is not None:
         return refused
-    if event.get("body"):
+    if event.get("body") and not corpora.is_upload(_method(event), str(event.get("rawPath") or "")):
         # JSON is all we take: no Content-Type or any spelling of it becomes the one Powertools reads
         headers = {k: v for k, v in (event.get("headers") or {}).items() if k.lower() != "content-type"}
         event = {**event, "headers": {**headers, "content-type": "application/json"}}

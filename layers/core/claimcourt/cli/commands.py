@@ -167,6 +167,12 @@ data_dir_option = click.option(
     default=None,
     help="Where runs are stored (default: the user data directory, or $CLAIMCOURT_DATA_DIR).",
 )
+CORPUS_HELP = (
+    "A document collection to search (`claimcourt corpus list`; `climate` is the bundled corpus); "
+    "repeatable. Default: the bundled corpus, or web search with an Anthropic key."
+)
+
+
 stack_option = click.option(
     "--stack",
     default=None,
@@ -235,6 +241,7 @@ def _exit_status(code: object) -> int:
 @click.option(
     "--judge", type=JUDGES, default="contract", show_default=True, help="contract: 0–100; rubric: 0–10, DH."
 )
+@click.option("--corpus", "corpora", multiple=True, help=CORPUS_HELP)
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the run as JSON (its status, and its result once scored)."
 )
@@ -262,6 +269,7 @@ def run(
     first: str | None,
     rounds: int | None,
     judge: str,
+    corpora: tuple[str, ...],
     as_json: bool,
     claim_author: str | None,
     claim_author_type: str,
@@ -294,23 +302,46 @@ def run(
                 "rounds": rounds,
                 "judge": judge,
                 "claim_origin": origin,
+                "corpora": list(corpora),
             }
         )
     except InvalidRequestError as exc:
         _fail(f"{exc.field}: {exc.message}", EXIT_BAD_INPUT)
     if stack:
+        _no_corpora_on_stack(request.corpora)
         _run_on_stack(_stack(stack, data_dir), request, as_json)
         return
     from claimcourt.local.runtime import LocalRuntime
 
     deps = build_deps(_settings(data_dir))
+    _check_corpora(deps, request.corpora)
     with LocalRuntime(deps) as runtime:
         _quiet_logs(verbose)  # after the handlers are loaded: their logger is configured on import
         record = _submit(deps.store, runtime, deps.settings, request)
-        view = ProgressView(err, deps.store, record, deps.reasoner.label(ROLES), deps.evidence.name)
+        view = ProgressView(err, deps.store, record, deps.reasoner.label(ROLES), _searching(deps, record))
         with view:
             runtime.follow(record.run_id, on_tick=view.refresh)
     _print_record(deps.store, deps.store.get_run(record.run_id), as_json)
+
+
+def _check_corpora(deps: Deps, corpora: list[str]) -> None:
+    """Every collection named is the CLI's own (tenant local), or a one-line error before anything runs."""
+    from claimcourt.evidence.collections import check_corpora
+
+    try:
+        check_corpora(deps.collections, LOCAL_TENANT, corpora)
+    except InvalidRequestError as exc:
+        _fail(f"{exc.field}: {exc.message} (claimcourt corpus list)", EXIT_BAD_INPUT)
+
+
+def _no_corpora_on_stack(corpora: list[str]) -> None:
+    if corpora:
+        _fail("corpora: a deployed stack has no document collections yet (run it here)", EXIT_BAD_INPUT)
+
+
+def _searching(deps: Deps, record: RunRecord) -> str:
+    """What the progress view says the run searches: its collections by name, else the source's name."""
+    return ", ".join(record.request.corpora) or deps.evidence.name
 
 
 def _dating(record: RunRecord) -> BacktestDating | None:
@@ -449,6 +480,7 @@ def _lineup(pairs: tuple[str, ...]) -> dict[str, str]:
 )
 @click.option("--ratio", default=1.25, show_default=True, help="… the other side gets this times the room.")
 @click.option("--context", default=None, help="Background text the teams may use.")
+@click.option("--corpus", "corpora", multiple=True, help=CORPUS_HELP)
 @click.option(
     "--lineup",
     multiple=True,
@@ -470,6 +502,7 @@ def motion(
     lean: float,
     ratio: float,
     context: str | None,
+    corpora: tuple[str, ...],
     lineup: tuple[str, ...],
     as_json: bool,
     verbose: bool,
@@ -489,11 +522,13 @@ def motion(
             "time_knob": {"lean_above": lean, "ratio": ratio},
             "context": context,
             "lineup": _lineup(lineup),
+            "corpora": list(corpora),
         }
     )
     from claimcourt.local.motion_cli import Progress
 
     if stack:  # the providers are the stack's (its secret): a line-up is checked there, at its stage
+        _no_corpora_on_stack(request.corpora)
         deployed = _stack(stack, data_dir)
         if deployed.motion_state_machine_arn is None:
             _fail(
@@ -516,6 +551,7 @@ def motion(
     except InvalidRequestError as exc:
         _fail(str(exc), EXIT_BAD_INPUT)
     deps = build_deps(settings)
+    _check_corpora(deps, request.corpora)
     with LocalRuntime(deps) as runtime:
         _quiet_logs(verbose)
         run_id = _submit(deps.store, runtime, deps.settings, request).run_id

@@ -52,6 +52,9 @@ def _to_hit(raw: dict[str, Any]) -> Hit:
         title=raw["title"],
         url=raw["url"],
         published=date.fromisoformat(published) if isinstance(published, str) else published,
+        page=raw.get("page"),
+        tier=raw.get("tier"),
+        collection=raw.get("collection"),
     )
 
 
@@ -177,8 +180,9 @@ def retrieval(
             text=_passage(h.text),
             title=h.title,
             source_url=h.url,
-            tier=tier_for(h.url),
+            tier=h.tier or tier_for(h.url),  # a collection's passages come tiered (its tier and the url's)
             published=h.published,
+            page=h.page,
             query=directive.query,
             sub_claim_id=directive.sub_claim_id,
             round=round,

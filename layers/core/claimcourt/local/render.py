@@ -264,11 +264,15 @@ def render_result(console: Console, r: Result) -> None:
         console.print(f"    [cyan]referee[/]  {escape(s.referee_synthesis)}")
         if s.decisive_source:
             d = s.decisive_source
-            console.print(f"    [bold]decisive[/] [{d.tier}] {escape(d.title)} — {d.source_url}")
+            console.print(
+                f"    [bold]decisive[/] [{d.tier}] {escape(d.title)}{_page(d.page)} — {d.source_url}"
+            )
 
     if r.decisive_source:
         d = r.decisive_source
-        console.print(f"\n[bold]Decisive source[/]  [{d.tier}] {escape(d.title)} — {d.source_url}")
+        console.print(
+            f"\n[bold]Decisive source[/]  [{d.tier}] {escape(d.title)}{_page(d.page)} — {d.source_url}"
+        )
     if r.what_would_change:
         console.print("\n[bold]What would change this score[/]")
         for item in r.what_would_change:
@@ -278,7 +282,8 @@ def render_result(console: Console, r: Result) -> None:
         for src in r.sources:
             dated = f", {src.published.isoformat()}" if src.published else ""
             console.print(
-                f"  [{src.tier}] {escape(src.title)}{dated} — {src.source_url}  [dim]{src.evidence_id}[/]"
+                f"  [{src.tier}] {escape(src.title)}{_page(src.page)}{dated} — {src.source_url}  "
+                f"[dim]{src.evidence_id}[/]"
             )
     u = r.usage
     if r.natural_temperature:
@@ -289,6 +294,12 @@ def render_result(console: Console, r: Result) -> None:
         f"retrieval cache {u.cache_hits} hits / {u.cache_misses} misses · "
         f"{r.run_id}[/]"
     )
+    if r.searched:
+        console.print(f"[dim]evidence searched: {escape(', '.join(r.searched))}[/]")
+
+
+def _page(page: int | None) -> str:
+    return f", p. {page}" if page is not None else ""
 
 
 def _judge_said(r: Result) -> str:

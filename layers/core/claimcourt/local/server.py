@@ -32,6 +32,7 @@ from urllib.parse import unquote_plus
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from claimcourt import artifacts
+from claimcourt.api import corpora
 from claimcourt.api.bodies import read_json
 from claimcourt.delivery import ENDS_A_RUN, notify
 from claimcourt.errors import ConnectionGoneError, NotFoundError
@@ -322,7 +323,7 @@ class LocalServer:
         if scope["type"] == "websocket":
             await self._websocket(scope, receive, send)
             return
-        body = await self._read_body(receive)
+        body = await self._read_body(receive, scope)
         context = cast(LambdaContext, _LocalContext())
         reply = await asyncio.to_thread(self._handler, http_event(scope, body), context)
         payload = reply.get("body") or ""
@@ -389,9 +390,11 @@ class LocalServer:
         if running:
             self.feed.watch(run_id)
 
-    async def _read_body(self, receive: Receive) -> bytes:
-        """The whole body, but never more than one byte past the limit: the handler answers 413."""
-        limit = self.deps.settings.max_body_bytes + 1
+    async def _read_body(self, receive: Receive, scope: Scope) -> bytes:
+        """The whole body, but never more than one byte past the limit (a document upload's, or the
+        settings' for JSON): the handler answers 413."""
+        upload = corpora.is_upload(scope["method"], scope["path"])
+        limit = (corpora.MAX_UPLOAD_BYTES if upload else self.deps.settings.max_body_bytes) + 1
         chunks: list[bytes] = []
         size, more = 0, True
         while more:

@@ -37,7 +37,11 @@ _WEB_HINT = (
     "The evidence source is a web search: write the query you would type into a search engine, and "
     "name the primary source you expect (a regulator, a statistics office, a journal) where you can."
 )
-# How to write a retrieval directive for each evidence source (its `name`).
+# A run that names document collections searches a source named "collections:<name>@<version>+…".
+COLLECTIONS = "collections"
+BUNDLED_NAME = "climate-fever-wikipedia"
+
+# How to write a retrieval directive for each evidence source (its `name`, or its kind before a colon).
 RETRIEVAL_HINTS = {
     "climate-fever-wikipedia": (
         "The evidence source is a fixed corpus of Wikipedia sentences searched by keywords (BM25): write "
@@ -45,6 +49,11 @@ RETRIEVAL_HINTS = {
     ),
     **dict.fromkeys(SEARCH_OF_SOURCE, _WEB_HINT),
     "golden": "The evidence for this claim is fixed in advance: the query only labels what is looked for.",
+    COLLECTIONS: (
+        "The evidence source is a set of document collections (reports, filings, papers, saved pages) "
+        "searched by keywords (BM25): write a short keyword query with the words such a passage would "
+        "contain, not a question."
+    ),
 }
 DEFAULT_RETRIEVAL_HINT = "Write a short, specific search query."
 # What each evidence source covers in time, for the roles that reason about time (suitability sees it
@@ -112,9 +121,10 @@ def evidence_block(evidence: Iterable[Evidence]) -> str:
     lines = []
     for e in evidence:
         dated = f' published="{e.published.isoformat()}"' if e.published else ""
+        page = f' page="{e.page}"' if e.page is not None else ""
         lines.append(
             f'<evidence id="{attr(e.id)}" tier="{e.tier}"{dated} title="{attr(e.title)}" '
-            f'url="{attr(e.source_url)}">{escape(e.text)}</evidence>'
+            f'url="{attr(e.source_url)}"{page}>{escape(e.text)}</evidence>'
         )
     return "\n".join(lines) or "(no evidence was found)"
 
@@ -167,7 +177,7 @@ def dates_note(
                 " recent events may not be covered by it."
             )
     if source is not None:
-        what, until = SOURCE_COVERAGE.get(source, ("the configured evidence source", None))
+        what, until = coverage(source)
         note += f" The evidence will come from {what}" + (
             f", which speaks of nothing after {until}." if until is not None else "."
         )
@@ -175,7 +185,20 @@ def dates_note(
 
 
 def retrieval_hint(source: str) -> str:
-    return RETRIEVAL_HINTS.get(source, DEFAULT_RETRIEVAL_HINT)
+    return RETRIEVAL_HINTS.get(source) or RETRIEVAL_HINTS.get(
+        source.partition(":")[0], DEFAULT_RETRIEVAL_HINT
+    )
+
+
+def coverage(source: str) -> tuple[str, int | None]:
+    """What the source covers, and the last year it can speak of (None: it is current or unknown)."""
+    if source.startswith(COLLECTIONS + ":"):
+        # Each collection by its name (a-z, 0-9, - and _ only), the bundled corpus as "climate".
+        names = [n.split("@")[0] for n in source.removeprefix(COLLECTIONS + ":").split("+")]
+        named = [f"climate ({SOURCE_COVERAGE[BUNDLED_NAME][0]})" if n == BUNDLED_NAME else n for n in names]
+        listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+        return f"the document collection{'s' * (len(named) > 1)} {listed}", None
+    return SOURCE_COVERAGE.get(source, ("the configured evidence source", None))
 
 
 def ledger_block(

@@ -19,7 +19,7 @@ from claimcourt.errors import NotFoundError
 from claimcourt.models import AdjudicateInput, LedgerEntry, Reconsider, Side, Stage
 from claimcourt.reasoning.base import CallContext
 from claimcourt.stages.payloads import Payload
-from claimcourt.wiring import Deps
+from claimcourt.wiring import Deps, run_evidence
 
 STAGE = Stage.ADJUDICATE
 
@@ -66,7 +66,7 @@ def run(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
         relevance=measure(
             decomposition.sub_claims,
             artifacts.retrieved_by_sub_claim(retrievals, request.context),
-            source=deps.evidence.name,
+            source=run_evidence(deps, record).name,
         ),
     )
     ctx = CallContext(p.run_id, STAGE)

@@ -14,7 +14,7 @@ from claimcourt.errors import NotFoundError
 from claimcourt.models import ArgueInput, FrontierIssue, Side, Stage, Turn
 from claimcourt.reasoning.base import CallContext
 from claimcourt.stages.payloads import RoundPayload
-from claimcourt.wiring import Deps
+from claimcourt.wiring import Deps, run_evidence
 
 STAGE = Stage.ARGUE
 
@@ -63,7 +63,7 @@ def run(deps: Deps, p: ArguePayload) -> dict[str, Any]:
         relevance=measure(
             sub_claims,
             artifacts.retrieved_by_sub_claim(retrievals, request.context, up_to_round=p.round),
-            source=deps.evidence.name,
+            source=run_evidence(deps, record).name,
         ),
     )
     result = argue(inputs, deps.reasoner, CallContext(p.run_id, STAGE, p.round, p.side))

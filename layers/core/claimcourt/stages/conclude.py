@@ -58,6 +58,7 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         models={role: ":".join(route) for role, route in routes.items()},
         usage=usage,
         search=search_served(doc["source"] for doc in retrievals.values()),
+        searched=artifacts.searched(retrievals),
     )
     store.put_artifact(p.run_id, artifacts.MOTION_RESULT, result.model_dump(mode="json"))
     record = store.get_run(p.run_id).model_copy(update={"status": RunStatus.SUCCEEDED})

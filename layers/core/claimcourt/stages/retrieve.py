@@ -24,7 +24,7 @@ from claimcourt.observability import count
 from claimcourt.reasoning.base import CallContext
 from claimcourt.reasoning.prices import WEB_SEARCH_USD_PER_REQUEST, cost_usd
 from claimcourt.stages.payloads import RoundPayload
-from claimcourt.wiring import Deps
+from claimcourt.wiring import Deps, run_evidence
 
 STAGE = Stage.RETRIEVE
 
@@ -35,11 +35,11 @@ class RetrievePayload(RoundPayload):
 
 def run(deps: Deps, p: RetrievePayload) -> dict[str, Any]:
     record = deps.store.get_run(p.run_id)
-    request = record.request
+    request, searched = record.request, run_evidence(deps, record)
     retrieved = retrieval(
         p.directive,
         round=p.round,
-        source=source_for_run(deps.evidence, p.run_id),
+        source=source_for_run(searched, p.run_id),
         cache=deps.store,
         limit=deps.settings.effort(request.effort).evidence_per_query,
         as_of=request.as_of_date,
@@ -49,7 +49,9 @@ def run(deps: Deps, p: RetrievePayload) -> dict[str, Any]:
     found, cache_hit = retrieved.evidence, retrieved.cache_hit
     doc: dict[str, Any] = {
         "query": p.directive.query,
-        "source": deps.evidence.name,
+        "source": searched.name,
+        # each source searched, a collection as name@version: what the result's `searched` lists
+        "searched": [s.name for s in getattr(searched, "sources", [searched])],
         "cache_hit": cache_hit,
         "contrarian": p.directive.contrarian,
         "items": [e.model_dump(mode="json") for e in found],
@@ -66,7 +68,7 @@ def run(deps: Deps, p: RetrievePayload) -> dict[str, Any]:
         }
     count("RetrievalCacheHits" if cache_hit else "RetrievalCacheMisses")
     key = f"{STAGE}:{p.round}:{p.directive.sub_claim_id}:search{':contrarian' * p.directive.contrarian}"
-    if not cache_hit and (billed := search_call(deps.evidence, p.run_id, key)) is not None:
+    if not cache_hit and (billed := search_call(searched, p.run_id, key)) is not None:
         deps.store.put_call(billed)  # a cached answer cost nothing this time
     deps.store.put_artifact(
         p.run_id, artifacts.evidence_key(p.round, p.directive.sub_claim_id, p.directive.contrarian), doc

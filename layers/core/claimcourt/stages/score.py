@@ -16,7 +16,7 @@ from claimcourt.models import Redeliberation, RunEvent, RunStatus, Stage, usage_
 from claimcourt.settings import ROLES, SAMPLED_ROLES
 from claimcourt.stages.payloads import Payload
 from claimcourt.watching.changes import SCORE_CHANGED, score_change
-from claimcourt.wiring import Deps
+from claimcourt.wiring import Deps, run_evidence
 
 STAGE = Stage.SCORE
 
@@ -35,7 +35,7 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
     relevance = measure(
         decomposition.sub_claims,
         artifacts.retrieved_by_sub_claim(retrievals, record.request.context),
-        source=deps.evidence.name,
+        source=run_evidence(deps, record).name,
     )
     as_of = record.request.as_of_date
     dating = artifacts.backtest_dating(retrievals) if as_of is not None else None
@@ -66,6 +66,7 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
             "backtest": dating,
             "search": search_served(doc["source"] for doc in retrievals.values()),
             "pool_relevance": relevance,
+            "searched": artifacts.searched(retrievals),
         }
     )
     # The four artifacts, kept with the run: stored first, so the run is never seen succeeded without them.
