@@ -288,14 +288,14 @@ def render_result(console: Console, r: Result) -> None:
     u = r.usage
     if r.natural_temperature:
         console.print(f"\n[dim]At the model's natural temperature: {', '.join(r.natural_temperature)}.[/]")
-    console.print(
-        f"\n[dim]{r.rounds} rounds · {u.llm_calls} LLM calls · {u.input_tokens + u.output_tokens} tokens · "
-        f"${u.total_cost_usd:.4f}{evidence_from(r.search)} · "
-        f"retrieval cache {u.cache_hits} hits / {u.cache_misses} misses · "
-        f"{r.run_id}[/]"
-    )
     if r.searched:
-        console.print(f"[dim]evidence searched: {escape(', '.join(r.searched))}[/]")
+        console.print(f"\n[dim]evidence searched: {escape(', '.join(r.searched))}[/]")
+    # The run id ends the output: a script reads it as the last word
+    console.print(
+        f"{'' if r.searched else chr(10)}[dim]{r.rounds} rounds · {u.llm_calls} LLM calls · "
+        f"{u.input_tokens + u.output_tokens} tokens · ${u.total_cost_usd:.4f}{evidence_from(r.search)} · "
+        f"retrieval cache {u.cache_hits} hits / {u.cache_misses} misses · {r.run_id}[/]"
+    )
 
 
 def _page(page: int | None) -> str:
