@@ -14,16 +14,25 @@ import pytest
 import requests
 from moto import mock_aws
 
+from claimcourt.access import issue_key
+from claimcourt.api.http import handler as http_handler
 from claimcourt.errors import NotFoundError, TooLargeError
+from claimcourt.evidence.corpus import CorpusSource
+from claimcourt.evidence.golden import GoldenSource
 from claimcourt.evidence.s3_collections import S3Collections
 from claimcourt.indexing import index_uploads
+from claimcourt.reasoning.offline import OfflineReasoner
+from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.settings import Settings
+from claimcourt.wiring import Deps, use_deps
+from tests.conftest import DEFAULT_HITS
 from tests.contract.aws_resources import (
     create_from_template,
     create_uploads_route,
     dynamo_store,
     dynamodb_settings,
 )
+from tests.fakes.apigw import LambdaContext, http_event
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -193,3 +202,62 @@ def test_a_collection_beyond_what_a_function_loads_is_refused_with_the_reason(st
 def test_a_message_that_names_no_upload_is_left_alone(stack: Stack) -> None:
     event = {"Records": [{"messageId": "m1", "body": json.dumps({"detail": {"object": {"key": "x/y"}}})}]}
     assert index_uploads(stack.collections, event) == {"batchItemFailures": []}
+
+
+def test_the_stacks_api_hands_out_presigned_uploads_and_lists_what_became_of_them(stack: Stack) -> None:
+    key, _ = issue_key(stack.store, "acme")
+    settings = stack.settings.model_copy(update={"data_dir": stack.tmp})
+    reasoner = Reasoner({"offline": OfflineReasoner()}, lambda role: ("offline", "offline"), stack.store, 1.0)
+    deps = Deps(settings, stack.store, reasoner, GoldenSource(DEFAULT_HITS), collections=stack.collections)
+
+    def http(method: str, path: str, **kw: Any) -> tuple[int, Any]:
+        headers = {"authorization": f"Bearer {key}", **kw.pop("headers", {})}
+        reply = http_handler(http_event(method, path, headers=headers, **kw), LambdaContext())
+        return reply["statusCode"], json.loads(reply["body"]) if reply.get("body") else None
+
+    with use_deps(deps):
+        assert http("POST", "/corpora", body={"name": "harbour"})[0] == 201
+        assert http("POST", "/corpora/harbour/uploads", body={"filename": "a.exe"})[0] == 422
+        assert http("POST", "/corpora/nowhere/uploads", body={"filename": "a.md"})[0] == 404
+        status, ticket = http("POST", "/corpora/harbour/uploads", body={"filename": "scan.pdf"})
+        assert status == 201 and ticket["upload"]["status"] == "pending" and ticket["max_bytes"] == 25 * 2**20
+        sent = requests.post(ticket["url"], data=ticket["fields"], files={"file": ("scan.pdf", b"%PDF-1 no")})
+        assert sent.ok
+        # a small file straight through the API: kept for the index function too (202, pending)
+        status, put = http(
+            "PUT",
+            "/corpora/harbour/documents",
+            query={"filename": "report.md"},
+            raw_body=REPORT.decode(),
+            headers={"content-type": "text/markdown"},
+        )
+        assert status == 202 and [d["status"] for d in put["documents"]] == ["pending"]
+        listed = http("GET", "/corpora/harbour/documents")[1]
+        assert sorted(u["filename"] for u in listed["uploads"]) == ["report.md", "scan.pdf"]
+
+        stack.deliver()
+
+        listed = http("GET", "/corpora/harbour/documents")[1]
+    assert [d["source"] for d in listed["documents"]] == ["report.md"]
+    [skipped] = listed["uploads"]
+    assert skipped["filename"] == "scan.pdf" and skipped["status"] == "skipped" and "PDF" in skipped["reason"]
+
+
+def test_a_runs_retrieval_on_a_stack_searches_the_collections_it_names(stack: Stack) -> None:
+    from claimcourt.runs import create_run, parse_request
+    from claimcourt.wiring import run_evidence
+
+    stack.collections.create("acme", "harbour", "T2")
+    stack.post("acme", "harbour", "report.md", REPORT)
+    stack.deliver()
+    request = parse_request({"claim": "The harbour sea wall was raised", "corpora": ["harbour", "climate"]})
+    record = create_run(stack.store, request, tenant_id="acme")
+    retrieve = S3Collections(stack.store, stack.tmp / "retrieve", CorpusSource(index_dir=stack.tmp / "index"))
+    deps = Deps(stack.settings, stack.store, None, GoldenSource(DEFAULT_HITS), collections=retrieve)  # type: ignore[arg-type]
+
+    source = run_evidence(deps, record)
+
+    version = stack.collections.get("acme", "harbour").version
+    assert source.name.startswith(f"collections:harbour@{version}+")  # the cache key holds the version
+    hits = source.search("harbour sea wall raised storm", limit=4)
+    assert hits[0].collection == "harbour" and hits[0].title == "Harbour report"

@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -198,6 +198,18 @@ class Collections(Protocol):
     def remove(self, tenant: str, name: str, document: str) -> DocumentEntry: ...
 
     def source(self, tenant: str, name: str) -> Searchable: ...
+
+
+@runtime_checkable
+class Uploads(Protocol):
+    """Where documents reach a collection by themselves (a stack: S3, then the index function), not
+    through the API's request: S3Collections. The records are s3_collections.UploadRecord."""
+
+    def presign(self, tenant: str, name: str, filename: str) -> Any: ...
+
+    def stage(self, tenant: str, name: str, filename: str, data: bytes) -> Any: ...
+
+    def uploads(self, tenant: str, name: str) -> list[Any]: ...
 
 
 # ---------------------------------------------------------------- searching one collection
