@@ -4,6 +4,7 @@ tests run against is the schema that deploys. Call inside `mock_aws()`."""
 from __future__ import annotations
 
 import fnmatch
+import json
 import threading
 import uuid
 from dataclasses import dataclass
@@ -81,6 +82,14 @@ def create_from_template(settings: Settings) -> None:
         props = resource.get("Properties", {})
         if resource["Type"] == "AWS::S3::Bucket":
             s3.create_bucket(Bucket=name)
+            if (
+                props.get("NotificationConfiguration", {})
+                .get("EventBridgeConfiguration", {})
+                .get("EventBridgeEnabled")
+            ):
+                s3.put_bucket_notification_configuration(
+                    Bucket=name, NotificationConfiguration={"EventBridgeConfiguration": {}}
+                )
             continue
         dynamodb.create_table(**create_table_args(name, props))
         ttl = props.get("TimeToLiveSpecification")
@@ -89,6 +98,36 @@ def create_from_template(settings: Settings) -> None:
                 TableName=name,
                 TimeToLiveSpecification={"AttributeName": ttl["AttributeName"], "Enabled": ttl["Enabled"]},
             )
+
+
+def create_uploads_route(settings: Settings) -> str:
+    """The template's UploadsRule (its pattern, with the bucket's name) on the default bus, targeting
+    its IndexQueue, in moto: the queue's url. Call after create_from_template."""
+    resources = template()["Resources"]
+    names = {"ArtifactsBucket": settings.artifacts_bucket}
+
+    def filled(value: Any) -> Any:
+        if isinstance(value, dict):
+            if set(value) == {"Ref"}:
+                return names[value["Ref"]]
+            return {k: filled(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [filled(v) for v in value]
+        return value
+
+    sqs = SESSION.client("sqs", region_name=settings.aws_region)
+    events = SESSION.client("events", region_name=settings.aws_region)
+    queue = resources["IndexQueue"]["Properties"]
+    url = sqs.create_queue(
+        QueueName=f"index-{uuid.uuid4().hex[:8]}",
+        Attributes={"VisibilityTimeout": str(queue["VisibilityTimeout"])},
+    )["QueueUrl"]
+    arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    rule = resources["UploadsRule"]["Properties"]
+    name = f"uploads-{uuid.uuid4().hex[:8]}"
+    events.put_rule(Name=name, EventPattern=json.dumps(filled(rule["EventPattern"])))
+    events.put_targets(Rule=name, Targets=[{"Id": rule["Targets"][0]["Id"], "Arn": arn}])
+    return str(url)
 
 
 def dynamo_store(settings: Settings, **options: Any) -> DynamoStore:

@@ -199,3 +199,25 @@ def test_whether_a_stacks_run_counts_against_its_hourly_cap_is_the_stacks_to_say
     monkeypatch.setattr(cloud, "describe_stack", lambda name, region: cloud.Described(outputs, parameters))
     shell = Settings(provider="offline")  # the laptop's own choice is not the stack's
     assert cloud.load_stack("dev", shell).settings.may_spend() is spends
+
+
+def test_a_run_on_a_stack_names_the_stacks_collections(
+    stack: tuple[Settings, str, str], stages: Callable[[str], None]
+) -> None:
+    from claimcourt.evidence.ingest import read_upload
+    from claimcourt.wiring import build_collections
+
+    settings, debate, _ = stack
+    collections = build_collections(settings)
+    assert collections is not None
+    collections.create(LOCAL_TENANT, "harbour", "T2")
+    collections.put(LOCAL_TENANT, "harbour", [read_upload("report.md", b"# Harbour\n\nThe sea wall rose.\n")])
+
+    refused = invoke("run", "Sea walls work", "--stack", "dev", "--corpus", "nowhere")
+    assert refused.exit_code == 2 and "corpora: no collection nowhere (on stack dev" in refused.stderr
+
+    stages("ProviderError: no key in the secret")
+    result = invoke("run", "Sea walls work", "--stack", "dev", "--corpus", "harbour", "--json")
+    record = json.loads(result.stdout)
+    assert build_store(settings).get_run(record["run_id"]).request.corpora == ["harbour"]
+    assert _only_execution(debate) == (record["run_id"], {"run_id": record["run_id"]})

@@ -7,11 +7,13 @@ that never talks to OpenAI never pays for importing it.
 from __future__ import annotations
 
 import importlib.util
+import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from claimcourt.errors import ConfigurationError
@@ -53,7 +55,7 @@ class Deps:
     publisher: Publisher | None = None
     # Where the monitor function keeps bus events it cannot act on (None: not this function).
     dead_letters: DeadLetters | None = None
-    # The tenants' document collections (None: none here, e.g. a stack, which has no collections yet).
+    # The tenants' document collections (None: none here: BM25 is not installed).
     collections: Collections | None = None
 
 
@@ -132,13 +134,25 @@ def build_evidence(settings: Settings) -> EvidenceSource:
     return CorpusSource(index_dir=settings.resolved_data_dir() / "index")  # built once, kept beside the runs
 
 
-def build_collections(settings: Settings) -> Collections | None:
-    """The data directory's collections, with the bundled corpus as `climate`; None where BM25 is
-    not installed (the Lambda layer: collections are not deployed yet)."""
+def build_collections(settings: Settings, store: Store | None = None) -> Collections | None:
+    """The tenants' collections, with the bundled corpus as `climate`: beside a DynamoDB store, in its
+    table and bucket (indexes fetched to a cache under /tmp, or the data directory when one is set);
+    otherwise in the data directory. None where BM25 is not installed."""
     if importlib.util.find_spec("bm25s") is None:
         return None
-    from claimcourt.evidence.collections import LocalCollections
     from claimcourt.evidence.corpus import CorpusSource
+
+    if settings.store == "dynamodb":
+        from claimcourt.evidence.s3_collections import S3Collections
+        from claimcourt.store.dynamodb import DynamoStore
+
+        store = store or build_store(settings)
+        if not isinstance(store, DynamoStore):
+            raise TypeError(f"no collections beside {type(store).__name__}")
+        # A function's only writable place is /tmp; the laptop's DynamoDB mode keeps its data directory.
+        cache = settings.data_dir or Path(tempfile.gettempdir()) / "claimcourt"
+        return S3Collections(store, cache / "collections-cache", CorpusSource(index_dir=cache / "index"))
+    from claimcourt.evidence.collections import LocalCollections
 
     data = settings.resolved_data_dir()
     return LocalCollections(data / "collections", CorpusSource(index_dir=data / "index"))
@@ -262,7 +276,7 @@ def build_deps(settings: Settings, store: Store | None = None) -> Deps:
         poster=build_poster(settings),
         publisher=build_publisher(settings, store),
         dead_letters=build_dead_letters(settings),
-        collections=build_collections(settings),
+        collections=build_collections(settings, store),
     )
 
 

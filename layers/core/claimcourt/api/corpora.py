@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Annotated, Any
 
@@ -27,8 +28,15 @@ from claimcourt.errors import (
     TooLargeError,
     UnreadableDocumentsError,
 )
-from claimcourt.evidence.collections import CollectionInfo, Collections, DocumentEntry, Outcome, Prepared
-from claimcourt.evidence.documents import MAX_DOCUMENT_BYTES, Unreadable, megabytes
+from claimcourt.evidence.collections import (
+    CollectionInfo,
+    Collections,
+    DocumentEntry,
+    Outcome,
+    Prepared,
+    Uploads,
+)
+from claimcourt.evidence.documents import MAX_DOCUMENT_BYTES, Unreadable, kind_of, megabytes, unsupported
 from claimcourt.models import CORPUS_NAME, Tier
 from claimcourt.wiring import current_deps
 
@@ -66,14 +74,42 @@ class CorpusList(BaseModel):
     corpora: list[CorpusView] = Field(description="The bundled `climate` first, then the tenant's own.")
 
 
+class UploadView(BaseModel):
+    id: str
+    filename: str
+    status: str = Field(description="pending (the index function has not read it yet), or skipped.")
+    reason: str | None = Field(default=None, description="Why a skipped upload did not go in.")
+    created_at: datetime
+
+
 class DocumentList(BaseModel):
     corpus: CorpusView
     documents: list[DocumentEntry]
+    uploads: list[UploadView] = Field(
+        default_factory=list,
+        description="A stack's uploads not in the collection: pending, or skipped and why.",
+    )
+
+
+class UploadRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    filename: str = Field(min_length=1, max_length=255, description="The document's file name (its kind).")
+
+
+class UploadTicketView(BaseModel):
+    upload: UploadView
+    url: str = Field(description="POST the form here: `fields` as they are, then the document as `file`.")
+    fields: dict[str, str]
+    expires_at: datetime
+    max_bytes: int
 
 
 class DocumentOutcome(BaseModel):
     filename: str
-    status: str = Field(description="added, replaced, unchanged, or skipped (then `reason` says why).")
+    status: str = Field(
+        description="added, replaced, unchanged, or skipped (then `reason` says why); on a stack, pending."
+    )
     reason: str | None = None
     document: DocumentEntry | None = None
 
@@ -123,9 +159,39 @@ def register(app: APIGatewayHttpResolver, tenant: Callable[[], str]) -> None:
     @app.get("/corpora/<name>/documents")
     def list_documents(name: str) -> DocumentList:
         collections = _collections()
+        pending = collections.uploads(tenant(), name) if isinstance(collections, Uploads) else []
         return DocumentList(
-            corpus=_view(collections.get(tenant(), name)), documents=collections.documents(tenant(), name)
+            corpus=_view(collections.get(tenant(), name)),
+            documents=collections.documents(tenant(), name),
+            uploads=[UploadView(**u.model_dump()) for u in pending],
         )
+
+    @app.post(
+        "/corpora/<name>/uploads",
+        responses={201: {"description": "A presigned S3 POST for one document (a stack's only)."}},
+    )
+    def post_upload(name: str, request: UploadRequest) -> Response[UploadTicketView]:
+        """Send a document of up to 25 MB straight to the stack's bucket: POST the returned form to `url`
+        (`fields`, then the file as `file`) before `expires_at`; the index function puts it in, and GET
+        …/documents shows it pending, then in, or skipped with the reason."""
+        collections, owner = _collections(), tenant()
+        if not isinstance(collections, Uploads):
+            raise ConfigurationError("uploads by presigned URL are a stack's: PUT /corpora/{name}/documents")
+        filename = _safe_name(request.filename)
+        if kind_of(filename) is None:
+            raise InvalidRequestError(
+                "filename", unsupported(PurePosixPath(filename).suffix or "no extension")
+            )
+        _within_quota(collections, owner, 0)
+        ticket = collections.presign(owner, name, filename)
+        view = UploadTicketView(
+            upload=UploadView(**ticket.upload.model_dump()),
+            url=ticket.url,
+            fields=ticket.fields,
+            expires_at=ticket.expires_at,
+            max_bytes=ticket.max_bytes,
+        )
+        return Response(201, "application/json", view)
 
     @app.delete(
         "/corpora/<name>/documents/<document>", responses={204: {"description": "Its passages are gone."}}
@@ -139,6 +205,9 @@ def register(app: APIGatewayHttpResolver, tenant: Callable[[], str]) -> None:
         "/corpora/<name>/documents",
         responses={
             200: {"description": "Each document's outcome: added, replaced, unchanged, or skipped with why."},
+            202: {
+                "description": "On a stack: each document pending, for the index function (GET …/documents)."
+            },
             413: {
                 "description": "A document over 25 MB (document_too_large), or the quota (quota_exceeded)."
             },
@@ -160,6 +229,10 @@ def register(app: APIGatewayHttpResolver, tenant: Callable[[], str]) -> None:
         event = app.current_event
         uploads = _uploads(event.headers, event.raw_event, filename)
         _within_quota(collections, owner, sum(len(data) for _, data, _ in uploads))
+        if isinstance(collections, Uploads):  # a stack: the index function reads them, as a presigned POST's
+            staged = [collections.stage(owner, name, n, data) for n, data, _ in uploads]
+            listed = [DocumentOutcome(filename=u.filename, status=u.status) for u in staged]
+            return Response(202, "application/json", UploadResult(corpus=_view(before), documents=listed))
         read: list[Prepared] = []
         outcomes: list[Outcome | None] = []
         for upload_name, data, media_type in uploads:

@@ -48,7 +48,7 @@ from claimcourt.models import (
 from claimcourt.runs import follow, run_usage, submit_when_free, tenant_run
 from claimcourt.settings import ROLES, Settings
 from claimcourt.store.base import Store
-from claimcourt.wiring import Deps
+from claimcourt.wiring import Deps, build_collections
 from claimcourt.wiring import build_deps as _build_deps
 from claimcourt.wiring import build_store as _build_store
 
@@ -308,8 +308,9 @@ def run(
     except InvalidRequestError as exc:
         _fail(f"{exc.field}: {exc.message}", EXIT_BAD_INPUT)
     if stack:
-        _no_corpora_on_stack(request.corpora)
-        _run_on_stack(_stack(stack, data_dir), request, as_json)
+        deployed = _stack(stack, data_dir)
+        _check_stack_corpora(deployed, request.corpora)
+        _run_on_stack(deployed, request, as_json)
         return
     from claimcourt.local.runtime import LocalRuntime
 
@@ -334,9 +335,16 @@ def _check_corpora(deps: Deps, corpora: list[str]) -> None:
         _fail(f"{exc.field}: {exc.message} (claimcourt corpus list)", EXIT_BAD_INPUT)
 
 
-def _no_corpora_on_stack(corpora: list[str]) -> None:
-    if corpora:
-        _fail("corpora: a deployed stack has no document collections yet (run it here)", EXIT_BAD_INPUT)
+def _check_stack_corpora(deployed: Stack, corpora: list[str]) -> None:
+    """Every collection named is the stack's, of the CLI's tenant (local), or a one-line error."""
+    from claimcourt.evidence.collections import check_corpora
+
+    if not corpora:
+        return
+    try:
+        check_corpora(build_collections(deployed.settings), LOCAL_TENANT, corpora)
+    except InvalidRequestError as exc:
+        _fail(f"{exc.field}: {exc.message} (on stack {deployed.name}: GET /corpora)", EXIT_BAD_INPUT)
 
 
 def _searching(deps: Deps, record: RunRecord) -> str:
@@ -528,8 +536,8 @@ def motion(
     from claimcourt.local.motion_cli import Progress
 
     if stack:  # the providers are the stack's (its secret): a line-up is checked there, at its stage
-        _no_corpora_on_stack(request.corpora)
         deployed = _stack(stack, data_dir)
+        _check_stack_corpora(deployed, request.corpora)
         if deployed.motion_state_machine_arn is None:
             _fail(
                 f"stack: stack {deployed.name} has no output MotionStateMachineArn: "

@@ -33,11 +33,11 @@ import shutil
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -198,6 +198,18 @@ class Collections(Protocol):
     def remove(self, tenant: str, name: str, document: str) -> DocumentEntry: ...
 
     def source(self, tenant: str, name: str) -> Searchable: ...
+
+
+@runtime_checkable
+class Uploads(Protocol):
+    """Where documents reach a collection by themselves (a stack: S3, then the index function), not
+    through the API's request: S3Collections. The records are s3_collections.UploadRecord."""
+
+    def presign(self, tenant: str, name: str, filename: str) -> Any: ...
+
+    def stage(self, tenant: str, name: str, filename: str, data: bytes) -> Any: ...
+
+    def uploads(self, tenant: str, name: str) -> list[Any]: ...
 
 
 # ---------------------------------------------------------------- searching one collection
@@ -391,12 +403,12 @@ class LocalCollections:
             by_content = {d.content_hash: d for d in before.documents}
             fresh: dict[str, list[Passage]] = {}  # what is written now need not be read back to index it
             for prepared in documents:
-                entry, reason = self._entry(entries, by_content, prepared)
+                entry, reason = new_entry(entries, by_content, prepared)
                 if entry is None:  # another writer put the same bytes in meanwhile
                     outcomes.append(Outcome(prepared.source, "unchanged", reason))
                     continue
                 path = self._passages_path(folder, entry)
-                _write_atomically(path, json.dumps([[p.text, p.page] for p in prepared.passages]).encode())
+                _write_atomically(path, passages_json(prepared.passages))
                 fresh[entry.id] = prepared.passages
                 replaced = entry.id in entries
                 entries[entry.id] = by_content[entry.content_hash] = entry
@@ -412,20 +424,10 @@ class LocalCollections:
         folder = self._folder(tenant, name)
         with self._locked(folder):
             before = self._manifest(tenant, name)
-            matches = [d for d in before.documents if document in _names_of(d)]
-            if not matches:
-                raise NotFoundError(f"no document {document} in collection {name}")
-            if len(matches) > 1:
-                raise InvalidRequestError(
-                    "document",
-                    f"{document} names {len(matches)} documents: use one's id "
-                    f"({', '.join(d.id for d in matches)})",
-                )
-            after = before.model_copy(
-                update={"documents": [d for d in before.documents if d is not matches[0]]}
-            )
+            gone = one_document(before, document)
+            after = before.model_copy(update={"documents": [d for d in before.documents if d is not gone]})
             self._switch(folder, after)
-        return matches[0]
+        return gone
 
     # ------------------------------------------------------------ searching
 
@@ -491,16 +493,8 @@ class LocalCollections:
             )
 
     def _bundled_info(self) -> CollectionInfo:
-        bundled = self._bundled
-        assert bundled is not None
-        return CollectionInfo(
-            name=BUNDLED,
-            tier="T2",
-            bundled=True,
-            documents=0,
-            passages=bundled.passages(),
-            version=bundled.digest,
-        )
+        assert self._bundled is not None
+        return bundled_info(self._bundled)
 
     def _manifest(self, tenant: str, name: str) -> _Manifest:
         manifest = self._read_manifest(self._folder(tenant, name))
@@ -543,30 +537,6 @@ class LocalCollections:
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
-    def _entry(
-        self, entries: dict[str, DocumentEntry], by_content: dict[str, DocumentEntry], prepared: Prepared
-    ) -> tuple[DocumentEntry | None, str | None]:
-        """The manifest entry for a prepared document, or None and why nothing changes."""
-        same = entries.get(prepared.id)
-        if same is not None and same.content_hash == prepared.content_hash:
-            return None, None
-        twin = by_content.get(prepared.content_hash)
-        if twin is not None and entries.get(twin.id) is twin:
-            return None, f"same content as {twin.source}, already in"
-        return DocumentEntry(
-            id=prepared.id,
-            source=prepared.source,
-            url=prepared.url,
-            title=prepared.title,
-            kind=prepared.kind,
-            content_hash=prepared.content_hash,
-            size=prepared.size,
-            published=prepared.published,
-            pages=prepared.pages,
-            passages=len(prepared.passages),
-            added_at=utcnow(),
-        ), None
-
     def _passages_path(self, folder: Path, entry: DocumentEntry) -> Path:
         return folder / "passages" / f"{entry.id}-{entry.content_hash[:16]}.json"
 
@@ -594,33 +564,91 @@ class LocalCollections:
         self, folder: Path, manifest: _Manifest, where: Path, fresh: dict[str, list[Passage]] | None = None
     ) -> None:
         """Index the manifest's passages (those in `fresh` as given, the others from their files)."""
-        hits: list[Hit] = []
-        texts: list[str] = []
-        for entry in manifest.documents:
-            tier: Tier = "T1" if "T1" in (manifest.tier, tier_for(entry.url)) else "T2"
+
+        def rows(entry: DocumentEntry) -> list[tuple[str, int | None]]:
             given = (fresh or {}).get(entry.id)
-            if given is None:
-                rows = [tuple(row) for row in json.loads(self._passages_path(folder, entry).read_bytes())]
-            else:
-                rows = [(p.text, p.page) for p in given]
-            for text, page in rows:
-                hits.append(
-                    Hit(
-                        text,
-                        entry.title,
-                        page_url(entry.url, page),
-                        entry.published,
-                        page,
-                        tier,
-                        manifest.name,
-                    )
-                )
-                # The title with each passage: a passage often names its subject only as "the company".
-                texts.append(f"{entry.title}. {text}")
-        build_index(texts, hits).save(where)
+            if given is not None:
+                return [(p.text, p.page) for p in given]
+            return [
+                (text, page) for text, page in json.loads(self._passages_path(folder, entry).read_bytes())
+            ]
+
+        build_collection_index(manifest, rows).save(where)
 
 
-def _names_of(entry: DocumentEntry) -> set[str]:
+def build_collection_index(
+    manifest: _Manifest, rows: Callable[[DocumentEntry], list[tuple[str, int | None]]]
+) -> Index:
+    """A collection's BM25 index: each document's passages (`rows`: text and page), each indexed with
+    its document's title before it, its hit carrying the document's provenance and tier."""
+    hits: list[Hit] = []
+    texts: list[str] = []
+    for entry in manifest.documents:
+        tier: Tier = "T1" if "T1" in (manifest.tier, tier_for(entry.url)) else "T2"
+        for text, page in rows(entry):
+            hits.append(
+                Hit(text, entry.title, page_url(entry.url, page), entry.published, page, tier, manifest.name)
+            )
+            # The title with each passage: a passage often names its subject only as "the company".
+            texts.append(f"{entry.title}. {text}")
+    return build_index(texts, hits)
+
+
+def passages_json(passages: Sequence[Passage]) -> bytes:
+    """One document version's passages as kept: [[text, page], …]."""
+    return json.dumps([[p.text, p.page] for p in passages]).encode()
+
+
+def one_document(manifest: _Manifest, document: str) -> DocumentEntry:
+    """The one document `document` names (its id, what was added, its url or file name)."""
+    matches = [d for d in manifest.documents if document in names_of(d)]
+    if not matches:
+        raise NotFoundError(f"no document {document} in collection {manifest.name}")
+    if len(matches) > 1:
+        raise InvalidRequestError(
+            "document",
+            f"{document} names {len(matches)} documents: use one's id ({', '.join(d.id for d in matches)})",
+        )
+    return matches[0]
+
+
+def bundled_info(bundled: CorpusSource) -> CollectionInfo:
+    return CollectionInfo(
+        name=BUNDLED,
+        tier="T2",
+        bundled=True,
+        documents=0,
+        passages=bundled.passages(),
+        version=bundled.digest,
+    )
+
+
+def new_entry(
+    entries: dict[str, DocumentEntry], by_content: dict[str, DocumentEntry], prepared: Prepared
+) -> tuple[DocumentEntry | None, str | None]:
+    """The manifest entry for a prepared document, or None and why nothing changes (every adapter's rule)."""
+    same = entries.get(prepared.id)
+    if same is not None and same.content_hash == prepared.content_hash:
+        return None, None
+    twin = by_content.get(prepared.content_hash)
+    if twin is not None and entries.get(twin.id) is twin:
+        return None, f"same content as {twin.source}, already in"
+    return DocumentEntry(
+        id=prepared.id,
+        source=prepared.source,
+        url=prepared.url,
+        title=prepared.title,
+        kind=prepared.kind,
+        content_hash=prepared.content_hash,
+        size=prepared.size,
+        published=prepared.published,
+        pages=prepared.pages,
+        passages=len(prepared.passages),
+        added_at=utcnow(),
+    ), None
+
+
+def names_of(entry: DocumentEntry) -> set[str]:
     return {entry.id, entry.source, entry.url, Path(entry.source).name, entry.url.rsplit("/", 1)[-1]}
 
 

@@ -1,0 +1,512 @@
+"""Document collections on a deployed stack: the `Collections` port over the main table and the stack's
+bucket, with uploads that come straight to S3.
+
+    table  COLL#<tenant> / COLL#<name>               the manifest (as LocalCollections' collection.json), its
+                                                     `version` and its index's files and bytes
+    table  COLL#<tenant> / UPLOAD#<name>#<upload>    an upload not (yet) in: pending, or skipped with why
+    bucket uploads/<tenant>/<name>/<upload>          an upload's bytes, until the index function has read it
+    bucket collections/<tenant>/<name>/passages/<doc>-<hash>.json   one document version's passages
+    bucket collections/<tenant>/<name>/index/<version folder>/…     a version's built index
+
+A tenant's collections are one partition (listed by one Query). A change builds the new version's index
+locally, uploads every file of it, and only then switches the manifest by a write conditional on the
+version it started from: a reader never finds a manifest naming an index that is not whole, and two
+writers at once make one of them start again from the other's manifest. The index a search needs is
+downloaded to `cache_dir` (Lambda's /tmp) once per version and kept mapped, so a warm Retrieve fetches
+nothing but the manifest; a collection whose index is over `max_index_bytes` is refused with the reason
+(docs/architecture.md: beyond that, OpenSearch).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import re
+import shutil
+import tempfile
+import threading
+import uuid
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from botocore.exceptions import ClientError
+from pydantic import BaseModel, ConfigDict, Field
+
+from claimcourt.errors import ConflictError, InvalidRequestError, NotFoundError, TooLargeError
+from claimcourt.evidence.bm25 import INDEX_FORMAT, Index, bm25s_version, load_index
+from claimcourt.evidence.collections import (
+    BUNDLED,
+    CollectionInfo,
+    CollectionSource,
+    DocumentEntry,
+    Outcome,
+    Prepared,
+    Searchable,
+    _Manifest,
+    build_collection_index,
+    bundled_info,
+    check_name,
+    new_entry,
+    one_document,
+    passages_json,
+)
+from claimcourt.evidence.documents import MAX_DOCUMENT_BYTES, megabytes
+from claimcourt.models import TENANT_ID, Tier, utcnow
+from claimcourt.store.dynamodb.tables import error_code
+
+if TYPE_CHECKING:
+    from claimcourt.evidence.corpus import CorpusSource
+    from claimcourt.store.dynamodb.tables import DynamoTables
+
+
+class _Replaced(Exception):
+    """A version's index was deleted while it was being fetched (a writer switched the collection)."""
+
+
+logger = logging.getLogger(__name__)
+
+# The largest index a function loads: about 670,000 passages (148 MB a 100,000, bench.collections_speed),
+# a download of ~10 s at a cold start and 1 GB of /tmp (Retrieve's EphemeralStorage holds two versions).
+MAX_INDEX_BYTES = 1_000_000_000
+UPLOAD_EXPIRES_S = 900
+UPLOADS, COLLECTIONS = "uploads/", "collections/"
+MAX_SWITCH_ATTEMPTS = 5  # writers racing on one collection: each loss re-reads and rebuilds
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class IndexFile(_Strict):
+    name: str
+    size: int
+
+
+class _Stored(_Strict):
+    """The manifest item's document: the manifest and the files of its version's index."""
+
+    manifest: _Manifest
+    index: list[IndexFile] = Field(default_factory=list)
+
+
+UploadStatus = Literal["pending", "skipped"]
+
+
+class UploadRecord(_Strict):
+    """An upload not in the collection (yet): `pending` until the index function has read it, or
+    `skipped` with the reason (nothing of it went in)."""
+
+    id: str
+    filename: str
+    status: UploadStatus
+    reason: str | None = None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class UploadTicket:
+    """Where to send a document: a presigned S3 POST (its url and form fields; the file goes last, as
+    the form's `file` field) that expires at `expires_at` and takes at most `max_bytes`."""
+
+    upload: UploadRecord
+    url: str
+    fields: dict[str, str]
+    expires_at: datetime
+    max_bytes: int
+
+
+def upload_key(tenant: str, name: str, upload_id: str) -> str:
+    return f"{UPLOADS}{tenant}/{name}/{upload_id}"
+
+
+def parse_upload_key(key: str) -> tuple[str, str, str] | None:
+    """(tenant, collection, upload id) of an upload's object key, or None if it is not one."""
+    parts = key.removeprefix(UPLOADS).split("/") if key.startswith(UPLOADS) else []
+    return (parts[0], parts[1], parts[2]) if len(parts) == 3 and all(parts) else None
+
+
+def _s(value: str) -> dict[str, str]:
+    return {"S": value}
+
+
+class S3Collections:
+    """A stack's collections: manifests in the main table, passages and indexes in the bucket (the
+    store's own tables and clients); the bundled corpus from `bundled` (None: no `climate`)."""
+
+    def __init__(
+        self,
+        tables: DynamoTables,
+        cache_dir: Path,
+        bundled: CorpusSource | None = None,
+        *,
+        max_index_bytes: int = MAX_INDEX_BYTES,
+    ) -> None:
+        self.tables = tables
+        self.cache_dir = cache_dir
+        self._bundled = bundled
+        self.max_index_bytes = max_index_bytes
+        self._indexes: OrderedDict[Path, Index] = OrderedDict()
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------ the collections themselves
+
+    def create(self, tenant: str, name: str, tier: Tier) -> CollectionInfo:
+        check_name(name)
+        if name == BUNDLED:
+            raise ConflictError(
+                f"{BUNDLED} is the bundled corpus's name: choose another", "collection_exists"
+            )
+        manifest = _Manifest(name=name, tier=tier, created_at=utcnow())
+        if not self._write(tenant, _Stored(manifest=manifest), None):
+            raise ConflictError(f"a collection named {name} already exists", "collection_exists")
+        return manifest.info()
+
+    def list_collections(self, tenant: str) -> list[CollectionInfo]:
+        found = [bundled_info(self._bundled)] if self._bundled is not None else []
+        items = self.tables._partition(self._pk(tenant), "COLL#")
+        return found + [self._stored(item).manifest.info() for item in items]
+
+    def get(self, tenant: str, name: str) -> CollectionInfo:
+        if name == BUNDLED and self._bundled is not None:
+            return bundled_info(self._bundled)
+        return self._read(tenant, name)[0].manifest.info()
+
+    def documents(self, tenant: str, name: str) -> list[DocumentEntry]:
+        if name == BUNDLED and self._bundled is not None:
+            return []
+        return self._read(tenant, name)[0].manifest.documents
+
+    def delete(self, tenant: str, name: str) -> None:
+        self._writable(name)
+        self._read(tenant, name)  # 404 first
+        for item in [*self.tables._partition(self._pk(tenant), f"UPLOAD#{name}#")]:
+            self.tables.client.delete_item(
+                TableName=self.tables.table, Key={"pk": item["pk"], "sk": item["sk"]}
+            )
+        self.tables.client.delete_item(TableName=self.tables.table, Key=self._key(tenant, name))
+        # Out of sight once the manifest is gone; then its objects (a search holding one mapped reads on).
+        self._delete_prefix(f"{COLLECTIONS}{tenant}/{name}/")
+        self._delete_prefix(f"{UPLOADS}{tenant}/{name}/")
+
+    # ------------------------------------------------------------ documents
+
+    def put(self, tenant: str, name: str, documents: Sequence[Prepared]) -> list[Outcome]:
+        """Add or replace documents, as one new version of the collection."""
+        self._writable(name)
+        for _ in range(MAX_SWITCH_ATTEMPTS):
+            stored, version = self._read(tenant, name)
+            before = stored.manifest
+            entries = {d.id: d for d in before.documents}
+            by_content = {d.content_hash: d for d in before.documents}
+            fresh: dict[str, Prepared] = {}
+            outcomes: list[Outcome] = []
+            for prepared in documents:
+                entry, reason = new_entry(entries, by_content, prepared)
+                if entry is None:
+                    outcomes.append(Outcome(prepared.source, "unchanged", reason))
+                    continue
+                fresh[entry.id] = prepared
+                replaced = entry.id in entries
+                entries[entry.id] = by_content[entry.content_hash] = entry
+                outcomes.append(Outcome(prepared.source, "replaced" if replaced else "added", None, entry))
+            if not fresh:
+                return outcomes
+            for entry_id, prepared in fresh.items():
+                self._put_object(
+                    self._passages_key(tenant, name, entries[entry_id]), passages_json(prepared.passages)
+                )
+            after = before.model_copy(update={"documents": sorted(entries.values(), key=lambda d: d.id)})
+            if self._switch(tenant, stored, version, after, fresh):
+                return outcomes
+        raise ConflictError(f"collection {name} is changing under too many writers: try again", "busy")
+
+    def remove(self, tenant: str, name: str, document: str) -> DocumentEntry:
+        self._writable(name)
+        for _ in range(MAX_SWITCH_ATTEMPTS):
+            stored, version = self._read(tenant, name)
+            gone = one_document(stored.manifest, document)
+            after = stored.manifest.model_copy(
+                update={"documents": [d for d in stored.manifest.documents if d is not gone]}
+            )
+            if self._switch(tenant, stored, version, after, {}):
+                return gone
+        raise ConflictError(f"collection {name} is changing under too many writers: try again", "busy")
+
+    # ------------------------------------------------------------ uploads
+
+    def presign(self, tenant: str, name: str, filename: str) -> UploadTicket:
+        """An upload recorded as pending and a presigned POST for its bytes (at most MAX_DOCUMENT_BYTES:
+        S3 refuses more). The object's arrival starts the index function (template.yaml)."""
+        upload = self._new_upload(tenant, name, filename)
+        post = self.tables.s3.generate_presigned_post(
+            self.tables.bucket,
+            upload_key(tenant, name, upload.id),
+            Conditions=[["content-length-range", 1, MAX_DOCUMENT_BYTES]],
+            ExpiresIn=UPLOAD_EXPIRES_S,
+        )
+        expires = utcnow() + timedelta(seconds=UPLOAD_EXPIRES_S)
+        return UploadTicket(upload, post["url"], dict(post["fields"]), expires, MAX_DOCUMENT_BYTES)
+
+    def stage(self, tenant: str, name: str, filename: str, data: bytes) -> UploadRecord:
+        """An upload that came through the API itself: its bytes to where a presigned POST puts them, so
+        the index function reads it as any other."""
+        upload = self._new_upload(tenant, name, filename)
+        self._put_object(upload_key(tenant, name, upload.id), data)
+        return upload
+
+    def uploads(self, tenant: str, name: str) -> list[UploadRecord]:
+        """The collection's uploads not in it: pending, or skipped with why (oldest first)."""
+        check_name(name)
+        found = [
+            UploadRecord.model_validate_json(item["doc"]["S"])
+            for item in self.tables._partition(self._pk(tenant), f"UPLOAD#{name}#")
+        ]
+        return sorted(found, key=lambda u: u.created_at)
+
+    def upload(self, tenant: str, name: str, upload_id: str) -> UploadRecord | None:
+        item = self.tables._get(self.tables.table, self._upload_key(tenant, name, upload_id))
+        return UploadRecord.model_validate_json(item["doc"]["S"]) if item else None
+
+    def upload_bytes(self, tenant: str, name: str, upload_id: str) -> bytes:
+        """An upload's bytes; TooLargeError (nothing read) over MAX_DOCUMENT_BYTES."""
+        key = upload_key(tenant, name, upload_id)
+        size = int(self.tables.s3.head_object(Bucket=self.tables.bucket, Key=key)["ContentLength"])
+        if size > MAX_DOCUMENT_BYTES:
+            raise TooLargeError(
+                f"{megabytes(size)}, over the {megabytes(MAX_DOCUMENT_BYTES)} limit", "document_too_large"
+            )
+        return bytes(self.tables.s3.get_object(Bucket=self.tables.bucket, Key=key)["Body"].read())
+
+    def settle(self, tenant: str, name: str, upload: UploadRecord, reason: str | None) -> None:
+        """An upload read: in (its record goes, with any earlier skipped record of the same file name),
+        or skipped with `reason` (its record says why). Its bytes go either way."""
+        if reason is None:
+            for other in self.uploads(tenant, name):
+                if other.id == upload.id or (other.filename == upload.filename and other.status == "skipped"):
+                    self.tables.client.delete_item(
+                        TableName=self.tables.table, Key=self._upload_key(tenant, name, other.id)
+                    )
+        else:
+            skipped = upload.model_copy(update={"status": "skipped", "reason": reason})
+            self._put_upload(tenant, name, skipped)
+        self.tables.s3.delete_object(Bucket=self.tables.bucket, Key=upload_key(tenant, name, upload.id))
+
+    # ------------------------------------------------------------ searching
+
+    def source(self, tenant: str, name: str) -> Searchable:
+        if name == BUNDLED and self._bundled is not None:
+            return self._bundled
+        for attempt in (1, 2):
+            stored, version = self._read(tenant, name)
+            if not stored.manifest.documents:
+                return CollectionSource(name, version, None)
+            try:
+                return CollectionSource(name, version, self._index(tenant, name, version, stored.index))
+            except _Replaced as exc:  # a writer replaced this version while it was fetched: once more
+                if attempt == 2:
+                    raise NotFoundError(f"collection {name} changed while its index was fetched") from exc
+        raise AssertionError("unreachable")
+
+    def _index(self, tenant: str, name: str, version: str, files: list[IndexFile]) -> Index:
+        """The version's index from /tmp, fetched first if this function has not yet (kept loaded)."""
+        size = sum(f.size for f in files)
+        if size > self.max_index_bytes:
+            raise TooLargeError(
+                f"collection {name}'s index is {megabytes(size)}, over the {megabytes(self.max_index_bytes)} "
+                "a function can load: split it into several collections",
+                "collection_too_large",
+            )
+        where = self._tenant_cache(tenant) / name / _folder_name(version)
+        with self._lock:
+            if (index := self._indexes.get(where)) is not None:
+                self._indexes.move_to_end(where)
+                return index
+        if not where.is_dir():
+            self._fetch(self._index_prefix(tenant, name, version), files, where)
+        index = load_index(where)
+        with self._lock:
+            self._indexes[where] = index
+            while len(self._indexes) > 16:
+                self._indexes.popitem(last=False)
+        return index
+
+    def _fetch(self, prefix: str, files: list[IndexFile], where: Path) -> None:
+        """Download an index's files beside `where`, then rename it into place; older versions of the
+        same collection leave /tmp (a warm function keeps one of each)."""
+        where.parent.mkdir(parents=True, exist_ok=True)
+        scratch = where.parent / f".{where.name}.{uuid.uuid4().hex[:8]}"
+        try:
+            for file in files:
+                target = scratch / file.name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    self.tables.s3.download_file(self.tables.bucket, prefix + file.name, str(target))
+                except ClientError as err:
+                    if error_code(err) not in ("404", "NoSuchKey"):
+                        raise
+                    raise _Replaced(prefix) from err
+            with contextlib.suppress(OSError):  # another thread got there first: theirs is as good
+                scratch.rename(where)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        for old in where.parent.iterdir():
+            if old != where and not old.name.startswith("."):
+                with self._lock:
+                    self._indexes.pop(old, None)
+                shutil.rmtree(old, ignore_errors=True)
+
+    # ------------------------------------------------------------ the table and the bucket
+
+    def _pk(self, tenant: str) -> str:
+        if not re.match(TENANT_ID, tenant):  # a key segment, as a name is
+            raise InvalidRequestError("tenant", f"{tenant!r} is not a tenant")
+        return f"COLL#{tenant}"
+
+    def _key(self, tenant: str, name: str) -> dict[str, Any]:
+        return {"pk": _s(self._pk(tenant)), "sk": _s(f"COLL#{check_name(name)}")}
+
+    def _upload_key(self, tenant: str, name: str, upload_id: str) -> dict[str, Any]:
+        return {"pk": _s(self._pk(tenant)), "sk": _s(f"UPLOAD#{check_name(name)}#{upload_id}")}
+
+    def _tenant_cache(self, tenant: str) -> Path:
+        self._pk(tenant)
+        return self.cache_dir / tenant
+
+    def _writable(self, name: str) -> None:
+        if name == BUNDLED and self._bundled is not None:
+            raise ConflictError(
+                f"{BUNDLED} is the bundled corpus: it cannot be changed", "collection_read_only"
+            )
+
+    def _stored(self, item: dict[str, Any]) -> _Stored:
+        return _Stored.model_validate_json(self.tables._body(item))
+
+    def _read(self, tenant: str, name: str) -> tuple[_Stored, str]:
+        item = self.tables._get(self.tables.table, self._key(tenant, name))
+        if item is None:
+            raise NotFoundError(f"no collection {name}")
+        return self._stored(item), item["version"]["S"]
+
+    def _write(self, tenant: str, stored: _Stored, before: str | None) -> bool:
+        """Put the manifest item if it is still at version `before` (None: if there is none yet)."""
+        name = stored.manifest.name
+        body = stored.model_dump_json()
+        version = stored.manifest.version()
+        item = {
+            **self._key(tenant, name),
+            "kind": _s("collection"),
+            "version": _s(version),
+            **self.tables._doc(f"{COLLECTIONS}{tenant}/{name}", f"manifest-{version}", body),
+        }
+        if before is None:
+            condition: dict[str, Any] = {"ConditionExpression": "attribute_not_exists(pk)"}
+        else:
+            condition = {
+                "ConditionExpression": "version = :before",
+                "ExpressionAttributeValues": {":before": _s(before)},
+            }
+        written = self.tables._conditional_write(
+            self.tables.client.put_item, TableName=self.tables.table, Item=item, **condition
+        )
+        return written is not None
+
+    def _switch(
+        self, tenant: str, stored: _Stored, version: str, after: _Manifest, fresh: dict[str, Prepared]
+    ) -> bool:
+        """Make `after` the collection: its index built and uploaded whole first, then the manifest (if
+        still at `version`); then what only the old version used goes. False: another writer moved first."""
+        name, new_version = after.name, after.version()
+        files: list[IndexFile] = []
+        if after.documents:
+            files = self._build(tenant, after, fresh)
+        if not self._write(tenant, _Stored(manifest=after, index=files), version):
+            return False
+        kept = {self._passages_key(tenant, name, d) for d in after.documents}
+        for old in stored.manifest.documents:
+            if (key := self._passages_key(tenant, name, old)) not in kept:
+                self.tables.s3.delete_object(Bucket=self.tables.bucket, Key=key)
+        if version != new_version and stored.index:
+            old_prefix = self._index_prefix(tenant, name, version)
+            self._delete_keys([old_prefix + f.name for f in stored.index])
+        return True
+
+    def _build(self, tenant: str, manifest: _Manifest, fresh: dict[str, Prepared]) -> list[IndexFile]:
+        """Build the manifest's index here and upload its files under its version's prefix."""
+
+        def rows(entry: DocumentEntry) -> list[tuple[str, int | None]]:
+            if (given := fresh.get(entry.id)) is not None:
+                return [(p.text, p.page) for p in given.passages]
+            body = self.tables.s3.get_object(
+                Bucket=self.tables.bucket, Key=self._passages_key(tenant, manifest.name, entry)
+            )
+            return [(text, page) for text, page in json.loads(body["Body"].read())]
+
+        index = build_collection_index(manifest, rows)
+        prefix = self._index_prefix(tenant, manifest.name, manifest.version())
+        with tempfile.TemporaryDirectory(prefix="claimcourt-index-") as scratch:
+            folder = Path(scratch) / "index"
+            index.save(folder)
+            files = [
+                IndexFile(name=path.relative_to(folder).as_posix(), size=path.stat().st_size)
+                for path in sorted(folder.rglob("*"))
+                if path.is_file()
+            ]
+            size = sum(f.size for f in files)
+            if size > self.max_index_bytes:
+                raise TooLargeError(
+                    f"collection {manifest.name} would need an index of {megabytes(size)}, over the "
+                    f"{megabytes(self.max_index_bytes)} a function can load: put these documents in another "
+                    "collection",
+                    "collection_too_large",
+                )
+            for file in files:
+                self.tables.s3.upload_file(str(folder / file.name), self.tables.bucket, prefix + file.name)
+        return files
+
+    def _new_upload(self, tenant: str, name: str, filename: str) -> UploadRecord:
+        self._writable(name)
+        self._read(tenant, name)  # 404 before anything is recorded
+        upload = UploadRecord(id=uuid.uuid4().hex, filename=filename, status="pending", created_at=utcnow())
+        self._put_upload(tenant, name, upload)
+        return upload
+
+    def _put_upload(self, tenant: str, name: str, upload: UploadRecord) -> None:
+        item = {
+            **self._upload_key(tenant, name, upload.id),
+            "kind": _s("upload"),
+            "doc": _s(upload.model_dump_json()),
+        }
+        self.tables._put(self.tables.table, item)
+
+    def _put_object(self, key: str, data: bytes) -> None:
+        self.tables.s3.put_object(Bucket=self.tables.bucket, Key=key, Body=data)
+
+    def _passages_key(self, tenant: str, name: str, entry: DocumentEntry) -> str:
+        return f"{COLLECTIONS}{tenant}/{name}/passages/{entry.id}-{entry.content_hash[:16]}.json"
+
+    def _index_prefix(self, tenant: str, name: str, version: str) -> str:
+        return f"{COLLECTIONS}{tenant}/{name}/index/{_folder_name(version)}/"
+
+    def _delete_prefix(self, prefix: str) -> None:
+        pages = self.tables.s3.get_paginator("list_objects_v2").paginate(
+            Bucket=self.tables.bucket, Prefix=prefix
+        )
+        for page in pages:
+            self._delete_keys([o["Key"] for o in page.get("Contents", [])])
+
+    def _delete_keys(self, keys: list[str]) -> None:
+        for start in range(0, len(keys), 1000):  # DeleteObjects' limit
+            batch = [{"Key": k} for k in keys[start : start + 1000]]
+            if batch:
+                self.tables.s3.delete_objects(
+                    Bucket=self.tables.bucket, Delete={"Objects": batch, "Quiet": True}
+                )
+
+
+def _folder_name(version: str) -> str:
+    return f"{version}.v{INDEX_FORMAT}-bm25s-{bm25s_version()}"
