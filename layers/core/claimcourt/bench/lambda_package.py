@@ -30,7 +30,12 @@ from claimcourt.local.template import CfnLoader, project_root
 
 LIMIT_MB = 250
 GOAL_MS = 300
-PLATFORMS = {"x86_64": "manylinux2014_x86_64", "arm64": "manylinux2014_aarch64"}
+# The Python 3.12+ runtimes run on Amazon Linux 2023 (glibc 2.34): manylinux_2_28 wheels load there, and
+# some packages (numpy 2.4) publish no manylinux2014 ones any more.
+PLATFORMS = {
+    "x86_64": ("manylinux2014_x86_64", "manylinux_2_28_x86_64"),
+    "arm64": ("manylinux2014_aarch64", "manylinux_2_28_aarch64"),
+}
 IMPORT_PROBE = """
 import sys, time
 sys.path[:0] = [{layer!r}, {function!r}]
@@ -45,11 +50,14 @@ def _size_mb(path: Path) -> float:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1_000_000
 
 
-def _pip_install(target: Path, requirements: Path, python_version: str | None, platform: str | None) -> None:
+def _pip_install(
+    target: Path, requirements: Path, python_version: str | None, platforms: tuple[str, ...] | None
+) -> None:
     command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-compile", "--target", str(target)]
-    if python_version and platform:
+    if python_version and platforms:
         command += ["--only-binary=:all:", "--implementation", "cp", "--python-version", python_version]
-        command += ["--platform", platform]
+        for platform in platforms:
+            command += ["--platform", platform]
     subprocess.run([*command, "-r", str(requirements)], check=True)
 
 
@@ -59,7 +67,7 @@ def _pip_install_packages(target: Path, packages: list[str]) -> None:
     subprocess.run([*command, *packages], check=True)
 
 
-def build_layer(root: Path, out: Path, python_version: str | None, platform: str | None) -> Path:
+def build_layer(root: Path, out: Path, python_version: str | None, platform: tuple[str, ...] | None) -> Path:
     """layers/core laid out as SAM does: dependencies and the package side by side in python/."""
     site = out / "python"
     _pip_install(site, root / "layers/core/requirements.txt", python_version, platform)
@@ -103,7 +111,7 @@ def main(argv: list[str] | None = None) -> None:
     }
 
     with tempfile.TemporaryDirectory(prefix="claimcourt-layer-") as tmp:
-        print(f"building the layer for {runtime} on {architecture} ({PLATFORMS[architecture]}) …")
+        print(f"building the layer for {runtime} on {architecture} ({', '.join(PLATFORMS[architecture])}) …")
         layer = build_layer(root, Path(tmp) / "lambda", lambda_python, PLATFORMS[architecture])
         layer_mb = _size_mb(layer)
         print(f"layer unzipped: {layer_mb:.1f} MB")
