@@ -73,7 +73,7 @@ def test_run_json_is_the_full_result_on_a_clean_stdout(tmp_path: Path) -> None:
 
 
 def test_motion_json_is_the_motions_shape_and_show_json_gives_the_same(tmp_path: Path) -> None:
-    motion = "Cities should ban cars from their centres"
+    motion = "Nuclear power should be central to decarbonisation"
     result = invoke(tmp_path, "motion", motion, "--rounds", "1", "--crowd", "4", "--json")
     assert result.exit_code == 0, result.output
     body = json.loads(result.stdout)  # GET /motions/{id}'s shape, less its links

@@ -47,6 +47,7 @@ from claimcourt.models import (
     LedgerEntry,
     ModerateInput,
     MotionMap,
+    MotionSuitabilityInput,
     Point,
     PoolRelevance,
     PublicStatement,
@@ -58,6 +59,7 @@ from claimcourt.models import (
     SuitabilityInput,
 )
 from claimcourt.motions.crowd import crowd_of
+from claimcourt.motions.suitability import suitability_task as motion_suitability_task
 from claimcourt.motions.turns import cartograph_task, crowd_task, speak_task, stances_task
 from claimcourt.prompts import TEMPLATES, render
 from claimcourt.reasoning.base import Task
@@ -312,6 +314,8 @@ def _motion_tasks(ledger: list[LedgerEntry]) -> dict[str, Task[Any]]:
     )  # fmt: skip
     personas = crowd_of(3)
     return {
+        # the motion as the claim's injection, escaped inside its tag; the context likewise
+        "motion_suitability": motion_suitability_task(MotionSuitabilityInput(motion=CLAIM, context=CONTEXT)),
         "stances": stances_task(
             StancesInput(motion=CLAIM, context=CONTEXT, evidence_source="climate-fever-wikipedia"),
             last_round=4,

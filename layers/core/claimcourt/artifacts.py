@@ -28,6 +28,7 @@ from claimcourt.models import (
     MotionPhase,
     MotionPlan,
     MotionResult,
+    MotionSuitability,
     PersonaVote,
     PoolRelevance,
     PublicStatement,
@@ -265,6 +266,7 @@ def contrarian_evidence_ids(retrievals: dict[str, dict[str, Any]]) -> list[str]:
 # fact-checkers and the exports read them as they read a claim debate's.
 
 STANCES, PLAN, MOTION_RESULT = "motion/stances", "motion/plan", "motion/result"
+MOTION_SUITABILITY = "motion/suitability"  # the check before vote zero: the screen and the pool's density
 VOTES_PREFIX, TALLY_PREFIX, MAP_PREFIX, TURN_PREFIX = "votes/", "tally/", "map/", "turn/"
 MOTION_POINT = "motion"  # the sub-claim id of a statement's one point
 
@@ -351,6 +353,14 @@ def maps_of(store: ArtifactStore, run_id: str) -> dict[int, MotionMap]:
         int(key.split("/")[1][1:]): MotionMap.model_validate(doc)
         for key, doc in store.find_artifacts(run_id, MAP_PREFIX).items()
     }
+
+
+def motion_suitability_of(store: ArtifactStore, run_id: str) -> MotionSuitability | None:
+    """The motion's suitability check; None for a debate started before there was one."""
+    try:
+        return MotionSuitability.model_validate(store.get_artifact(run_id, MOTION_SUITABILITY))
+    except NotFoundError:
+        return None
 
 
 def motion_result_of(store: ArtifactStore, run_id: str) -> MotionResult | None:

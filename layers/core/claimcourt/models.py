@@ -1601,6 +1601,69 @@ class StancesInput(Strict):
     evidence_source: str = ""
 
 
+# ---------------------------------------------------------------- the motion's suitability (before vote zero)
+
+MotionKind = Literal["policy", "value", "factual", "not_a_motion"]
+FitOutcome = Literal["proceed", "warn", "stop"]
+
+
+class MotionSuitabilityInput(Strict):
+    motion: str
+    context: str | None = None
+
+
+class MotionScreen(Strict):
+    """The screen of a motion's wording, before its crowd votes: a model's reply, or the offline rules'."""
+
+    kind: MotionKind = Field(
+        description="policy: what should be done; value: what matters more or is better; factual: a "
+        "claim about what is the case, posing as a motion; not_a_motion: a fragment, or an instruction to "
+        "the system."
+    )
+    movable: bool = Field(
+        description="Whether evidence and argument could move a fair-minded audience on it (false for taste, "
+        "faith or a question no evidence bears on)."
+    )
+    loaded: bool = Field(
+        description="Whether its wording presupposes its answer or casts one side's stakeholders as wrong."
+    )
+    stakeholders: str = Field(
+        max_length=600,
+        description="Who has a stake on each side, in a sentence: balanced, or whom the wording leaves out.",
+    )
+    outcome: FitOutcome = Field(
+        description="proceed; warn (debatable, with a concern the audience should know); stop (no debate "
+        "over evidence can serve it)."
+    )
+    reasons: list[str] = Field(
+        default_factory=list,
+        max_length=4,
+        description="One per concern, addressed to the person who asked, saying what to ask instead.",
+    )
+
+
+class EvidenceDensity(Strict):
+    """How much of the opening research speaks to the motion, and which way: measured without a model call."""
+
+    passages: int = Field(description="Passages in the pool (the user's context among them).")
+    on_topic: int = Field(description="Passages that speak to the motion (shared words: the claim check's).")
+    for_side: int = Field(description="Passages that back the motion more than its opposite.")
+    against_side: int = Field(description="Passages that back its opposite more than the motion.")
+    closest: float = Field(description="The best passage's shared-words reading, 0–1.")
+    outcome: FitOutcome
+    warnings: list[str] = Field(default_factory=list)
+
+
+class MotionSuitability(Strict):
+    """The motion's suitability check: the screen and the pool's density, and what follows from both."""
+
+    screen: MotionScreen
+    density: EvidenceDensity
+    outcome: FitOutcome
+    stop_reason: StopReason | None = Field(default=None, description="Set when outcome is stop.")
+    warnings: list[str] = Field(default_factory=list)
+
+
 class PersonaVote(Strict):
     persona_id: str
     score: Score = Field(description="0 = firmly against the motion, 50 = undecided, 100 = firmly for.")
@@ -1771,3 +1834,6 @@ class MotionResult(Strict):
         default=None, description="The web search that served the evidence (as a claim run's result)."
     )
     searched: list[str] = Field(default_factory=list, description=SEARCHED)
+    warnings: list[str] = Field(
+        default_factory=list, description="What the suitability check raised before the crowd voted."
+    )

@@ -54,6 +54,7 @@ from claimcourt.models import (
     RunStatus,
     SearchName,
     SourceTag,
+    StopReason,
     VoteTally,
 )
 from claimcourt.motions.crowd import persona_set
@@ -137,6 +138,12 @@ class MotionView(BaseModel):
     finished_at: datetime | None
     error: str | None
     cost_usd: float
+    stop_reason: StopReason | None = Field(
+        default=None, description="Why the suitability check stopped it before its crowd voted."
+    )
+    warnings: list[str] = Field(
+        default_factory=list, description="The suitability check's: why it stopped, or what to know of it."
+    )
     result: MotionResult | None = Field(default=None, description="The vote swing and the judge's report.")
     statements: list[Argument] = Field(
         default_factory=list,
@@ -588,6 +595,8 @@ def _motion_view(record: RunRecord, full: bool = False) -> MotionView:
         finished_at=record.finished_at,
         error=record.error,
         cost_usd=record.cost_usd,
+        stop_reason=record.stop_reason,
+        warnings=record.warnings,
         result=artifacts.motion_result_of(_deps().store, record.run_id) if full else None,
         statements=artifacts.spoken_in_order(_deps().store, record.run_id) if full else [],
         links=links,

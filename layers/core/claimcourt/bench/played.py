@@ -255,27 +255,23 @@ def evaluate(expect: Expect, replay: Replay) -> list[Check]:
         checks.append(
             Check("calls", replay.usage.llm_calls == expect.calls, f"{replay.usage.llm_calls} calls")
         )
+    if expect.stop_reason is not None:
+        reason = record.stop_reason.value if record.stop_reason else "none"
+        checks.append(Check("stop reason", record.stop_reason == expect.stop_reason, reason))
     if replay.played.kind == "motion":
-        return checks + _motion_checks(expect, replay.motion)
+        # A motion's warnings (its suitability check's) are on its run, as its result carries them.
+        return checks + _warning_checks(expect, record.warnings) + _motion_checks(expect, replay.motion)
     if expect.rounds is not None:
         rounds = result.rounds if result else len(replay.decisions)
         checks.append(Check("rounds", rounds == expect.rounds, f"{rounds} rounds"))
     decisions = {d.round: d for d in replay.decisions}
     for number, wanted in sorted(expect.control.items()):
         checks.append(_round_check(number, wanted, decisions.get(number)))
-    if expect.stop_reason is not None:
-        reason = record.stop_reason.value if record.stop_reason else "none"
-        checks.append(Check("stop reason", record.stop_reason == expect.stop_reason, reason))
     # A run stopped with an answer (not enough evidence, undebated): its verdict and warnings are its own.
     answered = result.overall_verdict if result is not None else record.verdict
     if expect.verdict is not None:
         checks.append(Check("verdict", answered == expect.verdict, answered.value if answered else "none"))
-    warnings = result.warnings if result is not None else record.warnings
-    for wanted_warning in expect.warnings:
-        present = any(wanted_warning in w for w in warnings)
-        checks.append(Check(f"warning {wanted_warning!r}", present, "; ".join(warnings) or "none"))
-    if expect.no_warnings:
-        checks.append(Check("no warnings", not warnings, "; ".join(warnings)))
+    checks += _warning_checks(expect, result.warnings if result is not None else record.warnings)
     if result is None:
         wanted_result = any(
             v
@@ -368,6 +364,16 @@ def _round_check(number: int, wanted: Any, decision: RoundDecision | None) -> Ch
     if wanted.frontier is not None and frontier != wanted.frontier:
         problems.append(f"frontier {frontier}, not {wanted.frontier}")
     return Check(name, not problems, "; ".join(problems) or f"{decision.action.value}: {rule}")
+
+
+def _warning_checks(expect: Expect, warnings: list[str]) -> list[Check]:
+    checks = []
+    for wanted_warning in expect.warnings:
+        present = any(wanted_warning in w for w in warnings)
+        checks.append(Check(f"warning {wanted_warning!r}", present, "; ".join(warnings) or "none"))
+    if expect.no_warnings:
+        checks.append(Check("no warnings", not warnings, "; ".join(warnings)))
+    return checks
 
 
 def _motion_checks(expect: Expect, result: MotionResult | None) -> list[Check]:

@@ -570,9 +570,9 @@ def motion(
 
 
 def _print_motion(store: Store, run_id: str, as_json: bool) -> None:
-    """The vote swing and the judge's report (or the run and its result as JSON); exit 1 unless the
-    debate succeeded."""
-    from claimcourt.local.motion_cli import print_result
+    """The vote swing and the judge's report (or the run and its result as JSON); exit 3 when the
+    suitability check stopped it before its crowd voted, 1 when it failed."""
+    from claimcourt.local.motion_cli import print_result, print_stopped
 
     ended = store.get_run(run_id)
     result = artifacts.motion_result_of(store, run_id)
@@ -580,6 +580,10 @@ def _print_motion(store: Store, run_id: str, as_json: bool) -> None:
         click.echo(_motion_json(ended, result))
     elif result is not None:
         print_result(out, result)
+    elif ended.status is RunStatus.STOPPED:
+        print_stopped(out, ended)
+    if ended.status is RunStatus.STOPPED:
+        sys.exit(EXIT_STOPPED)
     if ended.status is not RunStatus.SUCCEEDED:
         err.print(f"[red]the debate failed: {ended.error}[/]")
         sys.exit(EXIT_FAILED)
@@ -588,7 +592,17 @@ def _print_motion(store: Store, run_id: str, as_json: bool) -> None:
 def _motion_json(record: RunRecord, result: MotionResult | None) -> str:
     """A motion debate as `motion --json` and `show --json` print it: `GET /motions/{id}`'s shape
     (less its links), the result filled once the debate has concluded."""
-    fields = {"run_id", "status", "motion", "created_at", "finished_at", "error", "cost_usd"}
+    fields = {
+        "run_id",
+        "status",
+        "motion",
+        "created_at",
+        "finished_at",
+        "error",
+        "cost_usd",
+        "stop_reason",
+        "warnings",
+    }
     doc = record.model_dump(mode="json", include=fields)
     doc["result"] = result.model_dump(mode="json") if result else None
     return json.dumps(doc, indent=2)
@@ -723,6 +737,10 @@ def show(
         from claimcourt.local.motion_cli import print_result
 
         print_result(out, result)
+    elif record.motion is not None and record.status is RunStatus.STOPPED:
+        from claimcourt.local.motion_cli import print_stopped
+
+        print_stopped(out, record)
     else:
         render_record(out, record)
 

@@ -111,6 +111,16 @@ export async function render(view, runId) {
     return;
   }
   if (run.kind === "motion" && run.status === "succeeded") return motionResult(view, header, runId);
+  if (run.kind === "motion" && run.status === "stopped") {
+    // stopped by its suitability check before the crowd voted: no vote, no verdict; the check's reasons
+    mount(view, header, h("div.card#motion-stopped",
+      h("h2", "Not debated: stopped before the crowd voted"),
+      h("p", run.stop_reason === "add_documents"
+        ? "The opening research found nothing that speaks to the motion, so neither team would have had evidence to argue from."
+        : "The suitability check found it is not a motion a debate over evidence can serve."),
+      run.warnings.length ? list(run.warnings) : null));
+    return;
+  }
   if (!run.result) {
     const noEvidence = run.stop_reason === "add_documents";
     const title = run.status !== "stopped" ? "The run failed"
@@ -375,6 +385,7 @@ async function motionResult(view, header, runId) {
           h("span.role-for.role-name", `for ${pointsChange(r.swing.for)}`),
           h("span.role-against.role-name", `against ${pointsChange(r.swing.against)}`)),
         h("div.small.muted", `${TEAM[plan.first]} spoke first (${firstWhy})${plan.minority ? `; the time knob gave the team ${plan.minority} more room` : ""}`))),
+    r.warnings.length ? h("div.notice#motion-warnings", { role: "note" }, h("strong", "Before the vote, the suitability check said:"), list(r.warnings)) : null,
     r.ended_early ? h("p.error", `Ended early: the team ${r.ended_early.side} declined to go on in round ${r.ended_early.round}.`) : null,
     chart,
     scrollBox("The vote, round by round", h("table#vote-table",

@@ -7,10 +7,11 @@ import json
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from claimcourt import artifacts
 from claimcourt.local.render import evidence_from
-from claimcourt.models import MotionRequest, MotionResult, RunEvent
+from claimcourt.models import MotionRequest, MotionResult, RunEvent, RunRecord, StopReason
 from claimcourt.motions.turns import PHASE_TEXT
 from claimcourt.store.base import Store
 
@@ -91,6 +92,8 @@ def print_result(out: Console, result: MotionResult) -> None:
     out.print(f"vote zero  {z.for_pct:g} % for, {z.against_pct:g} % against ({z.voters} voters)")
     out.print(f"final      {f.for_pct:g} % for, {f.against_pct:g} % against")
     out.print(f"swing      for {result.swing['for']:+g} · against {result.swing['against']:+g} points")
+    for w in result.warnings:
+        out.print(f"[yellow]⚠ {escape(w)}[/]")
     if result.ended_early is not None:
         e = result.ended_early
         out.print(f"ended early: the team {e.side} declined in round {e.round}: {e.reason}")
@@ -100,3 +103,15 @@ def print_result(out: Console, result: MotionResult) -> None:
         f"${result.usage.total_cost_usd:.4f}{evidence_from(result.search)} · "
         f"artifacts: claimcourt export {result.run_id}"
     )
+
+
+def print_stopped(out: Console, record: RunRecord) -> None:
+    """A motion the suitability check stopped before its crowd voted: why, and what to do instead."""
+    why = (
+        "the evidence pool does not speak to it"
+        if record.stop_reason is StopReason.ADD_DOCUMENTS
+        else "it is not a motion a debate over evidence can serve"
+    )
+    out.print(f"[bold yellow]Not debated[/] ({record.run_id}): {why}; no vote was taken.")
+    for w in record.warnings:
+        out.print(f"  • {escape(w)}")

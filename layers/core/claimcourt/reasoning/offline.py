@@ -329,6 +329,7 @@ class OfflineReasoner:
             "hindsight": hindsight.classify,  # a backtest's sources, dated by their text (lexically)
             # motion debates (reasoning/offline_motion.py)
             "stances": offline_motion.stances,
+            "motion_suitability": offline_motion.suitability,
             "speak": offline_motion.speak,
             "cartograph": offline_motion.cartograph,
             "crowd": offline_motion.crowd,

@@ -9,6 +9,9 @@
   answers the checks its citations met; its notes (private) name what to press next;
 - the judge maps consensus (passages both teams cite) and the frontier (each team's strongest citation
   against the other's, each named so that the two never read alike: never a term against itself);
+- the screen before vote zero (`suitability`): rules on the motion's wording — an instruction or a
+  fragment is no motion; taste or faith no evidence could move; a factual claim posing as a motion (a
+  measured change or a cause, with no word of value or policy); loaded adjectives that presuppose the answer;
 - the crowd: each persona's vote zero is its value leanings against the motion's direction on each value
   axis (a small keyword lexicon, below: crude, and said to be), plus a fixed per-persona offset; after a
   round it moves by its openness × evidence weight × how much better one team's citations of that round
@@ -28,7 +31,9 @@ from claimcourt.models import (
     FrontierIssue,
     LedgerEntry,
     MotionMap,
+    MotionScreen,
     MotionStatement,
+    MotionSuitabilityInput,
     Persona,
     PersonaVote,
     Side,
@@ -36,8 +41,10 @@ from claimcourt.models import (
     Stances,
     StancesInput,
 )
+from claimcourt.reasoning.instructions import WARNING as INSTRUCTION_WARNING
+from claimcourt.reasoning.instructions import looks_like_instruction
 from claimcourt.reasoning.qualifiers import differs
-from claimcourt.reasoning.stance import content_stems, key_terms
+from claimcourt.reasoning.stance import content_stems, key_terms, tokens
 from claimcourt.reasoning.stance_model import CITE_AT, PassageStance
 from claimcourt.reasoning.stance_model import judge as judge_passage
 
@@ -121,6 +128,108 @@ def crowd(inputs: CrowdInput) -> CrowdVotes:
     return CrowdVotes(votes=votes)
 
 
+# ---------------------------------------------------------------- the screen before vote zero
+
+# Taste, faith and the supernatural: no passage could move an audience on them.
+_UNMOVABLE = re.compile(
+    r"\b(god|gods|soul|souls|afterlife|karma|destiny|meaning of life|heaven|hell)\b"
+    r"|\bthis (statement|motion) is\b|\btastes?\s+(?:\w+\s+)?(?:better|worse|best|nicer)\b"
+    r"|\bpineapple\b|\b(?:cuter|prettier|uglier|tastier)\b"
+    r"|\bthe\s+(?:best|worst|greatest)\s+(?:\w+\s+)?(?:band|song|movie|film|album|colou?r|flavou?r|topping)\b",
+    re.I,
+)
+# What makes a motion a question of policy or value: what should be done, what is better, worse, right.
+_VALUE_OR_POLICY = re.compile(
+    r"\b(should|ought|must|needs? to|has to|have to|would|better|worse|best|worst|good|bad|evil|harm\w*|"
+    r"benefit\w*|threat\w*|danger\w*|progress|legitimate|preferable|right|wrong|fair|unfair|just|unjust|"
+    r"justified|necessary|worth\w*|deserve\w*|fail\w*|broken|disaster\w*|crisis|inevitable|obsolete|"
+    r"undermin\w*|violat\w*|oppress\w*|provok\w*|model for|case for|case against|stronger|weaker|"
+    r"responsib\w*|blame|trust|resolved|this house|time to|priority|central|matter\w*|more than|"
+    r"less than|outweigh\w*|succeed\w*|success\w*|finished|over)\b",
+    re.I,
+)
+# A measured change or a cause: what a fact-check settles ("rose by 1.1 °C", "cause autism").
+_MEASURED = re.compile(
+    r"\b(ris(?:e|es|en|ing)|rose|increas\w*|decreas\w*|declin\w*|f[ae]ll(?:en|s)?|dropp?\w*|caus\w*|"
+    r"melt\w*|warm(?:ed|ing|s)|doubl\w*|exceed\w*|linked to|correlat\w*)\b"
+    r"|\d+(?:[.,]\d+)?\s*(?:%|percent|per cent|°|degrees?|ppm|million|billion)",
+    re.I,
+)
+# Adjectives that decide the motion before anyone speaks, or cast one side's stakeholders as wrong.
+_LOADED = re.compile(
+    r"\b(reckless\w*|disastrous|so-called|obviously|clearly|undeniabl\w*|everyone knows|any sane|"
+    r"greedy|scam|hoax|idiotic|stupid|insane|shameful|evil|corrupt|lazy|brainwashed|sheeple|woke|alarmists?|"
+    r"deniers?)\b",
+    re.I,
+)
+_REWORD = "Restate it neutrally (what should be done, or what is better on balance) to have it debated."
+
+
+def suitability(inputs: MotionSuitabilityInput) -> MotionScreen:
+    """The offline screen of a motion's wording (the module's docstring). It reads words, not meaning:
+    "Vaccines cause autism" reads factual, and "Globalization has undermined America's working class"
+    reads as a judgement of value, which is how debate series stage it."""
+    motion = proposition(inputs.motion)
+    if looks_like_instruction(inputs.motion):
+        return MotionScreen(
+            kind="not_a_motion",
+            movable=False,
+            loaded=False,
+            stakeholders="None: it addresses the system, not a question people disagree on.",
+            outcome="stop",
+            reasons=[INSTRUCTION_WARNING.replace("a claim about the world", "a motion")],
+        )
+    if len(tokens(motion)) < 2 or not content_stems(motion):
+        return MotionScreen(
+            kind="not_a_motion",
+            movable=False,
+            loaded=False,
+            stakeholders="None named: it states no question.",
+            outcome="stop",
+            reasons=["This is a fragment, not a motion: state what should be done, or what is better."],
+        )
+    if _UNMOVABLE.search(motion):
+        return MotionScreen(
+            kind="value",
+            movable=False,
+            loaded=False,
+            stakeholders="Each person's own taste or faith: no stakeholder's case rests on evidence.",
+            outcome="stop",
+            reasons=[
+                "No evidence could move an audience on this (a matter of taste or faith): a debate over "
+                "evidence cannot serve it. Ask about something evidence bears on, such as what people do or "
+                "what a policy costs."
+            ],
+        )
+    reasons = []
+    factual = not _VALUE_OR_POLICY.search(motion) and bool(_MEASURED.search(motion))
+    if factual:
+        reasons.append(
+            "This reads as a factual claim (a measured change or a cause), not a question of policy or "
+            "value: the crowd's vote would measure persuasion, not whether it is true. To have it checked, "
+            "use `claimcourt run`; to debate it, ask what should follow from it."
+        )
+    loaded = _LOADED.search(motion)
+    if loaded is not None:
+        reasons.append(
+            f'Its wording ("{loaded.group()}") decides the question before anyone speaks, and leaves the '
+            f"team against arguing with the motion's own words. {_REWORD}"
+        )
+    policy = re.search(r"\b(should|ought|must)\b", motion, re.I) is not None
+    return MotionScreen(
+        kind="factual" if factual else "policy" if policy else "value",
+        movable=True,
+        loaded=loaded is not None,
+        stakeholders=(
+            "Not read offline: the rules see the motion's words, not who has a stake in it."
+            if loaded is None
+            else "The wording takes one side's view of the other side's stakeholders."
+        ),
+        outcome="warn" if reasons else "proceed",
+        reasons=reasons,
+    )
+
+
 def stances(inputs: StancesInput) -> Stances:
     terms = key_terms(inputs.motion, limit=8)
     queries = [" ".join(terms[:5])] if terms else [inputs.motion[:200]]
@@ -154,6 +263,15 @@ def _lean(s: PassageStance, side: Side) -> float:
     """How much more a passage backs `side` than the other side (claimcourt's claim debaters read it so)."""
     other: Side = "against" if side == "for" else "for"
     return _backing(s, side) - _backing(s, other)
+
+
+def leaning(prop: str, e: Evidence, read: PassageStance) -> Side | None:
+    """The side a passage backs more than the other, as the offline teams read it to cite it: None when
+    it bears too little on the motion, or speaks of another place or time (which backs neither side)."""
+    if read.bears < CITE_AT or differs(prop, e.text, e.title) is not None:
+        return None
+    lean = read.support - read.refute
+    return "for" if lean > 0 else "against" if lean < 0 else None
 
 
 # What a passage differs in (qualifiers.differs' first word), as a team says it of the other's passage.
@@ -231,9 +349,7 @@ def speak(inputs: SpeakInput) -> MotionStatement:
             for e in inputs.evidence
             if e.id not in set(inputs.cited_before)
             and e.id not in theirs
-            and read[e.id].bears >= CITE_AT
-            and _lean(read[e.id], side) > 0
-            and differs(prop, e.text, e.title) is None  # another place or time backs neither side
+            and leaning(prop, e, read[e.id]) == side
         ]
         fresh.sort(key=lambda e: (-_lean(read[e.id], side), e.id))
         # Nothing new backs it: it stands on the strongest of what it cited before (citing again is free).

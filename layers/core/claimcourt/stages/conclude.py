@@ -59,6 +59,7 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         usage=usage,
         search=search_served(doc["source"] for doc in retrievals.values()),
         searched=artifacts.searched(retrievals),
+        warnings=checked.warnings if (checked := artifacts.motion_suitability_of(store, p.run_id)) else [],
     )
     store.put_artifact(p.run_id, artifacts.MOTION_RESULT, result.model_dump(mode="json"))
     record = store.get_run(p.run_id).model_copy(update={"status": RunStatus.SUCCEEDED})
@@ -66,6 +67,7 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
     store.set_status(
         p.run_id,
         RunStatus.SUCCEEDED,
+        warnings=result.warnings,
         cost_usd=usage.total_cost_usd,
         tokens=usage.input_tokens + usage.output_tokens,
     )

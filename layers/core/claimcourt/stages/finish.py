@@ -1,4 +1,5 @@
-"""The ends that are not a score: stopped by the suitability check (FinishStopped), answered *not
+"""The ends that are not a score: stopped by the suitability check (FinishStopped; a motion's, before
+its crowd votes, too), answered *not
 enough evidence* with no debate because the pool speaks to none of the sub-claims (FinishAddDocuments,
 after the Relevance stage), or failed (FinishFailed, every state's Catch). All record what the run spent."""
 
@@ -24,7 +25,19 @@ class FinishPayload(Payload):
 def run(deps: Deps, p: FinishPayload) -> dict[str, Any]:
     spent = usage_from(deps.store.run_calls(p.run_id), 0, 0)
     tokens = spent.input_tokens + spent.output_tokens
-    if p.outcome == "stopped":
+    motion_check = artifacts.motion_suitability_of(deps.store, p.run_id)
+    if p.outcome == "stopped" and motion_check is not None:
+        # A motion stopped before its crowd voted: by its wording (unsuitable) or by a pool that speaks to
+        # nothing (add_documents); a motion has no verdict, so none is answered.
+        deps.store.set_status(
+            p.run_id,
+            RunStatus.STOPPED,
+            warnings=motion_check.warnings,
+            cost_usd=spent.total_cost_usd,
+            tokens=tokens,
+            stop_reason=motion_check.stop_reason or StopReason.UNSUITABLE,
+        )
+    elif p.outcome == "stopped":
         warnings = artifacts.suitability_of(deps.store, p.run_id).warnings
         deps.store.set_status(
             p.run_id,
