@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from playwright.sync_api import Browser, BrowserContext
 
 from claimcourt.bench import processes
 from claimcourt.settings import child_environment
@@ -90,3 +91,15 @@ def serve(data_dir: Path, **env: str) -> Iterator[Served]:
     port = free_port()
     with processes.serving([CLAIMCOURT, "serve", "--port", str(port)], environment, port):
         yield Served(f"http://127.0.0.1:{port}", key, data_dir)
+
+
+def new_context(browser: Browser, served: Served, theme: str = "light", key: bool = True) -> BrowserContext:
+    """A desktop-sized browser context on the served console, with the key already given (or not)."""
+    context = browser.new_context(
+        base_url=served.url, color_scheme=theme, viewport={"width": 1280, "height": 900}
+    )  # type: ignore[arg-type]
+    if key:
+        context.add_init_script(
+            f"localStorage.getItem('cc.key') || localStorage.setItem('cc.key', '{served.key}')"
+        )
+    return context

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Route, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 
-from tests.e2e.console import SHOTS, Served, chromium_path, serve
+from tests.e2e.console import SHOTS, Served, serve
+from tests.e2e.console import new_context as _context
 
 pytestmark = pytest.mark.timeout(240)
 ARCTIC = "Arctic sea ice has declined since 1979"
@@ -27,46 +28,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     # Two debates at once at most, so the queue meets the cost guard with three claims.
     with serve(tmp_path_factory.mktemp("console"), CLAIMCOURT_MAX_ACTIVE_RUNS="2") as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def playwright() -> Iterator[Playwright]:
-    with sync_playwright() as p:
-        yield p
-
-
-@pytest.fixture(scope="module")
-def browser(playwright: Playwright) -> Iterator[Browser]:
-    browser = playwright.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
-    yield browser
-    browser.close()
-
-
-def _context(browser: Browser, served: Served, theme: str = "light", key: bool = True) -> BrowserContext:
-    context = browser.new_context(
-        base_url=served.url, color_scheme=theme, viewport={"width": 1280, "height": 900}
-    )  # type: ignore[arg-type]
-    if key:
-        context.add_init_script(
-            f"localStorage.getItem('cc.key') || localStorage.setItem('cc.key', '{served.key}')"
-        )
-    return context
-
-
-@pytest.fixture
-def page(browser: Browser, served: Served) -> Iterator[Page]:
-    context = _context(browser, served)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda err: errors.append(str(err)))
-    # a 5xx is a bug on the server's side, whether or not the page recovers from it
-    page.on(
-        "response",
-        lambda r: errors.append(f"{r.status} {r.request.method} {r.url}") if r.status >= 500 else None,
-    )
-    yield page
-    context.close()
-    assert errors == [], errors
 
 
 def shot(page: Page, name: str, theme: str) -> None:

@@ -82,6 +82,11 @@ def test_a_duplicate_name_a_bad_name_and_the_bundled_corpus_are_refused(api: Ser
     assert (again.status_code, again.json()["code"]) == (409, "collection_exists")
     bad = api.client.post("/corpora", json={"name": "Harbour Files"}, headers=auth(api.key))
     assert (bad.status_code, bad.json()["field"]) == (422, "name")
+    # in words a person reads (the console shows it at the field), not as the regular expression
+    assert bad.json()["detail"] == (
+        "name: 'Harbour Files' is not a collection name:"
+        " 1-63 of a-z, 0-9, - and _, starting with a letter or digit"
+    )
     climate = made(api, "climate")
     assert (climate.status_code, climate.json()["code"]) == (409, "collection_exists")
     for reply in (

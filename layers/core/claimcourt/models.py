@@ -296,8 +296,11 @@ def _distinct_corpora(names: list[str]) -> list[str]:
     return names
 
 
+# A collection's name, refused in words (the pattern alone would be refused as a regular expression).
+CorpusName = Annotated[str, AfterValidator(_corpus_name), Field(json_schema_extra={"pattern": CORPUS_NAME})]
+
 Corpora = Annotated[
-    list[Annotated[str, AfterValidator(_corpus_name), Field(json_schema_extra={"pattern": CORPUS_NAME})]],
+    list[CorpusName],
     Field(
         max_length=MAX_CORPORA,
         description="Document collections to search, by name (`climate` is the bundled corpus); empty: the "

@@ -37,7 +37,7 @@ from claimcourt.evidence.collections import (
     Uploads,
 )
 from claimcourt.evidence.documents import MAX_DOCUMENT_BYTES, Unreadable, kind_of, megabytes, unsupported
-from claimcourt.models import CORPUS_NAME, Tier
+from claimcourt.models import CorpusName, Tier
 from claimcourt.wiring import current_deps
 
 # A request may carry a document of the largest size and the multipart framing around it.
@@ -53,9 +53,7 @@ def is_upload(method: str, path: str) -> bool:
 class CorpusRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(
-        pattern=CORPUS_NAME, description="a-z, 0-9, - and _, up to 63, starting with a letter or digit."
-    )
+    name: CorpusName = Field(description="a-z, 0-9, - and _, up to 63, starting with a letter or digit.")
     tier: Tier = Field(
         default="T2", description="T1 for primary records (filings, statistics); T2 otherwise."
     )

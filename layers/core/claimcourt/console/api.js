@@ -16,19 +16,23 @@ export class ApiError extends Error {
     this.code = problem?.code || "http_" + status;
     this.field = problem?.field;
     this.retryAfter = retryAfter;
+    this.problem = problem; // the whole problem document: some carry more (an upload's per-file reasons)
   }
 }
 
 export async function api(path, { method = "GET", body, headers = {}, key = getKey() } = {}) {
   const init = { method, headers: { Authorization: `Bearer ${key}`, ...headers } };
-  if (body !== undefined) {
+  if (body instanceof FormData) {
+    init.body = body; // multipart: the browser writes the Content-Type with its boundary
+  } else if (body !== undefined) {
     init.body = JSON.stringify(body);
     init.headers["Content-Type"] = "application/json";
   }
   const response = await fetch(path, init);
   if (response.status === 204) return null;
   const text = await response.text();
-  const data = text ? JSON.parse(text) : null;
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch { /* not JSON (a proxy's error page): the status says it */ }
   if (!response.ok) {
     const retry = Number(response.headers.get("Retry-After") || data?.retry_after_s || 0);
     if (response.status === 401 && key && key === getKey()) window.dispatchEvent(new CustomEvent("cc:unauthorized"));

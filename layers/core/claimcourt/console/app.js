@@ -21,6 +21,8 @@ const ROUTES = [
   [/^#\/claims\/([\w-]+)$/, "history", "page-drift.js", true],
   [/^#\/history$/, "history", "page-history.js"],
   [/^#\/monitors$/, "monitors", "page-monitors.js"],
+  [/^#\/sources$/, "sources", "page-sources.js"],
+  [/^#\/sources\/([\w-]+)$/, "sources", "page-sources.js"],
   [/^#\/settings$/, "settings", "page-settings.js"],
   [/^#\/key$/, "settings", "page-key.js"],
 ];

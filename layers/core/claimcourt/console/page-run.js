@@ -3,7 +3,7 @@
 
 import { ApiError, api, serviceSettings } from "./api.js";
 import { watchRun } from "./app.js";
-import { errorBox, h, mount, statusPill, verdictPill } from "./ui.js";
+import { errorBox, h, mount, statusPill, tierBadge, verdictPill } from "./ui.js";
 
 const QUEUE = "cc.queue";
 // The queue outlives the page: it goes on firing while the user reads a verdict elsewhere.
@@ -50,10 +50,38 @@ function request(form, claim) {
   if (data.get("rounds")) body.rounds = Number(data.get("rounds"));
   const context = String(data.get("context") || "").trim();
   if (context) body.context = context;
+  const corpora = data.getAll("corpora");
+  if (corpora.length) body.corpora = corpora;
   return body;
 }
 
+// Which collections a run searches (the API's `corpora`): none picked is what a run always did. The
+// list is fetched once per visit of the page (a collection made on Sources a moment ago is in it).
+function corporaPicker(prefix, listing) {
+  const box = h("div.corpora-pick", h("span.small.muted", "Loading your collections…"));
+  const picked = h("span.hint", "(none picked)");
+  const details = h(`details#${prefix}-sources`,
+    h("summary", "Evidence sources ", picked),
+    h("fieldset",
+      h("legend.sr-only", "Search these collections"),
+      box,
+      h("div.hint",
+        "None picked: the run searches as it always has (web search where one is configured, else the bundled climate",
+        " corpus). Several are searched as one. Your own documents go in on the ", h("a", { href: "#/sources" }, "Sources"), " page.")));
+  box.addEventListener("change", () => {
+    const names = [...box.querySelectorAll("input:checked")].map((i) => i.value);
+    picked.textContent = names.length ? `(${names.join(", ")})` : "(none picked)";
+  });
+  listing.then(({ corpora }) => {
+    mount(box, corpora.map((c) => h("label", { title: `${c.passages.toLocaleString()} passages` },
+      h("input", { type: "checkbox", name: "corpora", value: c.name }), c.name, " ", tierBadge(c.tier))));
+    if (corpora.some((c) => !c.bundled)) details.open = true; // the user made collections: show them
+  }, (err) => mount(box, errorBox(err)));
+  return details;
+}
+
 export function render(view) {
+  const corpora = api("/corpora");
   const claim = h("textarea#claim", {
     name: "claim", rows: 3, required: true, maxlength: 2000,
     placeholder: "e.g. Arctic sea ice has declined since 1979", "aria-describedby": "claim-hint",
@@ -97,6 +125,7 @@ export function render(view) {
           h("select#judge", { name: "judge" },
             h("option", { value: "contract" }, "Scoring contract (0–100)"),
             h("option", { value: "rubric" }, "Rubric (disagreement hierarchy, 0–10)"))))),
+    corporaPicker("run", corpora),
     h("details",
       h("summary", "Attach context"),
       h("div.field",
@@ -224,7 +253,7 @@ export function render(view) {
         : h("p.muted", "No runs yet."));
   }, () => {});
 
-  mount(view, form, motionForm(), h("div.grid.two", queue, recent));
+  mount(view, form, motionForm(corpora), h("div.grid.two", queue, recent));
   redraw = () => { draw(); runQueue.disabled = running; };
   redraw();
   claim.focus();
@@ -254,6 +283,8 @@ function motionRequest(form) {
     time_knob: { lean_above: Number(data.get("lean_above")), ratio: Number(data.get("ratio")) },
   };
   if (data.get("first")) body.first = data.get("first");
+  const corpora = data.getAll("corpora");
+  if (corpora.length) body.corpora = corpora;
   const lineup = {};
   for (const [role] of MOTION_ROLES) {
     const wanted = String(data.get(`lineup.${role}`) || "").trim();
@@ -263,7 +294,7 @@ function motionRequest(form) {
   return body;
 }
 
-function motionForm() {
+function motionForm(corpora) {
   const motion = h("textarea#motion", {
     name: "motion", rows: 2, required: true, maxlength: 2000,
     placeholder: "e.g. As of 2014, state surveillance was a legitimate defense of our freedoms.",
@@ -298,6 +329,7 @@ function motionForm() {
     h("div.row",
       number("motion-rounds", "rounds", "Rounds between opening and closing", { min: 1, max: 6, value: 2, required: true }),
       number("motion-crowd", "crowd", "Voters", { min: 1, max: 100, value: 24, required: true })),
+    corporaPicker("motion", corpora),
     h("details#motion-options",
       h("summary", "Rules and line-up"),
       h("div.row",

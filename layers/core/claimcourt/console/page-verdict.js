@@ -25,10 +25,20 @@ function cited(text, sources) {
   return parts;
 }
 
+// A source's title, and the page of its document it was read on (a PDF's). A web page or a file the
+// browser can open is a link (a PDF's opens at the page: #page=N); an uploaded document, whose url
+// only names the upload, is its title with the url as a tooltip.
+const OPENABLE = /^(https?|file):/;
+function sourceTitle(s) {
+  const title = OPENABLE.test(s.source_url)
+    ? h("a", { href: s.source_url, rel: "noopener noreferrer", target: "_blank" }, s.title)
+    : h("span.source-title", { title: s.source_url }, s.title);
+  return [title, s.page != null ? h("span.page", `, p. ${s.page}`) : null];
+}
+
 function sourceItem(s) {
   return h("li", { id: `src-${s.evidence_id}`, tabindex: "-1", "data-tier": s.tier },
-    tierBadge(s.tier), " ",
-    h("a", { href: s.source_url, rel: "noopener noreferrer", target: "_blank" }, s.title),
+    tierBadge(s.tier), " ", sourceTitle(s),
     " ", h("span.small.muted.mono", s.evidence_id),
     s.published ? h("span.small.muted", ` · ${s.published}`) : null);
 }
@@ -36,8 +46,25 @@ function sourceItem(s) {
 function decisive(source, label = "Decisive source") {
   if (!source) return null;
   return h("div.callout", { id: label === "Decisive source" ? "decisive" : null }, h("div.small.muted", label), h("div", tierBadge(source.tier), " ",
-    h("a", { href: source.source_url, rel: "noopener noreferrer", target: "_blank" }, source.title),
-    " ", h("span.small.muted.mono", source.evidence_id)));
+    sourceTitle(source), " ", h("span.small.muted.mono", source.evidence_id)));
+}
+
+// What the run searched (result.searched): a collection as name@version, linked to its page on
+// Sources; the bundled corpus and a web search by what they are.
+const SEARCHED = {
+  "climate-fever-wikipedia": "the bundled climate corpus", "anthropic-web": "Anthropic web search",
+  "openai-web": "OpenAI web search", "searxng-web": "SearXNG", golden: "the golden evidence set",
+};
+function searched(names) {
+  if (!names?.length) return null;
+  return h("p.small#searched", h("span.muted", "Searched: "), names.map((name, i) => {
+    const at = name.lastIndexOf("@");
+    const item = at > 0
+      ? h("span", { "data-searched": name.slice(0, at) }, h("a", { href: `#/sources/${name.slice(0, at)}` }, name.slice(0, at)),
+        h("span.muted.mono", { title: `version ${name.slice(at + 1)}` }, `@${name.slice(at + 1, at + 9)}`))
+      : h("span", { "data-searched": name }, SEARCHED[name] || name);
+    return i ? [", ", item] : item;
+  }));
 }
 
 function list(items) {
@@ -67,7 +94,7 @@ function ledgerCard(citations) {
       scrollBox("Citation ledger", h("table", h("thead", h("tr", ["Citation", "Round", "Source", "Sentence", "Credibility", "Correspondence", "Check and answer"].map((c) => h("th", c)))),
         h("tbody", citations.map((c) => h("tr", { "data-ledger": c.key },
           h("td", h(`span.role-${c.side}.role-name`, c.key)), h("td.num", c.round),
-          h("td", tierBadge(c.tier), " ", h("a", { href: c.source_url, rel: "noopener noreferrer", target: "_blank" }, c.title)),
+          h("td", tierBadge(c.tier), " ", sourceTitle(c)),
           h("td.small", c.sentence),
           h("td.num", c.credibility ?? "—"), h("td.num", c.correspondence ?? "—"),
           h("td.small", c.comment || "", c.response ? h("div.muted", `answer: ${c.response}`) : null))))))));
@@ -177,6 +204,7 @@ export async function render(view, runId) {
   const t1 = r.sources.filter((s) => s.tier === "T1").length;
   const sourcesCard = h("section.card#sources", { "aria-labelledby": "src-title" },
     h("h2#src-title", `Sources (${r.sources.length}: ${t1} T1, ${r.sources.length - t1} T2)`),
+    searched(r.searched),
     r.sources.length ? h("ol.sources", r.sources.map(sourceItem)) : h("p.muted", "No source was cited."));
 
   const ledger = ledgerCard(r.citations || []);
@@ -313,9 +341,11 @@ function statementText(text, side, ledger) {
   for (const m of text.matchAll(/\s*\[(E[0-9a-f]{6,})\]/g)) {
     parts.push(text.slice(last, m.index), " ");
     const entry = ledger.get(`${side}|${m[1]}`);
-    parts.push(entry
-      ? h("a.tag.cite", { href: entry.source_url, rel: "noopener noreferrer", target: "_blank", title: `${entry.tier}: ${entry.title}` }, `${entry.tier} ${entry.key}`)
-      : h("span.tag.cite", m[1]));
+    const where = entry ? `${entry.tier}: ${entry.title}${entry.page != null ? `, p. ${entry.page}` : ""}` : null;
+    parts.push(!entry ? h("span.tag.cite", m[1])
+      : OPENABLE.test(entry.source_url)
+        ? h("a.tag.cite", { href: entry.source_url, rel: "noopener noreferrer", target: "_blank", title: where }, `${entry.tier} ${entry.key}`)
+        : h("span.tag.cite", { title: where }, `${entry.tier} ${entry.key}`));
     last = m.index + m[0].length;
   }
   parts.push(text.slice(last));
@@ -412,6 +442,7 @@ async function motionResult(view, header, runId) {
     h("h2#report-title", "The judge's report"), h("p", r.report),
     r.frontier.length ? [h("h3", "Still disputed"), h("ul", r.frontier.map((f) => h("li", f.core_issue)))] : null,
     r.consensus.length ? h("details", h("summary", `Agreed by the end (${r.consensus.length})`), h("ul", r.consensus.map((c) => h("li", c)))) : null,
+    searched(r.searched),
     h("p.small.muted", `${plural(r.turns, "statement")}, ${plural(r.citations.length, "citation")}, personas ${r.personas}, reasoner ${r.reasoner}, ${usd(r.usage.total_cost_usd)}`));
 
   mount(view, header, card, roundCards, report, ledgerCard(r.citations), downloads(runId, r, false));
