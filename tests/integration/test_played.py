@@ -41,8 +41,15 @@ from claimcourt.bench.played_server import PlayedServer
 from claimcourt.evidence.corpus import CorpusSource
 from claimcourt.local.runtime import LocalRuntime
 from claimcourt.models import MotionRequest, RunStatus
-from claimcourt.reasoning.anthropic_provider import with_feedback
-from claimcourt.reasoning.base import CALL_HEADER, RETRY_HEADER, RUN_HEADER, ProviderReply, Task, call_headers
+from claimcourt.reasoning.base import (
+    CALL_HEADER,
+    RETRY_HEADER,
+    RUN_HEADER,
+    ProviderReply,
+    Task,
+    call_headers,
+    with_feedback,
+)
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.runs import create_run

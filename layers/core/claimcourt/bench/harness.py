@@ -150,7 +150,7 @@ class MeteredOffline:
 
     def complete(self, task: Task[Any], model: str, feedback: str | None = None) -> ProviderReply:
         reply = self.inner.complete(task, model, feedback)
-        sent = len(task.system) + len(task.prompt) + len(json.dumps(task.output_schema()))
+        sent = len(task.system_text) + len(task.user_text) + len(json.dumps(task.output_schema()))
         return dataclasses.replace(
             reply,
             model=METER_MODEL,

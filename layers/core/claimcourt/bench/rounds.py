@@ -57,7 +57,7 @@ class MeteredOffline:
         return dataclasses.replace(
             reply,
             model=MODEL,
-            input_tokens=(len(task.system) + len(task.prompt)) // CHARS_PER_TOKEN,
+            input_tokens=(len(task.system_text) + len(task.user_text)) // CHARS_PER_TOKEN,
             output_tokens=len(json.dumps(reply.content)) // CHARS_PER_TOKEN,
         )
 

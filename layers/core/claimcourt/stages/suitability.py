@@ -8,7 +8,7 @@ from claimcourt import artifacts
 from claimcourt.debate.suitability import assess
 from claimcourt.models import Stage, SuitabilityInput
 from claimcourt.reasoning.base import CallContext
-from claimcourt.stages.payloads import Payload
+from claimcourt.stages.payloads import ASSESS, Payload
 from claimcourt.wiring import Deps
 
 STAGE = Stage.SUITABILITY
@@ -26,7 +26,7 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
             as_of=request.as_of_date,
         ),
         deps.reasoner,
-        CallContext(p.run_id, STAGE),
+        CallContext(p.run_id, STAGE, step=ASSESS),
     )
     deps.store.put_artifact(p.run_id, artifacts.SUITABILITY, result.model_dump(mode="json"))
     return {"proceed": result.proceed, "flags": [f.value for f in result.flags]}
