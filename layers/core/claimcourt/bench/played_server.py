@@ -14,10 +14,13 @@ prompt's wording still find their reply. A reply is shaped as the real API shape
 
 Input tokens are counted from the request as sent (characters / 4, plus what the API adds: the tool-use
 system prompt for a forced tool, per-message framing), so they follow the prompts. Prompt caching is
-played as the APIs do it: OpenAI caches automatically (the longest prefix seen before, from 1,024
-tokens in steps of 128), Anthropic only up to a `cache_control` breakpoint the request sets (written
-the first time, read after). A run's cache totals do not depend on which of two parallel requests
-arrived first.
+played as the APIs do it, by the rules `bench/prompt_cache.py` simulates (`prompt_cost.py` bills by the
+same): OpenAI caches automatically (the longest prefix an earlier request sent, from 1,024 tokens in
+steps of 128, after the same reply schema), Anthropic only up to a `cache_control` breakpoint (written
+once, read after, the lookback finding an earlier breakpoint's entry). Requests of one step of the state
+machine (`X-Claimcourt-Step`: the debaters, the fact-checkers beside the moderator, the judge's first
+samples) run at once and cannot read each other's writes, so a replay's usage does not depend on which
+of them arrived first.
 
 Every request is recorded. A request whose call has no reply in the corpus gets a 404 that names the
 call (the SDKs do not retry it; the stage fails with the reason), and, given a folder, its rendered

@@ -28,10 +28,12 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from claimcourt.bench.played_corpus import CHARS_PER_TOKEN
+from claimcourt.reasoning import anthropic_provider
+from claimcourt.reasoning.base import RUN_HEADER, STEP_HEADER, ProviderReply, Task, call_headers
 
 Protocol = Literal["anthropic", "openai"]
 
@@ -224,3 +226,35 @@ def input_tokens(protocol: Protocol, body: dict[str, Any]) -> int:
         return chars // CHARS_PER_TOKEN + extra + ANTHROPIC_MESSAGE_TOKENS
     chars += len(json.dumps(body.get("response_format") or {}))
     return chars // CHARS_PER_TOKEN + OPENAI_MESSAGE_TOKENS * len(messages) + OPENAI_REPLY_TOKENS
+
+
+# ---------------------------------------------------------------- metering the offline reasoner
+
+METER_OUTPUT_LIMIT = 4096  # the providers' default output limit: in the request, not in its input
+
+
+class Meter:
+    """Bills the offline reasoner's calls as Anthropic would bill them at `model`: each call's request
+    as the Anthropic provider builds it (the run's tools, the shared opening and its breakpoints, the
+    role's text, the prompt), through its run's prompt cache (the run and step headers name them), and
+    the reply's characters / 4 as output. The scorecard and the rounds bench meter by it."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self._caches: dict[str, PromptCache] = {}
+        self._lock = threading.Lock()
+
+    def bill(self, task: Task[Any], reply: ProviderReply, feedback: str | None = None) -> ProviderReply:
+        headers = call_headers()
+        with self._lock:
+            cache = self._caches.setdefault(headers.get(RUN_HEADER, ""), PromptCache())
+        body = anthropic_provider.request_body(task, self.model, METER_OUTPUT_LIMIT, feedback)
+        used = cache.use("anthropic", body, Caller.parse(headers.get(STEP_HEADER)))
+        return replace(
+            reply,
+            model=self.model,
+            input_tokens=used.uncached,
+            cache_read_tokens=used.read,
+            cache_write_tokens=used.write,
+            output_tokens=len(json.dumps(reply.content)) // CHARS_PER_TOKEN,
+        )
