@@ -486,7 +486,7 @@ class _Recording:
 
     def complete(self, task: Task[Any], model: str, feedback: str | None = None) -> ProviderReply:
         reply = self.inner.complete(task, model, feedback)
-        prompt = PlayedPrompt(system=task.system, user=with_feedback(task.prompt, feedback))
+        prompt = PlayedPrompt(system=task.system_text, user=with_feedback(task.user_text, feedback))
         entry = PlayedCall(prompt=prompt, reply=reply.content, usage=PlayedUsage(output_tokens=50))
         with self._lock:
             self.calls[call_headers()[CALL_HEADER]] = entry

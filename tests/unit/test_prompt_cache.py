@@ -75,6 +75,7 @@ def test_anthropic_calls_of_one_step_cannot_read_each_others_writes_and_both_pay
     for_, against = Caller("argue:1", "for"), Caller("argue:1", "against")
     assert cache.use("anthropic", body, for_).write == tokens(RULES)
     assert cache.use("anthropic", body, against).write == tokens(RULES)  # it ran beside the writer
+    assert cache.use("anthropic", body, against).read == tokens(RULES)  # its own lane's retry reads its write
     # the next step reads it, whichever lane wrote it
     assert cache.use("anthropic", body, Caller("roundend:1", "moderate")).read == tokens(RULES)
     # and a lane's later call (the decomposer's check after its split) reads its own lane's write

@@ -103,7 +103,7 @@ class PromptCache:
     """The cache entries of one run's requests, shared by both protocols (thread-safe: a server's
     handlers call it at once)."""
 
-    _entries: dict[str, Caller] = field(default_factory=dict)
+    _entries: dict[str, set[Caller]] = field(default_factory=dict)  # an entry's key → who wrote it
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def use(self, protocol: Protocol, body: dict[str, Any], caller: Caller = Caller()) -> CacheUsage:
@@ -114,8 +114,10 @@ class PromptCache:
             return self._openai(body, caller)
 
     def _visible(self, key: str, caller: Caller) -> bool:
-        writer = self._entries.get(key)
-        return writer is not None and caller.sees(writer)
+        return any(caller.sees(writer) for writer in self._entries.get(key, ()))
+
+    def _write(self, key: str, caller: Caller) -> None:
+        self._entries.setdefault(key, set()).add(caller)
 
     def _anthropic(self, body: dict[str, Any], caller: Caller) -> CacheUsage:
         total = input_tokens("anthropic", body)
@@ -143,7 +145,7 @@ class PromptCache:
                     break
         for b in breakpoints:
             if not self._visible(keys[b], caller):
-                self._entries.setdefault(keys[b], caller)
+                self._write(keys[b], caller)
         write = max(0, ends[breakpoints[-1]] - read)
         return _tokens(total, read, write)
 
@@ -158,7 +160,7 @@ class PromptCache:
             if self._visible(key, caller):
                 read = end
             else:
-                self._entries.setdefault(key, caller)
+                self._write(key, caller)
             end += OPENAI_STEP_TOKENS * CHARS_PER_TOKEN
         return CacheUsage(total, min(read // CHARS_PER_TOKEN, total), 0)
 

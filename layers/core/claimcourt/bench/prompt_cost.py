@@ -50,9 +50,16 @@ from claimcourt.wiring import Deps
 CLAIM = "Global warming is causing sea levels to rise and glaciers to retreat"
 PROTOCOLS: tuple[Protocol, ...] = ("anthropic", "openai")
 BODIES = {"anthropic": anthropic_provider.request_body, "openai": openai_provider.request_body}
-OUTPUT_LIMIT = (
-    4096  # the providers' default (Settings.max_output_tokens): it is in the request, not the input
-)
+# The providers' default output limit (Settings.max_output_tokens): in the request, not in its input.
+OUTPUT_LIMIT = 4096
+
+
+# The order the rows print in: a run's, whichever of two calls made at once came first.
+KIND_ORDER = ("suitability", "decompose", "decompose_check", "argue", "factcheck", "moderate", "adjudicate")
+
+
+def _rank(kind: str) -> int:
+    return KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER)
 
 
 @dataclass(frozen=True)
@@ -83,7 +90,7 @@ class Rates:
 
 @dataclass
 class Bill:
-    """One protocol's calls of a run: their usage, by task kind in the order first called."""
+    """One protocol's calls of a run: their usage, by task kind."""
 
     calls: dict[str, list[CacheUsage]] = field(default_factory=lambda: defaultdict(list))
 
@@ -170,8 +177,8 @@ def report(bill: Bill, rates: Rates) -> list[str]:
             f"{sum(u.write for u in used):>8,} {plain:>17,.0f} {cached:>8,.0f}"
         )
 
-    for kind, used in bill.calls.items():
-        lines.append(row(kind, used))
+    for kind in sorted(bill.calls, key=_rank):
+        lines.append(row(kind, bill.calls[kind]))
     total = bill.total()
     plain = sum(rates.billed(u, cached=False) for u in total)
     cached = sum(rates.billed(u) for u in total)
