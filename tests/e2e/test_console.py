@@ -6,6 +6,7 @@ dark (build/screenshots/)."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -163,6 +164,12 @@ def test_a_run_started_from_the_console_streams_live_and_lands_on_its_verdict_wi
     with page.expect_download() as download:
         page.locator("#dl-result").click()
     assert Path(download.value.path()).read_text().startswith("{")
+    with page.expect_download() as download:
+        page.locator("#dl-claimreview").click()
+    assert download.value.suggested_filename == f"{run_id}-claimreview.jsonld"
+    review = json.loads(Path(download.value.path()).read_text())
+    assert (review["@type"], review["reviewRating"]["ratingValue"]) == ("ClaimReview", run["score"])
+    assert review["url"].endswith(f"/#/runs/{run_id}")  # the page it was downloaded from
     with page.expect_download() as download:
         page.locator("[data-artifact='transcript_full.md']").click()
     assert download.value.suggested_filename == f"{run_id}-transcript_full.md"
@@ -690,7 +697,9 @@ def test_a_motions_result_charts_the_vote_round_by_round_with_every_statement(
     browser: Browser, served: Served
 ) -> None:
     served.idle()
-    run = _motion(served, "Remote work is better for productivity than office work.", crowd=12, rounds=1)
+    run = _motion(
+        served, "Wealthy nations should pay for climate damages in poorer countries.", crowd=12, rounds=1
+    )
     assert run["status"] == "succeeded"
     with served.client() as client:
         view = client.get(f"/motions/{run['run_id']}").json()
@@ -734,6 +743,9 @@ def test_a_motions_result_charts_the_vote_round_by_round_with_every_statement(
         cite = page.locator(f"#motion-rounds a.cite:text-is('{entry['tier']} {entry['key']}')").first
         expect(cite).to_have_attribute("href", entry["source_url"])
         expect(page.locator("#report")).to_contain_text(result["report"])
+        # a motion has no verdict to publish: no ClaimReview to download (the API answers 409)
+        expect(page.locator("[data-artifact='transcript_full.md']")).to_be_visible()
+        expect(page.locator("#dl-claimreview")).to_have_count(0)
         page.wait_for_load_state("networkidle")
         shot(page, "motion", theme)
         # the theme toggled: the chart is drawn again in the other colours, without an error

@@ -409,3 +409,102 @@ def openai_error(
     """e.g. ("Rate limit reached", "requests", "rate_limit_exceeded") with 429, ("The server is
     overloaded", "server_error") with 503, ("Incorrect API key provided", ..., "invalid_api_key") with 401."""
     return {"error": {"message": message, "type": error_type, "param": None, "code": code}}
+
+
+# ---------------------------------------------------------------- OpenAI Responses wire format (web search)
+
+
+def openai_response(
+    output: list[dict[str, Any]],
+    *,
+    model: str = "gpt-4.1-2025-04-14",
+    input_tokens: int = 900,
+    output_tokens: int = 60,
+    cached_tokens: int = 0,
+    web_searches: int | None = 1,
+    status: str = "completed",
+    error: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A Responses API body as the API returns it (`web_searches` None: no tool_usage, as from a server
+    that does not report it)."""
+    body: dict[str, Any] = {
+        "id": _next_id("resp_"),
+        "object": "response",
+        "created_at": int(time.time()),
+        "status": status,
+        "error": error,
+        "incomplete_details": None,
+        "instructions": None,
+        "max_output_tokens": 2048,
+        "model": model,
+        "output": output,
+        "parallel_tool_calls": True,
+        "previous_response_id": None,
+        "reasoning": {"effort": None, "summary": None},
+        "store": False,
+        "temperature": 1.0,
+        "text": {"format": {"type": "text"}, "verbosity": "medium"},
+        "tool_choice": "auto",
+        "tools": [{"type": "web_search", "search_context_size": "medium", "user_location": None}],
+        "top_p": 1.0,
+        "truncation": "disabled",
+        "usage": {
+            "input_tokens": input_tokens,
+            "input_tokens_details": {"cached_tokens": cached_tokens},
+            "output_tokens": output_tokens,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": input_tokens + output_tokens,
+        },
+        "user": None,
+        "metadata": {},
+    }
+    if web_searches is not None:
+        body["tool_usage"] = {
+            "image_gen": {"input_tokens": 0, "input_tokens_details": {"image_tokens": 0, "text_tokens": 0},
+                          "output_tokens": 0, "total_tokens": 0},
+            "web_search": {"num_requests": web_searches},
+        }  # fmt: skip
+    return body
+
+
+def openai_web_search_call(query: str, status: str = "completed") -> dict[str, Any]:
+    return {
+        "id": _next_id("ws_"),
+        "type": "web_search_call",
+        "status": status,
+        "action": {"type": "search", "query": query, "queries": [query], "sources": None},
+    }
+
+
+def openai_message(text: str, annotations: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "id": _next_id("msg_"),
+        "type": "message",
+        "status": "completed",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": text, "annotations": annotations, "logprobs": []}],
+    }
+
+
+def openai_web_search_response(
+    query: str, results: list[FakeSearchResult], *, searches: int = 1, **kwargs: Any
+) -> dict[str, Any]:
+    """A web-search turn as OpenAI's models write it when asked to quote: one search call, then a
+    message with each quoted result on a line of its own, `[published …] "…"`, followed by a markdown
+    link to it that its url_citation annotation spans (the url carrying ?utm_source=openai)."""
+    text = f"Here is what the sources say about {query}:\n\n"
+    annotations = []
+    for r in results:
+        if r.cited_text is None:
+            continue
+        url = f"{r.url}{'&' if '?' in r.url else '?'}utm_source=openai"
+        host = r.url.split("/")[2].removeprefix("www.")
+        text += f'- [published {r.page_age or "unknown"}] "{r.cited_text}" '
+        marker = f"([{host}]({url}))"
+        annotations.append(
+            {"type": "url_citation", "start_index": len(text), "end_index": len(text) + len(marker),
+             "url": url, "title": r.title}
+        )  # fmt: skip
+        text += marker + "\n"
+    output = [openai_web_search_call(query) for _ in range(searches)] + [openai_message(text, annotations)]
+    return openai_response(output, **kwargs)

@@ -30,6 +30,8 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from claimcourt.api.problems import PROBLEM
+from claimcourt.evidence.collections import LocalCollections
+from claimcourt.evidence.corpus import CorpusSource
 from claimcourt.evidence.golden import GoldenSource
 from claimcourt.local.server import LocalServer
 from claimcourt.reasoning.offline import OfflineReasoner
@@ -117,6 +119,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
             ),
             evidence=GoldenSource(DEFAULT_HITS),
             idempotency=SqliteIdempotencyLayer(store),
+            collections=LocalCollections(tmp / "collections", CorpusSource(index_dir=tmp / "index")),
         )
         with serving(deps) as local:
             base_url = f"http://127.0.0.1:{local.port}"

@@ -486,10 +486,17 @@ def test_a_backtest_on_the_undated_corpus_says_per_date_how_many_sources_were_da
     series = json.loads(invoke(tmp_path, "backtest", claim, "--dates", dates, "--json").stdout)["series"]
     store = SqliteStore(tmp_path / "claimcourt.sqlite3")
     for point in series[:2]:
-        dating = store.get_run(point["run_id"]).result.backtest  # type: ignore[union-attr]
+        record = store.get_run(point["run_id"])
+        dating = record.result.backtest  # type: ignore[union-attr]
         assert dating is not None and dating.retrieved > 0 and dating.dated == 0
         assert point["sources"] == dating.model_dump()
+        # With no source dated, the result says so, and that only their text could date them
+        assert any("none of the" in w and "carried a publication date" in w for w in record.warnings)
+        assert dating.judged_by == ["offline"] and dating.written_after == len(dating.hindsight)
     assert series[2]["sources"] is None
+    # and `run --as-of` shows the same warning under the verdict
+    shown = invoke(tmp_path, "run", claim, "--as-of", "2005-01-01")
+    assert shown.exit_code == 0 and "carried a publication date" in shown.stdout
 
 
 def test_a_backtest_of_a_claim_the_suitability_check_stops_exits_3(tmp_path: Path) -> None:

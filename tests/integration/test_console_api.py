@@ -156,6 +156,21 @@ def test_settings_where_the_keys_are_not_known_route_each_role_as_configured(api
     assert {r["role"]: r["provider"] for r in body["motion_roles"]}["crowd"] == "offline"
 
 
+def test_settings_say_which_web_search_finds_the_evidence(api: Api) -> None:
+    def search(**changes: Any) -> tuple[Any, Any]:
+        with _settings(api, **changes):
+            body = api.call("GET", "/settings")[2]
+        return body["search"], body["web_search"]
+
+    assert search() == ("none", False)  # no key, no SearXNG: the bundled corpus
+    assert search(openai_api_key=SecretStr("sk-proj-secret")) == ("openai", True)
+    assert search(searxng_url="http://127.0.0.1:8888") == ("searxng", True)
+    assert search(searxng_url="http://127.0.0.1:8888", search="none") == ("none", False)
+    # the deployed API holds no keys: what is named, else not known here
+    assert search(provider_keys_known=False) == (None, True)
+    assert search(provider_keys_known=False, search="searxng") == ("searxng", True)
+
+
 # ---------------------------------------------------------------- GET /runs?q=
 
 

@@ -16,6 +16,7 @@ import pytest
 import claimcourt
 from claimcourt.evidence import corpus
 from claimcourt.evidence.base import EvidenceSource, Hit
+from claimcourt.evidence.bm25 import Index, StoredHits, load_index
 from claimcourt.evidence.corpus import CorpusSource, bundled_corpus_path
 
 CLAIMS_FILE = Path(claimcourt.__file__).parent / "bench" / "data" / "climate_fever_claims_dev.jsonl.gz"
@@ -123,7 +124,7 @@ def test_concurrent_first_searches_build_the_index_once_and_agree(
     builds: list[Path] = []
     real_build = corpus._build_index
 
-    def counting_build(path: Path) -> corpus._Index:
+    def counting_build(path: Path) -> Index:
         builds.append(path)
         time.sleep(0.05)  # widen the window in which the other threads arrive mid-build
         return real_build(path)
@@ -162,7 +163,7 @@ def _counting_builds(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     builds: list[Path] = []
     real_build = corpus._build_index
 
-    def counting_build(path: Path) -> corpus._Index:
+    def counting_build(path: Path) -> Index:
         builds.append(path)
         return real_build(path)
 
@@ -200,7 +201,7 @@ def test_a_kept_index_is_loaded_memory_mapped_by_a_later_process_not_built(
     assert first[0] == Hit(text=ROWS[1]["text"], title="Glacier", url="https://en.wikipedia.org/wiki/Glacier")
     assert builds == [path.resolve()]  # loaded, not built
     loaded = later._ready()
-    assert isinstance(loaded.hits, corpus._StoredHits)
+    assert isinstance(loaded.hits, StoredHits)
     assert type(loaded._retriever.scores["data"]).__name__ == "memmap"
 
 
@@ -252,7 +253,7 @@ def test_the_bundled_corpus_loaded_from_its_kept_index_ranks_exactly_as_a_fresh_
     fresh = corpus._build_index(path)
     folder = corpus.index_folder(tmp_path, path, corpus.corpus_digest(path))
     fresh.save(folder)
-    loaded = corpus._load_index(folder)
+    loaded = load_index(folder)
     assert len(loaded.hits) == len(fresh.hits) == 5240
     queries = [claim["claim"] for claim in _claims()[:200]]
     queries += ["sea level rise from melting glaciers", "Samalas", "the of and to a", ""]

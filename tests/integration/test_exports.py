@@ -106,3 +106,60 @@ def test_a_stopped_runs_transcript_gives_the_reason_its_flags_and_warnings(
     assert f"Flags: {flag}" in text
     assert says in text  # the warning, in full
     assert text.count("\n- ") == len(store.get_run(run.run_id).warnings)
+
+
+def test_a_run_exports_its_claimreview_to_publish_and_a_stopped_run_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runner = CliRunner()
+    data = ["--data-dir", str(tmp_path)]
+    ran = runner.invoke(
+        main,
+        [
+            "run", "Arctic sea ice has declined since 1979", "--json", *data,
+            "--claim-author", "A columnist", "--claim-appearance", "https://news.example.com/column",
+            "--claim-date", "2024-02-01",
+        ],
+    )  # fmt: skip
+    assert ran.exit_code == 0, ran.output
+    run_id = json.loads(ran.stdout)["run_id"]
+    out = tmp_path / "export"
+
+    # The review names the page that publishes it: without one, nothing is written
+    refused = runner.invoke(main, ["export", run_id, "--claimreview", "--dir", str(out), *data])
+    assert refused.exit_code == 2 and "CLAIMCOURT_CLAIMREVIEW_URL" in refused.output
+    assert not out.exists()
+    bad = runner.invoke(
+        main, ["export", run_id, "--claimreview", "--url", "checks/1", "--dir", str(out), *data]
+    )
+    assert bad.exit_code == 2 and "url:" in bad.output and not out.exists()
+
+    monkeypatch.setenv("CLAIMCOURT_CLAIMREVIEW_URL", "https://checks.example.org/{run_id}")
+    monkeypatch.setenv("CLAIMCOURT_CLAIMREVIEW_AUTHOR", "Example Checks")
+    exported = runner.invoke(main, ["export", run_id, "--claimreview", "--dir", str(out), *data])
+    assert exported.exit_code == 0, exported.output
+    path = out / f"{run_id}-claimreview.jsonld"
+    assert exported.stdout.strip() == str(path) and [p.name for p in out.iterdir()] == [path.name]
+    review = json.loads(path.read_text())
+    jsonschema_rs.validate(
+        json.loads((ROOT / "docs" / "schemas" / "claimreview.schema.json").read_text()), review
+    )
+    assert review["url"] == f"https://checks.example.org/{run_id}"
+    assert review["author"] == {"@type": "Organization", "name": "Example Checks"}
+    assert review["itemReviewed"] == {
+        "@type": "Claim",
+        "author": {"@type": "Person", "name": "A columnist"},
+        "datePublished": "2024-02-01",
+        "firstAppearance": {"@type": "CreativeWork", "url": "https://news.example.com/column"},
+    }
+    shown = json.loads(runner.invoke(main, ["show", run_id, "--json", *data]).stdout)
+    assert review["reviewRating"]["ratingValue"] == shown["score"]
+
+    stopped = runner.invoke(main, ["run", "This statement is false", "--json", *data])
+    assert stopped.exit_code == 3
+    stopped_id = json.loads(stopped.stdout)["run_id"]
+    none = runner.invoke(
+        main, ["export", stopped_id, "--claimreview", "--dir", str(tmp_path / "none"), *data]
+    )
+    assert none.exit_code == 2 and "stopped by the suitability check" in none.output
+    assert not (tmp_path / "none").exists()

@@ -155,6 +155,7 @@ def test_finish_failed_records_the_reason_without_a_stack_trace(run: RunRecord, 
     assert summary == {
         "run_id": run.run_id,
         "status": "failed",
+        "stop_reason": None,
         "error": "ProviderError: bad key",
         "warnings": [],
     }
@@ -287,6 +288,9 @@ HEAVY_AT_USE = (
     "openai",
     "bm25s",
     "numpy",
+    "trafilatura",
+    "lxml",
+    "httpx",
     "moto",
     "yaml",
     "claimcourt.local",

@@ -11,6 +11,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import jsonschema_rs
 import pytest
 from pydantic import SecretStr
 
@@ -547,6 +548,61 @@ def test_a_runs_artifacts_are_served_as_files(api: Api) -> None:
     assert fetch("transcript_full.md", api.key)["body"].startswith("# ")
     assert fetch("secrets.txt", api.key)["statusCode"] == 404
     assert fetch("transcript_full.md", api.other_key)["statusCode"] == 404
+
+
+CLAIMREVIEW_SCHEMA = json.loads((ROOT / "docs" / "schemas" / "claimreview.schema.json").read_text())
+
+
+def test_a_runs_claimreview_is_json_ld_once_it_has_a_rating_and_a_409_naming_why_before(api: Api) -> None:
+    origin = {
+        "author": "Example Party",
+        "author_type": "Organization",
+        "appearances": ["https://x.example/p"],
+    }
+    status, _, started = api.call("POST", "/runs", body={**CLAIM, "claim_origin": origin})
+    assert status == 202
+    run_id = started["run_id"]
+    status, headers, body = api.call("GET", f"/runs/{run_id}/claimreview")
+    assert (status, body["code"]) == (409, "run_running") and "still running" in body["detail"]
+    assert headers["content-type"] == "application/problem+json"
+
+    api.store.finish_run(run_id, _result(run_id, 72))
+    status, headers, review = api.call(
+        "GET", f"/runs/{run_id}/claimreview", headers={"x-forwarded-proto": "http", "host": "127.0.0.1"}
+    )
+    assert (status, headers["content-type"]) == (200, "application/ld+json")
+    jsonschema_rs.validate(CLAIMREVIEW_SCHEMA, review)
+    # The review's page is the run's verdict page in this API's console, reached as the request was
+    assert review["url"] == f"http://127.0.0.1/#/runs/{run_id}"
+    assert review["itemReviewed"]["author"] == {"@type": "Organization", "name": "Example Party"}
+    assert review["reviewRating"]["ratingValue"] == 72 and "author" not in review  # no publisher set
+
+    _settings(
+        api,
+        claimreview_url="https://checks.example.org/{run_id}",
+        claimreview_author="Example Checks",
+        claimreview_author_url="https://checks.example.org",
+    )
+    with use_deps(api.deps):
+        review = api.call("GET", f"/runs/{run_id}/claimreview")[2]
+    assert review["url"] == f"https://checks.example.org/{run_id}"
+    assert review["author"] == {
+        "@type": "Organization",
+        "name": "Example Checks",
+        "url": "https://checks.example.org",
+    }
+    assert api.call("GET", f"/runs/{run_id}/claimreview", key=api.other_key)[0] == 404
+
+
+def test_a_claimreview_of_a_stopped_or_failed_run_is_a_409_naming_why(api: Api) -> None:
+    stopped = create_run(api.store, parse_request(CLAIM), tenant_id="acme").run_id
+    api.store.set_status(stopped, RunStatus.STOPPED, warnings=["The claim refers to itself."])
+    failed = create_run(api.store, parse_request(CLAIM), tenant_id="acme").run_id
+    api.store.set_status(failed, RunStatus.FAILED, error="BudgetExceededError: the run's budget is spent")
+    status, _, body = api.call("GET", f"/runs/{stopped}/claimreview")
+    assert (status, body["code"]) == (409, "run_stopped") and "The claim refers to itself." in body["detail"]
+    status, _, body = api.call("GET", f"/runs/{failed}/claimreview")
+    assert (status, body["code"]) == (409, "run_failed") and "budget is spent" in body["detail"]
 
 
 def test_delete_is_soft_and_only_for_runs_that_ended(api: Api) -> None:

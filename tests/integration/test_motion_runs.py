@@ -32,7 +32,9 @@ from tests.fakes.scripted import ScriptedProvider
 
 pytestmark = pytest.mark.timeout(120)
 WAIT_S = 60
-MOTION = "Resolved: social media does more harm than good."
+# A motion the tests' passages (tests/conftest.py: sea level, one sceptic) speak to both ways, so that both
+# offline teams cite and are checked: an offline team cites only what backs its own side.
+MOTION = "Resolved: sea levels are rising."
 Runtime = Callable[[Deps], Any]
 
 
@@ -270,3 +272,27 @@ def test_a_fact_checker_that_quotes_its_teams_notes_leaves_them_out_of_the_publi
     assert checked and all("secret plan" not in (e.comment or "") for e in checked)
     # and nobody else's prompt saw them either
     assert not [c for c in provider.calls if c.kind in ("crowd", "cartograph") and "secret plan" in c.prompt]
+
+
+def test_offline_teams_argue_their_own_sides_in_their_own_words_and_never_dispute_a_term_with_itself(
+    make_deps: Any, runtime: Runtime, store: SqliteStore
+) -> None:
+    # Given an offline motion debate, both teams reading one pool
+    run_id, result = _debate(make_deps, runtime, store, None, crowd=12)
+    assert result is not None
+    spoken = artifacts.spoken_in_order(store, run_id)
+    by_round: dict[int, dict[str, Any]] = {}
+    for a in spoken:
+        by_round.setdefault(a.round, {})[a.side] = a.points[0]
+    # Then in every round the two teams cite different passages and share no sentence …
+    for round, sides in by_round.items():
+        pro, con = sides["for"], sides["against"]
+        assert not set(pro.citations) & set(con.citations), round
+        sentences = [set(p.argument.split(". ")) for p in (pro, con)]
+        assert not sentences[0] & sentences[1], round
+    # … and no frontier issue pits a passage or a title against itself
+    issues = [f for m in artifacts.maps_of(store, run_id).values() for f in m.disagreement_frontier]
+    assert issues
+    for issue in issues:
+        pro_side, con_side = issue.core_issue.removeprefix("whether ").split(" outweighs ")
+        assert pro_side != con_side and issue.for_stance != issue.against_stance

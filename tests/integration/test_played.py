@@ -40,7 +40,7 @@ from claimcourt.bench.played_corpus import (
 from claimcourt.bench.played_server import PlayedServer
 from claimcourt.evidence.corpus import CorpusSource
 from claimcourt.local.runtime import LocalRuntime
-from claimcourt.models import MotionRequest, RunStatus
+from claimcourt.models import MotionRequest, RunStatus, StopReason, Verdict
 from claimcourt.reasoning.base import (
     CALL_HEADER,
     RETRY_HEADER,
@@ -148,6 +148,32 @@ def test_every_request_names_its_call_so_parallel_calls_find_their_own_reply(rep
         assert {"argue:1:for:argue:", "argue:1:against:argue:", "factcheck:1:for:factcheck:"} <= set(keys)
 
 
+def test_a_backtests_hindsight_check_is_played_through_each_sdk_on_the_small_model(
+    replayed: Replayed,
+) -> None:
+    """The played backtest: one hindsight call for its one retrieval, sent through each SDK as its own
+    task (the sources in tags, no claim) to the small model the role defaults to; the model leaves out a
+    headline that names no date, which the lexical check would have kept."""
+    from claimcourt.evidence.hindsight import date_source
+    from claimcourt.models import DatedSource
+
+    for path, model in (("anthropic", "claude-haiku-4-5"), ("openai", "gpt-4.1")):
+        replay = replayed(CORPUS["backtest-arctic-sea-ice-2008"], path)
+        (asked,) = [r for r in replay.requests if r.key == "retrieve:1:sc1:hindsight:"]
+        assert asked.body["model"] == model  # an OpenAI-compatible base URL: its one configured model
+        assert '<sources as_of="2008-01-01">' in asked.prompt.user and "<claim>" not in asked.prompt.user
+        assert replay.result is not None and replay.result.backtest is not None
+        dating = replay.result.backtest
+        assert (dating.retrieved, dating.dated, dating.written_after) == (3, 0, 2)
+        assert dating.judged_by[0].startswith(f"{path}:{model}")
+    headline = next(d for d in dating.hindsight if "Absurd" in d.reason)
+    text = '"Absurd January Warmth in Arctic Brings Record-Low Sea Ice Extent".'
+    lexical = date_source(
+        DatedSource(id=headline.id, title=headline.title, url=headline.url, text=text), date(2008, 1, 1)
+    )
+    assert lexical.written == "before"  # no date in it: only a model that knows the event can place it
+
+
 def test_the_closing_rounds_rules_hold_on_played_prose(replayed: Replayed) -> None:
     """The closing round (the last of two or more) cites only what each side cited before and what was
     retrieved for it (its prompt's "New this round"): any other citation a played reply added there is
@@ -179,6 +205,61 @@ def test_the_closing_rounds_rules_hold_on_played_prose(replayed: Replayed) -> No
                     dropped_somewhere = True
                     assert f"[{cited}]" not in point.argument, f"{name}: a marker left for {cited}"
     assert dropped_somewhere, "no played run plays a citation the closing round drops"
+
+
+def test_an_off_topic_pool_is_said_to_the_debaters_and_the_judge_on_played_prose(replayed: Replayed) -> None:
+    """Issue 23, item 6: "Humans only use 10 percent of their brains" against the climate corpus. Its
+    passages share a word or two with the claim (a sentence on human evolution mentions the brain), so
+    the check warns rather than stops: every debater and the judge read that the pool does not appear
+    to speak to sc1, and why; the moderator and the fact-checkers, who argue from what was cited, not."""
+    replay = replayed(CORPUS["offtopic-ten-percent-brain"], "anthropic")
+    told = {}
+    for r in replay.requests:
+        note = re.search(r"<pool_relevance>\n(.*?)</pool_relevance>", r.prompt.user, re.DOTALL)
+        told[r.key or ""] = note.group(1) if note else None
+    debaters_and_judge = [k for k in told if k.startswith(("argue:", "adjudicate:"))]
+    assert len(debaters_and_judge) == 5  # two rounds of two debaters, one judgement
+    for key in debaters_and_judge:
+        note = told[key]
+        assert note is not None, key
+        assert '<sub_claim id="sc1">"unused" appears in none of its' in note, key
+        assert 'the closest ("Human") shares only "brains" and "Humans"' in note, key
+        assert "the pool is silent on it" in note, key
+    assert all(told[k] is None for k in told if k not in debaters_and_judge)
+    # The debaters took it as a careful model would: the pool is silent, so the midpoint, with low confidence
+    first = [a for a in replay.arguments if a.round == 1]
+    assert [p.implied_score for a in first for p in a.points] == [50, 50]
+    # And the user reads it: a warning with its reason, and the check's reading in the result
+    result = replay.result
+    assert result is not None and result.overall_verdict.value == "not-enough-evidence"
+    [warning] = [w for w in result.warnings if "does not speak to" in w]
+    assert warning.startswith('The evidence pool does not speak to sc1 ("Humans use only about 10 percent')
+    assert result.pool_relevance is not None and not result.pool_relevance.add_documents
+    [reading] = result.pool_relevance.sub_claims
+    assert reading.reading == "off_topic" and reading.passages == 9  # round 2's aimed search found no better
+    assert 0.08 <= reading.scores["shared_words"] < 0.14  # between the stop and the warning
+
+
+def test_a_pool_that_speaks_to_nothing_is_answered_before_any_debater_on_played_prose(
+    replayed: Replayed,
+) -> None:
+    """ "Vaccines cause autism" against the climate corpus: the decomposer's directive finds five climate
+    passages sharing no word with the sub-claim. No debater is asked; the run ends stopped, answering not
+    enough evidence, with what to add (add_documents)."""
+    for path in PATHS:
+        replay = replayed(CORPUS["offtopic-vaccines-autism"], path)
+        # Suitability and the decomposition ran side by side; nothing after them called a model
+        assert sorted(r.key or "" for r in replay.requests) == [
+            "decompose:0::decompose:a0",
+            "suitability:0::suitability:",
+        ]
+        record = replay.record
+        assert record.status is RunStatus.STOPPED and record.result is None
+        assert (record.stop_reason, record.verdict) == (StopReason.ADD_DOCUMENTS, Verdict.NOT_ENOUGH_EVIDENCE)
+        finding, advice = record.warnings
+        assert '"MMR", "vaccines" and "autism" appear in none of its 5 passages' in finding
+        assert "a fixed corpus of English Wikipedia sentences" in advice
+        assert all(part in advice for part in ("--context", "--corpus NAME", "ANTHROPIC_API_KEY"))
 
 
 # ---------------------------------------------------------------- the replay server

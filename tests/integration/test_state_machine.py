@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 
 from claimcourt.errors import ProviderError, TransientError
+from claimcourt.evidence.golden import GoldenSource
 from claimcourt.models import (
     ArgumentDraft,
+    HindsightReply,
     Interval,
     Judgement,
     ModeratorView,
@@ -20,12 +22,16 @@ from claimcourt.models import (
     RunOutput,
     RunRecord,
     RunStatus,
+    SourceDating,
+    StopReason,
+    Verdict,
 )
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.runs import run_usage
 from claimcourt.store.sqlite import SqliteStore
 from claimcourt.wiring import Deps
-from tests.fakes.scripted import ScriptedProvider
+from tests.conftest import LATE_HIT, WIKI_HIT, golden
+from tests.fakes.scripted import PRICED_MODEL, ScriptedProvider
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -316,6 +322,81 @@ def test_backtest_never_sees_evidence_dated_after_as_of(
     result = store.get_run(run.run_id).result
     assert result is not None and str(result.as_of_date) == "2023-01-01"
     assert all(s.published is None or str(s.published) <= "2023-01-01" for s in result.sources)
+
+
+def test_a_backtest_leaves_out_whole_sources_written_after_its_date_and_says_which_and_why(
+    make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], store: SqliteStore
+) -> None:
+    # Given a model that reads the undated encyclopaedia passage as written after the date (it knows
+    # the research it summarises is later), and every other source as before
+    def dating(task: Any) -> HindsightReply:
+        return HindsightReply(
+            sources=[
+                SourceDating(
+                    id=s.id,
+                    written="after" if s.url == WIKI_HIT.url else "before",
+                    reason="it summarises findings published after 2023"
+                    if s.url == WIKI_HIT.url
+                    else "nothing later",
+                )
+                for s in task.inputs.sources
+            ]
+        )
+
+    provider = ScriptedProvider().respond("hindsight", dating)
+    run = new_run(as_of_date="2023-01-01")
+    execution = runtime(make_deps(provider)).execute(run.run_id, timeout_s=WAIT_S)
+    assert execution.status == "SUCCEEDED", execution.error
+
+    # Then no round's pool holds it, the result says it went and why, and who read it
+    retrievals = store.find_artifacts(run.run_id, "evidence/")
+    assert WIKI_HIT.url not in {item["source_url"] for doc in retrievals.values() for item in doc["items"]}
+    result = store.get_run(run.run_id).result
+    assert result is not None and result.backtest is not None
+    assert result.backtest.written_after == 1
+    (drop,) = result.backtest.hindsight
+    assert (drop.url, drop.reason) == (WIKI_HIT.url, "it summarises findings published after 2023")
+    assert result.backtest.judged_by == [f"scripted:{PRICED_MODEL}"]
+    assert any("1 of the" in w and "left out as written after that date" in w for w in result.warnings)
+    # Each source was dated once a run: only round 1's retrievals asked (round 2 found the same sources)
+    rounds = {c.call_key.split(":")[1] for c in store.run_calls(run.run_id) if ":hindsight:" in c.call_key}
+    assert rounds == {"1"} and provider.calls_of("hindsight")
+    assert all(len(doc["hindsight"]["checked"]) > 0 for doc in retrievals.values() if doc["items"])
+
+
+class CarelessSource(GoldenSource):
+    """A source that returns what it has, whatever the date (as a careless adapter might)."""
+
+    def search(self, query: str, *, limit: int, as_of: Any = None) -> list[Any]:
+        return super().search(query, limit=limit)
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        (CarelessSource([LATE_HIT]), "every source retrieved was left out as after the date"),
+        (golden([LATE_HIT]), "the searches found no source from on or before that date"),
+    ],
+    ids=["returned-then-left-out", "left-out-by-the-source"],
+)
+def test_a_backtest_with_no_source_from_its_date_ends_with_no_evidence_and_says_why(
+    make_deps: Any,
+    runtime: Runtime,
+    new_run: Callable[..., RunRecord],
+    store: SqliteStore,
+    source: GoldenSource,
+    said: str,
+) -> None:
+    # Given an evidence source whose only passage was published in 2024
+    run = new_run(as_of_date="2020-01-01")
+    assert runtime(make_deps(evidence=source)).execute(run.run_id, timeout_s=WAIT_S).status == "SUCCEEDED"
+    record = store.get_run(run.run_id)
+    # Then the empty pool is not debated (the relevance check: add documents), and the warnings say why
+    # it is empty: the backtest's date left every source out
+    assert record.status is RunStatus.STOPPED and record.stop_reason is StopReason.ADD_DOCUMENTS
+    assert record.verdict is Verdict.NOT_ENOUGH_EVIDENCE and record.result is None
+    assert any(said in w for w in record.warnings), record.warnings
+    assert not [c for c in store.run_calls(run.run_id) if c.call_key.split(":")[0] == "argue"]
 
 
 # ================================================================ stopping and rounds

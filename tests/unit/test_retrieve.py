@@ -8,10 +8,10 @@ import pytest
 
 from claimcourt.evidence.base import Hit
 from claimcourt.evidence.golden import GoldenSource
-from claimcourt.evidence.retrieve import backtest, evidence_id, retrieval
+from claimcourt.evidence.retrieve import backtest, evidence_id, lexical_dater, retrieval
 from claimcourt.evidence.scrub import scrub
 from claimcourt.evidence.tiers import tier_for
-from claimcourt.models import Directive, Evidence
+from claimcourt.models import DatedSource, Directive, Evidence, HindsightReply, SourceDating
 from claimcourt.store.sqlite import SqliteStore
 
 GOV = Hit(
@@ -184,19 +184,53 @@ def test_a_backtest_scrubs_sentences_written_after_the_date(sentence: str, as_of
     assert (scrub(sentence, date.fromisoformat(as_of)) == sentence) is kept
 
 
-def test_a_backtest_keeps_what_could_be_read_then_and_drops_what_could_not() -> None:
+def test_a_backtests_three_layers_keep_only_what_could_be_read_then() -> None:
     as_of = date(2015, 1, 1)
+    written_later = Hit(
+        "Sea ice has declined since 1979. In 2020 it hit a record low. It later recovered.", "Sea ice", "u1"
+    )
     hits = [
-        Hit(
-            "Sea ice has declined since 1979. In 2020 it hit a record low. It later recovered.",
-            "Sea ice",
-            "u1",
-        ),
-        Hit("Everything here is about 2021.", "Sea ice", "u2"),  # nothing left
+        written_later,
+        Hit("Everything here is about 2021.", "Sea ice", "u2"),
         Hit("Sea ice declined.", "2016 in review", "u3"),  # titled for a later year
         Hit("Sea ice declined.", "Sea ice", "u4", published=date(2015, 1, 2)),  # published after
+        Hit("Sea ice has declined since 1979. It later recovered.", "Sea ice", "u5"),
     ]
-    assert [(h.url, h.text) for h in backtest(hits, as_of)] == [("u1", "Sea ice has declined since 1979.")]
+    asked: list[list[str]] = []
+
+    def dater(sources: list[DatedSource]) -> tuple[HindsightReply, list[str]]:
+        asked.append([s.url for s in sources])
+        return lexical_dater(as_of)(sources)
+
+    done = backtest(hits, as_of, dater)
+    # The sentence scrub alone kept u1's first sentence; written in 2020 or later, u1 now goes whole.
+    # u5's "later" dates nothing: it stays, without that sentence.
+    assert [(h.url, h.text) for h in done.kept] == [("u5", "Sea ice has declined since 1979.")]
+    assert [(d.url, d.reason) for d in done.hindsight] == [
+        ("u1", 'it reports 2020 as past: "In 2020 it hit a record low."'),
+        ("u2", 'it names 2021 as past or present, not as a forecast: "Everything here is about 2021."'),
+    ]
+    # What its date or title left out is not read for its text
+    assert asked == [["u1", "u2", "u5"]]
+    assert sorted(done.dropped) == sorted(evidence_id(h) for h in hits[:4])
+    assert done.judged_by == ["offline"]
+    assert set(done.checked.values()) == {"after", "before"} and len(done.checked) == 3
+
+
+def test_the_hindsight_check_decides_whole_sources_and_the_scrub_still_cuts_sentences() -> None:
+    as_of = date(2015, 1, 1)
+    undated_tell = Hit("The record low surprised researchers.", "Sea ice", "q")  # only a model could date it
+    dated_later = Hit("Sea ice declined. In 2020 it hit a record low.", "Sea ice", "d")
+
+    def model(sources: list[DatedSource]) -> tuple[HindsightReply, list[str]]:
+        said = [
+            SourceDating(id=s.id, written="after" if s.url == "q" else "before", reason="r") for s in sources
+        ]
+        return HindsightReply(sources=said), ["scripted:small"]
+
+    done = backtest([undated_tell, dated_later], as_of, model)
+    assert [(h.url, h.text) for h in done.kept] == [("d", "Sea ice declined.")]
+    assert [d.url for d in done.hindsight] == ["q"] and done.judged_by == ["scripted:small"]
 
 
 def test_context_becomes_labelled_secondary_passages_split_by_paragraph_and_length() -> None:
@@ -233,6 +267,7 @@ def test_a_backtests_retrieval_names_the_dated_passages_and_those_dropped_as_aft
     assert {e.source_url for e in found.evidence} == {GOV.url, WIKI.url, old.url}
     assert sorted(found.dated) == sorted(evidence_id(h) for h in (GOV, LATE, old))
     assert sorted(found.dropped) == sorted(evidence_id(h) for h in (LATE, titled))
+    assert found.backtested is not None and found.backtested.judged_by == ["offline"]  # no model: lexical
     live = retrieval(
         Directive(sub_claim_id="sc1", query="sea level rise ice"),
         round=1,

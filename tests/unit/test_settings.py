@@ -63,5 +63,5 @@ def test_without_web_search_or_the_corpus_library_there_is_a_clear_error(
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None if name == "bm25s" else real(name))
-    with pytest.raises(ConfigurationError, match="Anthropic key"):
+    with pytest.raises(ConfigurationError, match="no evidence source: put an Anthropic or OpenAI key"):
         build_evidence(Settings())

@@ -10,10 +10,13 @@ import pytest
 
 from claimcourt.bench import stance_train
 from claimcourt.models import Verdict
+from claimcourt.reasoning import embedding
 from claimcourt.reasoning.stance import FEATURES, features
 from claimcourt.reasoning.stance_model import (
+    EMBEDDED_FEATURES,
     MODEL_FILE,
     TOP,
+    WITH_EMBEDDING,
     Decision,
     PassageStance,
     StanceModel,
@@ -35,6 +38,11 @@ def test_the_shipped_model_reads_the_features_it_was_trained_on() -> None:
     assert set(doc["bears"]["weights"]) == set(doc["refutes"]["weights"]) == set(FEATURES)
     d = model().decision
     assert 0 < d.bears_at < 1 and 0 < d.supported_below <= 0.5 <= d.refuted_from < 1
+    # The embedding reader's fit: the same features and the cosine, thresholds of its own.
+    embedded = doc[WITH_EMBEDDING]
+    assert tuple(embedded["features"]) == EMBEDDED_FEATURES
+    assert set(embedded["bears"]["weights"]) == set(EMBEDDED_FEATURES)
+    assert StanceModel.from_dict(embedded).embedded and not StanceModel.from_dict(doc).embedded
 
 
 def test_a_model_for_other_features_is_refused() -> None:
@@ -145,6 +153,18 @@ def test_the_shipped_weights_are_a_fresh_fit_of_the_tune_half() -> None:
     fresh = stance_train.fit_weights([c for _, c in stance_train.tune_claims()])
     for part in ("mean", "scale", "bears", "refutes", "trained_on", "features"):
         assert fresh[part] == doc[part], part
+
+
+@pytest.mark.skipif(not embedding.available(), reason="the embed extra is not installed")
+def test_the_shipped_embedding_weights_are_a_fresh_fit_of_the_tune_half() -> None:
+    doc = json.loads(MODEL_FILE.read_text(encoding="utf-8"))[WITH_EMBEDDING]
+    fresh = stance_train.fit_weights([c for _, c in stance_train.tune_claims()], embedded=True)
+    assert fresh["features"] == doc["features"] and fresh["trained_on"] == doc["trained_on"]
+    # Within a hair: the int8 model's float arithmetic may differ in its last bits on another CPU.
+    assert fresh["mean"] == pytest.approx(doc["mean"], abs=1e-4)
+    for part in ("bears", "refutes"):
+        assert fresh[part]["bias"] == pytest.approx(doc[part]["bias"], abs=1e-3)
+        assert fresh[part]["weights"] == pytest.approx(doc[part]["weights"], abs=1e-3)
 
 
 def test_logistic_fit_finds_the_separating_direction_and_is_deterministic() -> None:

@@ -20,6 +20,7 @@ from claimcourt.models import (
     Decomposition,
     Evidence,
     FactcheckReply,
+    HindsightDrop,
     Judgement,
     LedgerEntry,
     ModeratorView,
@@ -28,6 +29,7 @@ from claimcourt.models import (
     MotionPlan,
     MotionResult,
     PersonaVote,
+    PoolRelevance,
     PublicStatement,
     RoundDecision,
     RubricJudgement,
@@ -40,6 +42,7 @@ from claimcourt.store.base import ArtifactStore
 
 SUITABILITY = "suitability"
 DECOMPOSITION = "decomposition"
+RELEVANCE = "relevance"  # the pool-relevance check of the first round's pool
 REVIEW = "review"
 OWNER = "owner"  # the local process executing the run: {host, pid}
 EVIDENCE_PREFIX, ARGUMENT_PREFIX, JUDGEMENT_PREFIX = "evidence/", "argument/", "judgement/"
@@ -48,6 +51,11 @@ DECISION_PREFIX, FACTCHECK_PREFIX = "decision/", "factcheck/"
 
 def evidence_key(round: int, sub_claim_id: str, contrarian: bool = False) -> str:
     return f"{EVIDENCE_PREFIX}r{round:02d}/{sub_claim_id}{'~contrarian' * contrarian}"
+
+
+def round_of(key: str) -> int:
+    """The round of a round's artifact key (`evidence/r02/sc1` → 2)."""
+    return int(key.split("/")[1][1:])
 
 
 def argument_key(round: int, side: Side) -> str:
@@ -78,6 +86,10 @@ def decomposition_of(store: ArtifactStore, run_id: str) -> Decomposition:
     return Decomposition.model_validate(store.get_artifact(run_id, DECOMPOSITION))
 
 
+def relevance_of(store: ArtifactStore, run_id: str) -> PoolRelevance:
+    return PoolRelevance.model_validate(store.get_artifact(run_id, RELEVANCE))
+
+
 def retrievals_of(store: ArtifactStore, run_id: str) -> dict[str, dict[str, Any]]:
     """Every retrieval of the run so far (query, cache hit, evidence items), by artifact key."""
     return store.find_artifacts(run_id, EVIDENCE_PREFIX)
@@ -90,7 +102,7 @@ def evidence_pool(
     first, each id once."""
     pool: dict[str, Evidence] = {e.id: e for e in context_evidence(context)}
     for key, doc in retrievals.items():
-        if up_to_round is not None and int(key.split("/")[1][1:]) > up_to_round:
+        if up_to_round is not None and round_of(key) > up_to_round:
             continue
         for item in doc["items"]:
             e = Evidence.model_validate(item)
@@ -98,13 +110,49 @@ def evidence_pool(
     return list(pool.values())
 
 
+def retrieved_by_sub_claim(
+    retrievals: dict[str, dict[str, Any]], context: str | None, up_to_round: int | None = None
+) -> list[Evidence]:
+    """What each sub-claim's directives found (and the user's context), a passage once per sub-claim
+    that found it: the pool-relevance check reads a sub-claim's own passages, and the pool keeps a
+    passage two directives found under the first one's sub-claim only."""
+    found: dict[tuple[str, str], Evidence] = {(e.id, e.sub_claim_id): e for e in context_evidence(context)}
+    for key, doc in retrievals.items():
+        if up_to_round is not None and int(key.split("/")[1][1:]) > up_to_round:
+            continue
+        for item in doc["items"]:
+            e = Evidence.model_validate(item)
+            found.setdefault((e.id, e.sub_claim_id), e)
+    return list(found.values())
+
+
+def searched(retrievals: dict[str, dict[str, Any]]) -> list[str]:
+    """Every source the run's retrievals searched, in the order first searched (a collection as
+    name@version: one that changed during the run is there twice)."""
+    names: dict[str, None] = {}
+    for doc in retrievals.values():
+        names.update(dict.fromkeys(doc.get("searched", [doc["source"]])))
+    return list(names)
+
+
 def backtest_dating(retrievals: dict[str, dict[str, Any]]) -> BacktestDating:
     """A backtest's sources against its date, over every retrieval (each passage once): those
-    returned (kept or dropped), those with a publication date, those dropped as after the date."""
+    returned (kept or dropped), those with a publication date, those dropped as after the date, and
+    of those the ones the hindsight check read as written after it (why, and who read them)."""
     kept = {item["id"] for doc in retrievals.values() for item in doc["items"]}
     dated = {i for doc in retrievals.values() for i in doc.get("dated", [])}
     dropped = {i for doc in retrievals.values() for i in doc.get("dropped", [])}
-    return BacktestDating(retrieved=len(kept | dropped), dated=len(dated), dropped=len(dropped))
+    checks = [doc["hindsight"] for doc in retrievals.values() if "hindsight" in doc]
+    after = {d["id"]: HindsightDrop.model_validate(d) for check in checks for d in check["after"]}
+    judged_by = list(dict.fromkeys(who for check in checks for who in check["judged_by"]))
+    return BacktestDating(
+        retrieved=len(kept | dropped),
+        dated=len(dated),
+        dropped=len(dropped),
+        written_after=len(after),
+        hindsight=list(after.values()),
+        judged_by=judged_by,
+    )
 
 
 def arguments_of(store: ArtifactStore, run_id: str) -> list[Argument]:

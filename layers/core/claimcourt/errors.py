@@ -74,6 +74,30 @@ class GoneError(ClaimcourtError):
         self.code = code  # the API's stable problem code
 
 
+class MalformedRequestError(ClaimcourtError):
+    """A request body that cannot be read as what it says it is (a multipart body without its boundary)."""
+
+    def __init__(self, message: str, code: str = "malformed_request") -> None:
+        super().__init__(message)
+        self.code = code  # the API's stable problem code
+
+
+class TooLargeError(ClaimcourtError):
+    """More than the API takes: a document over 25 MB, or a tenant's collections over its quota."""
+
+    def __init__(self, message: str, code: str = "payload_too_large") -> None:
+        super().__init__(message)
+        self.code = code  # the API's stable problem code
+
+
+class UnreadableDocumentsError(ClaimcourtError):
+    """An upload of which nothing went in: every document was unreadable, each with its reason."""
+
+    def __init__(self, message: str, documents: list[dict[str, object]]) -> None:
+        super().__init__(message)
+        self.documents = documents
+
+
 class RateLimitedError(ClaimcourtError):
     """The cost guard refused a new run: too many debates at once, or the caller's hourly cap."""
 

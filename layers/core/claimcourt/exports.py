@@ -41,6 +41,7 @@ from claimcourt.models import (
     RoundAction,
     RunRecord,
     RunStatus,
+    StopReason,
     Suitability,
     VoteTally,
 )
@@ -272,6 +273,10 @@ def transcript(
             "",
             debate_line(result),
         ]
+        if result.searched:
+            lines += ["", f"Evidence searched: {', '.join(result.searched)}."]
+        if result.warnings:
+            lines += ["", "Warnings:", ""] + [f"- {_cell(w)}" for w in result.warnings]
         if result.adjustments:
             lines += ["", "What the scoring contract changed (docs/scoring.md):", ""] + [
                 f"- {_cell(a.target)}: {a.kind.replace('_', ' ')}{adjustment_numbers(a)}: {_cell(a.detail)}"
@@ -279,7 +284,7 @@ def transcript(
             ]
         if result.decisive_source is not None:
             d = result.decisive_source
-            lines += ["", f"Decisive source: [{_cell(d.title)}]({d.source_url}) ({d.tier})"]
+            lines += ["", f"Decisive source: [{_cell(d.title)}]({d.source_url}) ({d.tier}{_page(d.page)})"]
         if result.what_would_change:
             lines += ["", "What would change this score:", ""] + [
                 f"- {_linked(_cell(w), {}, by_id)}" for w in result.what_would_change
@@ -336,7 +341,17 @@ def transcript(
 
 
 def stopped_section(record: RunRecord, screened: Suitability | None) -> list[str]:
-    """Why a stopped run was not debated: the suitability check's flags and its warnings."""
+    """Why a stopped run was not debated: the pool speaks to none of its sub-claims (what to add), or
+    the suitability check's flags and its warnings."""
+    if record.stop_reason is StopReason.ADD_DOCUMENTS:
+        return [
+            "",
+            "## Not enough evidence: not debated",
+            "",
+            "The evidence pool did not speak to any part of the claim, so no debater argued from it and no "
+            "judge scored it: the answer is not enough evidence.",
+            "",
+        ] + [f"- {_cell(w)}" for w in record.warnings]
     flags = [f.value for f in screened.flags] if screened is not None else []
     warnings = (screened.warnings if screened is not None else []) or record.warnings
     lines = [
@@ -353,13 +368,17 @@ def stopped_section(record: RunRecord, screened: Suitability | None) -> list[str
     return lines
 
 
+def _page(page: int | None) -> str:
+    return f", p. {page}" if page is not None else ""
+
+
 def ledger_table(ledger: list[LedgerEntry]) -> list[str]:
     """The transcript's closing section: every citation with its fact-check scores."""
     lines = ["", "## Citation ledger", "", "| key | round | source | tier | credibility | correspondence |"]
     lines.append("|---|---|---|---|---|---|")
     for e in ledger:
         lines.append(
-            f"| {e.key} | {e.round} | [{_cell(e.title)}]({e.source_url}) | {e.tier} | "
+            f"| {e.key} | {e.round} | [{_cell(e.title)}]({e.source_url}){_page(e.page)} | {e.tier} | "
             f"{e.credibility if e.credibility is not None else '–'} | "
             f"{e.correspondence if e.correspondence is not None else '–'} |"
         )
@@ -444,6 +463,8 @@ def motion_transcript(
         if result.ended_early is not None:
             e = result.ended_early
             lines += ["", f"The team {e.side} declined to go on in round {e.round}: {_cell(e.reason)}"]
+        if result.searched:
+            lines += ["", f"Evidence searched: {', '.join(result.searched)}."]
         lines += ["", "## The judge's report", "", _cell(result.report)]
     elif record.error:
         lines += ["", f"The debate failed: {_cell(record.error)}"]

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -75,6 +77,7 @@ class Stage(StrEnum):
     SUITABILITY = "suitability"
     DECOMPOSE = "decompose"
     RETRIEVE = "retrieve"
+    RELEVANCE = "relevance"  # does the first round's pool speak to each sub-claim? (no model call)
     ARGUE = "argue"
     FACTCHECK = "factcheck"  # each side's fact-checker, on the other side's citations
     MODERATE = "moderate"
@@ -213,10 +216,106 @@ class ClaimAsked(Strict):
         return RunRequest(**{name: getattr(self, name) for name in ClaimAsked.model_fields})
 
 
+def _web_address(value: str) -> str:
+    """An http(s) address with a host, as a reader's browser would open it: no spaces or controls."""
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{value[:80]!r} is not an http(s) address")
+    if any(ch.isspace() or unicodedata.category(ch) in ("Cc", "Cs") for ch in value):
+        raise ValueError("an address cannot hold spaces or control characters")
+    return value
+
+
+WebAddress = Annotated[str, Field(max_length=2000), WHOLE_TEXT, AfterValidator(_web_address)]
+
+
+class ClaimOrigin(Strict):
+    """Who made the claim, where it appeared and when: what a ClaimReview of the run publishes as the
+    claim it reviews (itemReviewed). Never shown to the debate: who said it is no evidence of it."""
+
+    author: Text | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="Who made the claim: a person's or an organisation's name.",
+    )
+    author_type: Literal["Person", "Organization"] = Field(
+        default="Person", description="What the author is."
+    )
+    appearances: list[WebAddress] = Field(
+        default_factory=list,
+        max_length=10,
+        description="Where the claim appeared (http(s) addresses), the first known first.",
+    )
+    date_made: date | None = Field(default=None, description="When the claim was first made.")
+
+    @field_validator("author")
+    @classmethod
+    def _author(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = " ".join(_reject_control_chars(value, "author").split())
+        if not value:
+            raise ValueError("author is blank")
+        return value
+
+    @field_validator("date_made")
+    @classmethod
+    def _made(cls, value: date | None) -> date | None:
+        if value is not None and value > datetime.now(UTC).date():
+            raise ValueError(f"date_made {value.isoformat()} is in the future")
+        return value
+
+    @model_validator(mode="after")
+    def _something(self) -> ClaimOrigin:
+        if self.author is None and not self.appearances and self.date_made is None:
+            raise ValueError("claim_origin names no author, appearance or date: leave it out instead")
+        return self
+
+
+# A document collection's name (evidence/collections.py), and how many one run may search.
+CORPUS_NAME = r"^[a-z0-9][a-z0-9_-]{0,62}$"
+MAX_CORPORA = 8
+
+
+def corpus_name_problem(name: str) -> str | None:
+    if re.match(CORPUS_NAME, name):
+        return None
+    return f"{name!r} is not a collection name: 1-63 of a-z, 0-9, - and _, starting with a letter or digit"
+
+
+def _corpus_name(name: str) -> str:
+    if problem := corpus_name_problem(name):
+        raise ValueError(problem)
+    return name
+
+
+def _distinct_corpora(names: list[str]) -> list[str]:
+    if len(set(names)) != len(names):
+        raise ValueError("a collection is named twice")
+    return names
+
+
+Corpora = Annotated[
+    list[Annotated[str, AfterValidator(_corpus_name), Field(json_schema_extra={"pattern": CORPUS_NAME})]],
+    Field(
+        max_length=MAX_CORPORA,
+        description="Document collections to search, by name (`climate` is the bundled corpus); empty: the "
+        "deployment's evidence source.",
+    ),
+    AfterValidator(_distinct_corpora),
+]
+
+
 class RunRequest(ClaimAsked):
     """What a caller asks for. Validated before anything is stored or spent."""
 
     as_of_date: date | None = Field(default=None, description="Backtest: use only evidence up to this date.")
+    claim_origin: ClaimOrigin | None = Field(
+        default=None,
+        description="Who made the claim, where and when: published in the run's ClaimReview only.",
+    )
+    corpora: Corpora = Field(default_factory=list)
 
     @field_validator("as_of_date")
     @classmethod
@@ -273,6 +372,40 @@ class Suitability(Strict):
     warnings: list[str] = Field(default_factory=list, description="Human-readable, one per flag.")
 
 
+class StopReason(StrEnum):
+    """Why a stopped run was not debated: the suitability check's two outcomes that end a run."""
+
+    UNSUITABLE = "unsuitable"  # the claim is not one a debate over evidence can serve (its flags say why)
+    ADD_DOCUMENTS = "add_documents"  # the evidence pool does not speak to it: not enough evidence, bring some
+
+
+class SubClaimRelevance(Strict):
+    """How far a sub-claim's passages (the user's context among them) speak to it, measured before the
+    debate (debate/relevance.py)."""
+
+    sub_claim_id: str
+    passages: int = Field(ge=0, description="Its passages: those retrieved for it, and the user's context.")
+    scores: dict[str, float] = Field(
+        default_factory=dict, description="Each signal's reading, 0–1: how far its best passage speaks to it."
+    )
+    reading: Literal["on_topic", "off_topic", "no_passages"]
+    closest_evidence_id: str | None = None
+    reason: str = Field(default="", description="Why it reads off-topic, in words (empty when on topic).")
+
+
+class PoolRelevance(Strict):
+    """The pool-relevance check: each sub-claim's reading, and whether none is worth a debate."""
+
+    sub_claims: list[SubClaimRelevance]
+    add_documents: bool = Field(
+        description="No sub-claim's passages speak to it: answered not enough evidence, with no debate."
+    )
+    warnings: list[str] = Field(default_factory=list)
+
+    def off_topic(self) -> list[SubClaimRelevance]:
+        return [s for s in self.sub_claims if s.reading != "on_topic"]
+
+
 class SubClaim(Strict):
     id: str = Field(pattern=r"^sc[0-9]+$", description="sc1, sc2, …")
     # As long as a claim may be: a claim debated whole is its own single sub-claim.
@@ -320,6 +453,7 @@ class Evidence(Strict):
     source_url: str
     tier: Tier
     published: date | None = None
+    page: int | None = Field(default=None, description="The page of its document (a PDF's), when known.")
     query: str = Field(description="The directive that found it.")
     sub_claim_id: str
     round: int = Field(ge=1)
@@ -504,6 +638,54 @@ class FactcheckReply(Strict):
     responses: list[CitationResponse] = Field(default_factory=list)
 
 
+# ---------------------------------------------------------------- a backtest's hindsight check
+# Each retrieved source of a backtest is dated from its text: written before the date, or after it.
+
+Written = Literal["before", "after"]
+
+
+class DatedSource(Strict):
+    """One source as the hindsight check reads it: the passage as the source returned it."""
+
+    id: str
+    title: str
+    url: str
+    published: date | None = Field(
+        default=None, description="Its publication date, when the source gave one."
+    )
+    text: str
+
+
+class HindsightInput(Strict):
+    as_of: date = Field(description="The backtest's date.")
+    today: date | None = Field(default=None, description="The run's date: what 'now' means to the role.")
+    sources: list[DatedSource]
+
+
+class SourceDating(Strict):
+    id: str = Field(description="The source's id, as given.")
+    written: Written = Field(
+        description="after: it reports, reviews or cites what happened after the date, or says it was "
+        "written later; before: nothing in it places its writing after the date."
+    )
+    reason: str = Field(max_length=400, description="One sentence quoting the words that decide it.")
+
+
+class HindsightReply(Strict):
+    """When each source was written, against the backtest's date."""
+
+    sources: list[SourceDating]
+
+
+class HindsightDrop(Strict):
+    """A source a backtest left out as written after its date, and why."""
+
+    id: str
+    title: str
+    url: str
+    reason: str
+
+
 class LedgerEntry(Strict):
     """One citation in the run's ledger: who made it, where, on what, and how it fared."""
 
@@ -513,6 +695,7 @@ class LedgerEntry(Strict):
     source_url: str
     title: str
     tier: Tier
+    page: int | None = Field(default=None, description="The page of its document (a PDF's), when known.")
     round: int = Field(description="The round whose argument added it.")
     sub_claim_id: str
     sentence: str = Field(description="The sentence of the argument that used it.")
@@ -675,6 +858,7 @@ class SourceRef(Strict):
     source_url: str
     tier: Tier
     published: date | None = None
+    page: int | None = Field(default=None, description="The page of its document (a PDF's), when known.")
 
 
 class SubClaimResult(Strict):
@@ -841,13 +1025,42 @@ IntervalMethod = Literal["judge", "judge+self_consistency", "self_consistency", 
 class BacktestDating(Strict):
     """What a backtest could check of its sources against its date: of the passages its retrievals
     returned (each counted once), how many carried a publication date, and how many were left out
-    as after the date (published or titled later, or nothing left once sentences naming a later
-    time were cut). A source that knows dates leaves later passages out itself, before they are
-    counted; the bundled corpus is undated."""
+    as after the date (published or titled later, written later by their text, or nothing left once
+    sentences naming a later time were cut). A source that knows dates leaves later passages out
+    itself, before they are counted; the bundled corpus is undated."""
 
     retrieved: int = Field(ge=0)
     dated: int = Field(ge=0)
     dropped: int = Field(ge=0)
+    written_after: int = Field(
+        default=0,
+        ge=0,
+        description="Of those dropped, how many the hindsight check read as written after the date.",
+    )
+    hindsight: list[HindsightDrop] = Field(
+        default_factory=list, description="Each source the hindsight check left out, and why."
+    )
+    judged_by: list[str] = Field(
+        default_factory=list,
+        description="Who dated the sources by their text: a provider:model, or offline (the lexical check).",
+    )
+
+
+# Which web search serves a run's evidence (CLAIMCOURT_SEARCH): none is the bundled corpus.
+SearchName = Literal["anthropic", "openai", "searxng", "none"]
+# Each web search source's name (a part of its retrievals' cache key; prompts name it) and its search.
+ANTHROPIC_WEB, OPENAI_WEB, SEARXNG_WEB = "anthropic-web", "openai-web", "searxng-web"
+SEARCH_OF_SOURCE: dict[str, SearchName] = {
+    ANTHROPIC_WEB: "anthropic",
+    OPENAI_WEB: "openai",
+    SEARXNG_WEB: "searxng",
+}
+
+
+SEARCHED = (
+    "The evidence sources the run searched: a document collection as name@version (a hash of its content), "
+    "else the source's name (climate-fever-wikipedia: the bundled corpus; anthropic-web; golden)."
+)
 
 
 class Result(Strict):
@@ -907,6 +1120,15 @@ class Result(Strict):
     backtest: BacktestDating | None = Field(
         default=None, description="A backtest's (as_of_date) check of its sources against the date."
     )
+    search: SearchName | None = Field(
+        default=None,
+        description="The web search that served the run's evidence: anthropic, openai or searxng; none: "
+        "no web search did (the bundled corpus); null: not recorded (a run from before this field).",
+    )
+    pool_relevance: PoolRelevance | None = Field(
+        default=None, description="How far each sub-claim's passages speak to it (the pool the judge read)."
+    )
+    searched: list[str] = Field(default_factory=list, description=SEARCHED)
 
 
 # ---------------------------------------------------------------- records and events
@@ -948,6 +1170,7 @@ class RunRecord(Strict):
     tokens: int = 0
     error: str | None = None
     warnings: list[str] = Field(default_factory=list)
+    stop_reason: StopReason | None = None  # a stopped run: why it was not debated
     result: Result | None = None
     # A motion debate (statemachine/motion.asl.json); `request` then carries its motion as the claim.
     motion: MotionRequest | None = None
@@ -974,6 +1197,11 @@ class RunOutput(BaseModel):
     verdict: Verdict | None
     error: str | None
     warnings: list[str]
+    stop_reason: StopReason | None = Field(
+        default=None,
+        description="A stopped run: unsuitable (not a claim a debate can serve), or add_documents (the "
+        "evidence pool does not speak to it: not enough evidence; the warnings say what to add).",
+    )
     cost_usd: float
     tokens: int
     usage: Usage | None = Field(
@@ -999,6 +1227,7 @@ class RunOutput(BaseModel):
             "verdict": record.verdict,
             "error": record.error,
             "warnings": record.warnings,
+            "stop_reason": record.stop_reason,
             "cost_usd": record.cost_usd,
             "tokens": record.tokens,
             "usage": usage,
@@ -1204,6 +1433,9 @@ class ArgueInput(Strict):
     judge: JudgeKind = Field(
         default="contract", description="The run's judge: its reply tool is among those every call sends."
     )
+    relevance: PoolRelevance | None = Field(
+        default=None, description="The pool-relevance check of this round's pool (off-topic sub-claims)."
+    )
 
 
 class ModerateInput(Strict):
@@ -1260,6 +1492,9 @@ class AdjudicateInput(Strict):
     )
     today: date | None = Field(default=None, description="The run's date: what 'now' means to the role.")
     as_of: date | None = Field(default=None, description="A backtest's date.")
+    relevance: PoolRelevance | None = Field(
+        default=None, description="The pool-relevance check of the pool it reads (off-topic sub-claims)."
+    )
 
 
 class BaselineInput(Strict):
@@ -1322,6 +1557,7 @@ class MotionRequest(Strict):
         default_factory=dict, description="provider:model per role; a role not named uses the deployment's."
     )
     effort: Effort = "standard"
+    corpora: Corpora = Field(default_factory=list)
 
     @field_validator("motion")
     @classmethod
@@ -1338,7 +1574,7 @@ class MotionRequest(Strict):
 
     def run_request(self) -> RunRequest:
         """What the platform's shared parts (retrieval, the ledger, listings) read of a run."""
-        return RunRequest(claim=self.motion, context=self.context, effort=self.effort)
+        return RunRequest(claim=self.motion, context=self.context, effort=self.effort, corpora=self.corpora)
 
     @property
     def last_round(self) -> int:
@@ -1550,3 +1786,7 @@ class MotionResult(Strict):
     reasoner: str
     models: dict[str, str] = Field(default_factory=dict)
     usage: Usage
+    search: SearchName | None = Field(
+        default=None, description="The web search that served the evidence (as a claim run's result)."
+    )
+    searched: list[str] = Field(default_factory=list, description=SEARCHED)

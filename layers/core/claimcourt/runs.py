@@ -326,6 +326,8 @@ def announce_end(store: Store, run_id: str, *, refund: bool = False) -> None:
         data["error"] = record.error
     else:
         data["warnings"] = record.warnings
+        if record.stop_reason is not None:
+            data |= {"stop_reason": record.stop_reason, "verdict": record.verdict}
     end = RunEvent(run_id=run_id, type=f"run.{record.status.value}", data=data)
     if store.append_event(end, key="run.end") is not None:  # counted once, however often announced
         count(f"Runs{record.status.value.capitalize()}")

@@ -8,15 +8,24 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from claimcourt.errors import InvalidRequestError
-from claimcourt.models import ClaimAsked, MotionRole, RoundsMode
+from claimcourt.models import ClaimAsked, MotionRole, RoundsMode, SearchName, WebAddress
 
 ProviderName = Literal["anthropic", "openai", "offline"]
-ROLES = ("suitability", "decomposer", "case_for", "case_against", "fact_checker", "moderator", "adjudicator")
+ROLES = (
+    "suitability", "decomposer", "case_for", "case_against", "fact_checker", "moderator", "adjudicator",
+    "hindsight",
+)  # fmt: skip
+# Roles whose job is small and mechanical (a backtest's dating of its sources: debate/hindsight.py) run on
+# the provider's small model unless CLAIMCOURT_MODELS_BY_ROLE names one. An OpenAI-compatible server
+# (OPENAI_BASE_URL) serves only the model it was configured with.
+SMALL_MODEL_ROLES = frozenset({"hindsight"})
+SMALL_MODELS = {"anthropic": "claude-haiku-4-5", "openai": "gpt-4.1-mini"}
 # The roles asked to sample at the model's natural temperature (Task.temperature None): the debaters.
 SAMPLED_ROLES = frozenset({"case_for", "case_against"})
 # A motion debate's roles (claimcourt.motions), each routed as the claim role it plays unless named in
@@ -54,6 +63,9 @@ EFFORT_PROFILES: dict[str, EffortProfile] = {
     ),
 }
 MIN_ROUNDS = 2
+# The web searches, in the order the first configured one is chosen; the first two are paid per search.
+WEB_SEARCHES: tuple[SearchName, ...] = ("anthropic", "openai", "searxng")
+PAID_SEARCHES = frozenset({"anthropic", "openai"})
 
 
 class Settings(BaseSettings):
@@ -84,6 +96,11 @@ class Settings(BaseSettings):
         default_factory=dict, description='e.g. {"adjudicator": "anthropic:claude-opus-4-1"}'
     )
     max_output_tokens: int = 4096
+    offline_reader: Literal["lexical", "embedding"] = Field(
+        default="lexical",
+        description="The offline judge's passage reader: lexical features, or those and the cosine of "
+        "sentence embeddings (needs the embed extra; no better on the held-out half, slower).",
+    )
     offline_pace_ms: int = Field(
         default=0,
         ge=0,
@@ -121,7 +138,28 @@ class Settings(BaseSettings):
 
     # Spend and size limits.
     budget_usd: float = Field(default=2.0, gt=0, description="Per-run spend cap.")
-    web_search: bool = Field(default=True, description="Use Anthropic web search when a key is set.")
+    web_search: bool = Field(
+        default=True,
+        description="Search the web for evidence (false: the bundled corpus, whatever `search` says).",
+    )
+    search: SearchName | None = Field(
+        default=None,
+        description="The web search for evidence: anthropic, openai, searxng or none (the bundled corpus); "
+        "None: the first of them that is configured.",
+    )
+    searxng_url: str | None = Field(
+        default=None,
+        description="A SearXNG instance (http(s)://host[:port][/path]) whose JSON API finds pages.",
+    )
+    fetch_private_pages: bool = Field(
+        default=False,
+        description="Let SearXNG's result pages be fetched from loopback or private-network addresses "
+        "(an intranet's own pages); off, such a result is skipped.",
+    )
+    page_timeout_s: float = Field(default=10.0, gt=0, le=120, description="One result page, all of it.")
+    max_page_bytes: int = Field(
+        default=3_000_000, ge=10_000, description="A result page larger than this is not read."
+    )
 
     # The cost guard, on runs started through the API (and by drift and monitors): both are checked
     # atomically when a run is admitted, before anything is stored or spent.
@@ -130,11 +168,25 @@ class Settings(BaseSettings):
 
     # The API.
     max_body_bytes: int = Field(default=64 * 1024, ge=1024, description="Larger request bodies get 413.")
+    collections_quota_mb: int = Field(
+        default=500,
+        ge=1,
+        description="A tenant's documents across its collections, uploaded through the API.",
+    )
     state_machine_arn: str | None = Field(default=None, description="Where the API starts executions.")
     motion_state_machine_arn: str | None = Field(
         default=None, description="Where the API starts motion debates (statemachine/motion.asl.json)."
     )
     websocket_url: str | None = Field(default=None, description="wss://… for clients (the events link).")
+    # A run's ClaimReview (claimcourt/claimreview.py): who publishes it, and the page each review is on.
+    claimreview_author: str | None = Field(
+        default=None, min_length=1, max_length=200, description="The publishing organisation's name."
+    )
+    claimreview_author_url: WebAddress | None = Field(default=None, description="The organisation's site.")
+    claimreview_url: WebAddress | None = Field(
+        default=None,
+        description="Each review's page, {run_id} standing for the run: https://example.org/checks/{run_id}.",
+    )
     dead_letter_queue_url: str | None = Field(
         default=None, description="Where the monitor function puts bus events it cannot act on."
     )
@@ -156,6 +208,32 @@ class Settings(BaseSettings):
     dynamodb_endpoint_url: str | None = Field(default=None, description="None: the region's endpoint.")
     s3_endpoint_url: str | None = Field(default=None, description="None: the region's endpoint.")
 
+    @field_validator("search", mode="before")
+    @classmethod
+    def _known_search(cls, value: object) -> object:
+        if isinstance(value, str) and value not in (*WEB_SEARCHES, "none"):
+            raise ValueError(f"CLAIMCOURT_SEARCH={value!r}: choose anthropic, openai, searxng or none")
+        return value
+
+    @field_validator("searxng_url", mode="before")
+    @classmethod
+    def _http_url(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = value.strip().rstrip("/") or None
+            parts = urlsplit(value or "")
+            if value is not None and (parts.scheme not in ("http", "https") or not parts.hostname):
+                raise ValueError(
+                    f"CLAIMCOURT_SEARXNG_URL={value!r}: give the instance as http(s)://host[:port]"
+                )
+        return value
+
+    @field_validator("claimreview_url")
+    @classmethod
+    def _one_page_a_review(cls, value: str | None) -> str | None:
+        if value is not None and "{run_id}" not in value:
+            raise ValueError("it must hold {run_id}, so that each review has its own page")
+        return value
+
     def problems(self) -> list[str]:
         """What stops these settings from running a debate. Not a validator: a deployed function must
         still start, so that the run records the problem instead of hanging without a reason."""
@@ -168,7 +246,21 @@ class Settings(BaseSettings):
                 found.append(f"CLAIMCOURT_MODELS_BY_ROLE names an unknown role {role!r}; roles: {known}")
             elif wanted.partition(":")[0] not in ("anthropic", "openai", "offline"):
                 found.append(f"CLAIMCOURT_MODELS_BY_ROLE[{role}] must be provider:model, got {wanted!r}")
+        if (search := self.search_problem()) is not None:
+            found.append(search)
         return found
+
+    def search_problem(self) -> str | None:
+        """What stops the named web search (CLAIMCOURT_SEARCH) from serving, if anything."""
+        needs = {
+            "anthropic": "ANTHROPIC_API_KEY is not set",
+            "openai": "neither OPENAI_API_KEY nor OPENAI_BASE_URL is set",
+            "searxng": "CLAIMCOURT_SEARXNG_URL is not set",
+        }
+        chosen = self.search if self.web_search and self.provider_keys_known else None
+        if chosen is not None and chosen in needs and not self.search_configured(chosen):
+            return f"CLAIMCOURT_SEARCH={chosen} but {needs[chosen]}"
+        return None
 
     def effort(self, name: str) -> EffortProfile:
         return EFFORT_PROFILES[name]
@@ -203,10 +295,39 @@ class Settings(BaseSettings):
             return self.controller_max_rounds(request.effort)
         return self.fixed_rounds(request)
 
-    def searches_the_web(self) -> bool:
-        """Anthropic web search (paid per search) is the evidence source: it needs an Anthropic key,
-        whichever models argue; forcing the offline provider means no network."""
-        return self.web_search and self.anthropic_api_key is not None and self.provider != "offline"
+    def search_configured(self, search: SearchName) -> bool:
+        """Whether this search can serve: Anthropic's with its key; OpenAI's with a key or a base URL
+        (chosen by default only for OpenAI itself: a compatible server has no hosted search); SearXNG
+        with its URL."""
+        if search == "anthropic":
+            return self.anthropic_api_key is not None
+        if search == "openai":
+            return self.has_key("openai")
+        if search == "searxng":
+            return self.searxng_url is not None
+        return True  # none: the bundled corpus
+
+    def web_search_source(self) -> SearchName | None:
+        """The web search that serves a run's evidence ("none": the bundled corpus): CLAIMCOURT_SEARCH,
+        else the first configured of Anthropic's (with a key), OpenAI's (when OpenAI is the provider
+        and no Anthropic key is set, on OpenAI itself) and SearXNG. Forcing the offline provider leaves
+        out the searches paid per search. None where the keys are not known here (the deployed API)
+        and no search is named."""
+        if not self.web_search:
+            return "none"
+        if self.search is not None:
+            return self.search
+        if self.provider != "offline":
+            if not self.provider_keys_known:
+                return None
+            if self.anthropic_api_key is not None:
+                return "anthropic"
+            on_openai = (
+                self.openai_base_url is None or urlsplit(self.openai_base_url).hostname == "api.openai.com"
+            )
+            if self.default_provider() == "openai" and self.openai_api_key is not None and on_openai:
+                return "openai"
+        return "searxng" if self.searxng_url is not None else "none"
 
     def may_spend(self, lineup: Mapping[MotionRole, str] | None = None) -> bool:
         """Whether a run may spend money: a paid provider routed to any role (a motion's `lineup`
@@ -218,7 +339,7 @@ class Settings(BaseSettings):
         roles = ROLES + tuple(MOTION_ROLES)
         named = [wanted.partition(":")[0] for wanted in (lineup or {}).values()]
         paid = any(self.route(role)[0] != "offline" for role in roles) or any(p != "offline" for p in named)
-        return paid or self.searches_the_web()
+        return paid or self.web_search_source() in PAID_SEARCHES
 
     def default_provider(self) -> ProviderName:
         if self.provider is not None:
@@ -266,6 +387,8 @@ class Settings(BaseSettings):
             if self.has_key(provider) or not self.provider_keys_known:
                 return provider, model or self.default_model(provider)
         provider = self.default_provider()
+        if role in SMALL_MODEL_ROLES and not (provider == "openai" and self.openai_base_url):
+            return provider, SMALL_MODELS.get(provider, self.default_model(provider))
         return provider, self.default_model(provider)
 
     def resolved_data_dir(self) -> Path:

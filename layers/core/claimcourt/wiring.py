@@ -17,7 +17,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from claimcourt.errors import ConfigurationError
 from claimcourt.evidence.base import EvidenceSource, Hit
 from claimcourt.execution import Executor, StepFunctionsExecutor
+from claimcourt.models import RunRecord
+from claimcourt.reasoning import stance_model
 from claimcourt.reasoning.base import Provider
+from claimcourt.reasoning.embedding import EmbeddingUnavailable
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.paced import Paced
 from claimcourt.reasoning.reasoner import Reasoner
@@ -29,6 +32,7 @@ if TYPE_CHECKING:
 
     from claimcourt.bus import DeadLetters, Publisher
     from claimcourt.delivery import Poster
+    from claimcourt.evidence.collections import Collections
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,8 @@ class Deps:
     publisher: Publisher | None = None
     # Where the monitor function keeps bus events it cannot act on (None: not this function).
     dead_letters: DeadLetters | None = None
+    # The tenants' document collections (None: none here, e.g. a stack, which has no collections yet).
+    collections: Collections | None = None
 
 
 def build_store(settings: Settings) -> Store:
@@ -73,6 +79,10 @@ def build_store(settings: Settings) -> Store:
 def build_providers(settings: Settings) -> dict[str, Provider]:
     if problems := settings.problems():
         raise ConfigurationError(problems[0])
+    try:
+        stance_model.prefer_embedding(settings.offline_reader == "embedding")
+    except EmbeddingUnavailable as err:
+        raise ConfigurationError(f"CLAIMCOURT_OFFLINE_READER=embedding: {err}") from None
     offline: Provider = OfflineReasoner()
     if settings.offline_pace_ms:
         offline = Paced(offline, settings.offline_pace_ms)
@@ -104,25 +114,46 @@ def build_providers(settings: Settings) -> dict[str, Provider]:
 
 
 def build_evidence(settings: Settings) -> EvidenceSource:
-    if settings.searches_the_web() and settings.anthropic_api_key is not None:  # (the key: for mypy)
-        from claimcourt.evidence.web_search import AnthropicWebSearch
+    if (problem := settings.search_problem()) is not None:
+        raise ConfigurationError(problem)
+    search = settings.web_search_source()
+    if search in ("anthropic", "openai", "searxng"):
+        from claimcourt.evidence.sources import web_search  # an SDK or the page reader: only when chosen
 
-        return AnthropicWebSearch(
-            api_key=settings.anthropic_api_key.get_secret_value(),
-            base_url=settings.anthropic_base_url,
-            model=settings.anthropic_model,
-            max_retries=settings.provider_max_retries,
-            timeout=settings.provider_timeout_s,
-        )
+        return web_search(settings, search)
     if importlib.util.find_spec("bm25s") is None:
         # The Lambda layer ships without the laptop's BM25 corpus: the cloud searches the web.
         raise ConfigurationError(
-            "no evidence source: put an Anthropic key in the provider keys secret (web search), "
-            "or install claimcourt[local] for the bundled corpus"
+            "no evidence source: put an Anthropic or OpenAI key in the provider keys secret, or set "
+            "CLAIMCOURT_SEARXNG_URL (web search), or install claimcourt[local] for the bundled corpus"
         )
     from claimcourt.evidence.corpus import CorpusSource
 
     return CorpusSource(index_dir=settings.resolved_data_dir() / "index")  # built once, kept beside the runs
+
+
+def build_collections(settings: Settings) -> Collections | None:
+    """The data directory's collections, with the bundled corpus as `climate`; None where BM25 is
+    not installed (the Lambda layer: collections are not deployed yet)."""
+    if importlib.util.find_spec("bm25s") is None:
+        return None
+    from claimcourt.evidence.collections import LocalCollections
+    from claimcourt.evidence.corpus import CorpusSource
+
+    data = settings.resolved_data_dir()
+    return LocalCollections(data / "collections", CorpusSource(index_dir=data / "index"))
+
+
+def run_evidence(deps: Deps, record: RunRecord) -> EvidenceSource:
+    """What a run searches: the document collections it names (its tenant's), else the deployment's
+    source (whose name the prompts read; retrieval asks it for the run's own: source_for_run)."""
+    if not record.request.corpora:
+        return deps.evidence
+    if deps.collections is None:
+        raise ConfigurationError("document collections are not available here: the run names some")
+    from claimcourt.evidence.collections import searched_together
+
+    return searched_together(deps.collections, record.tenant_id, record.request.corpora)
 
 
 def build_idempotency(settings: Settings, store: Store) -> BasePersistenceLayer:
@@ -231,6 +262,7 @@ def build_deps(settings: Settings, store: Store | None = None) -> Deps:
         poster=build_poster(settings),
         publisher=build_publisher(settings, store),
         dead_letters=build_dead_letters(settings),
+        collections=build_collections(settings),
     )
 
 

@@ -14,7 +14,7 @@ from claimcourt.debate.prefix import case_prefix, run_tools
 from claimcourt.errors import MalformedReplyError, ProviderError, RefusedJudgementError, TruncatedReplyError
 from claimcourt.models import AdjudicateInput, JudgeKind, Judgement, Reconsider, SubClaimJudgement, Verdict
 from claimcourt.observability import logger
-from claimcourt.prompts import dates_note, ledger_block, points_block, render
+from claimcourt.prompts import dates_note, ledger_block, points_block, relevance_block, render
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
 
@@ -68,6 +68,7 @@ def judge_values(inputs: AdjudicateInput) -> dict[str, str]:
         "mode_note": MODE_NOTES[inputs.mode],
         "positions": _positions(inputs),
         "ledger": ledger_block(inputs.ledger, passages=False),  # the pool above holds each passage
+        "relevance": relevance_block(inputs.relevance),
         "dates": dates_note(inputs.today, inputs.as_of, inputs.evidence),
     }
 

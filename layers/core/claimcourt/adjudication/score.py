@@ -63,7 +63,12 @@ MIN_HALF_WIDTH_PER_WIDEN = 20
 
 def source_ref(e: Evidence) -> SourceRef:
     return SourceRef(
-        evidence_id=e.id, title=e.title, source_url=e.source_url, tier=e.tier, published=e.published
+        evidence_id=e.id,
+        title=e.title,
+        source_url=e.source_url,
+        tier=e.tier,
+        published=e.published,
+        page=e.page,
     )
 
 
@@ -452,11 +457,6 @@ def compose_result(
     notes += _resting_on_user_context(
         sources, [decisive_overall, *(pool.get(j.decisive_evidence_id or "") for j in judgement.sub_claims)]
     )
-    if request.as_of_date is not None and any(s.published is None for s in sources):
-        notes.append(
-            f"Backtest as of {request.as_of_date.isoformat()}: some cited sources are undated, so they "
-            "could not be checked against the date."
-        )
     return Result(
         run_id=run_id,
         claim=request.claim,

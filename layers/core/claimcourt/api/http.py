@@ -14,14 +14,17 @@ from typing import TYPE_CHECKING, Annotated, Any
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.event_handler.openapi.params import Header, Query
+from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
+from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEventV2
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import AfterValidator, BaseModel, Field
 
 from claimcourt import __version__, artifacts
 from claimcourt.access import authenticate, presented_key
-from claimcourt.api import console
+from claimcourt.api import console, corpora
 from claimcourt.api.bodies import read_json
-from claimcourt.api.problems import from_error, problem, problem_reply
+from claimcourt.api.problems import PROBLEM, from_error, problem, problem_reply
+from claimcourt.claimreview import MEDIA_TYPE, claim_review, console_url, publisher_of, review_url, to_json
 from claimcourt.debate.ledger import canonical_key
 from claimcourt.errors import (
     ClaimcourtError,
@@ -31,6 +34,7 @@ from claimcourt.errors import (
     NotFoundError,
     UnauthorizedError,
 )
+from claimcourt.evidence.collections import check_corpora
 from claimcourt.exports import MEDIA_TYPES, export
 from claimcourt.models import (
     Argument,
@@ -48,6 +52,7 @@ from claimcourt.models import (
     RunRecord,
     RunRequest,
     RunStatus,
+    SearchName,
     SourceTag,
     VoteTally,
 )
@@ -183,7 +188,12 @@ class ServiceSettings(BaseModel):
     motion_roles: list[RoleRoute] = Field(
         description="A motion debate's roles, each as it runs unless the debate's line-up names it."
     )
-    web_search: bool
+    web_search: bool = Field(description="Whether runs search the web (`search` says which search).")
+    search: SearchName | None = Field(
+        description="The web search that finds runs' evidence: anthropic, openai or searxng; none: the "
+        "bundled corpus; null where this API holds no provider keys and CLAIMCOURT_SEARCH names none "
+        "(the stages then take the first configured)."
+    )
     dynamic_rounds: str
     budget_usd: float
     max_active_runs: int
@@ -215,6 +225,12 @@ def _view(record: RunRecord, full: bool = False) -> RunView:
 # ---------------------------------------------------------------- the resolver and its routes
 
 
+def _own_corpora(deps: Deps, tenant_id: str, names: list[str]) -> None:
+    """The collections a run names are the tenant's (or the bundled corpus), checked before anything is
+    stored: a 422 naming `corpora` otherwise."""
+    check_corpora(deps.collections, tenant_id, names)
+
+
 def build_app() -> APIGatewayHttpResolver:
     """A resolver with every route: one per process, resolving one request at a time (see `handler`:
     Powertools keeps the current request on a class attribute)."""
@@ -238,7 +254,7 @@ def build_app() -> APIGatewayHttpResolver:
     def _errors(err: Exception) -> Response[str]:
         if isinstance(err, ConfigurationError):
             logger.error("misconfigured", extra={"reason": str(err)})
-            return problem(503, "unavailable", "the service is not configured to start runs")
+            return problem(503, "unavailable", "the service is not configured for this request")
         if not isinstance(err, ClaimcourtError):
             logger.exception("unhandled error")  # the trace goes to our logs, not to the client
         return from_error(err)
@@ -266,6 +282,7 @@ def build_app() -> APIGatewayHttpResolver:
         if executor is None:
             raise ConfigurationError("no executor: CLAIMCOURT_STATE_MACHINE_ARN is not set")
         owner = tenant()
+        _own_corpora(deps, owner, request.corpora)
         started: list[RunRecord] = []
 
         def start() -> dict[str, Any]:
@@ -342,14 +359,40 @@ def build_app() -> APIGatewayHttpResolver:
 
     @app.get(
         "/runs/<run_id>/artifacts/<name>",
-        responses={200: {"description": "transcript_full.md, citation_ledger.json, debate_logic_map.json "
-                         "or score_trajectory.csv"}},
+        responses={200: _artifact_file("transcript_full.md, citation_ledger.json, debate_logic_map.json "
+                                      "or score_trajectory.csv")},
     )  # fmt: skip
     def get_artifact(run_id: str, name: str) -> Response[str]:
         """One of the run's four artifacts, as a file: the transcript, the citation ledger, the
         debate's logic map, the score trajectory."""
         tenant_run(_deps().store, tenant(), run_id)
         return _artifact(run_id, name)
+
+    @app.get(
+        "/runs/<run_id>/claimreview",
+        responses={
+            200: {
+                "description": "The run's schema.org ClaimReview (docs/schemas/claimreview.schema.json).",
+                "content": {MEDIA_TYPE: {"schema": {"type": "object", "title": "ClaimReview"}}},
+            },
+            409: {
+                "description": "No rating to publish: the run is running, was stopped or failed, or is a "
+                "motion debate (`code` run_running, run_stopped, run_failed or motion_debate).",
+                "content": {PROBLEM: {"schema": {"type": "object", "title": "Problem"}}},
+            },
+        },
+    )
+    def get_claimreview(run_id: str) -> Response[str]:
+        """The run's verdict as schema.org ClaimReview JSON-LD, the markup fact-checkers publish: the
+        claim, its rating (the 0–100 score, the verdict in words), the claim's origin as the run's
+        request gave it, the publisher (CLAIMCOURT_CLAIMREVIEW_AUTHOR), the date, and the review's page
+        (CLAIMCOURT_CLAIMREVIEW_URL, else the run's page in this console)."""
+        deps = _deps()
+        record = tenant_run(deps.store, tenant(), run_id)
+        template = deps.settings.claimreview_url
+        url = review_url(template, run_id) if template else console_url(_origin(app.current_event), run_id)
+        review = claim_review(record, url=url, publisher=publisher_of(deps.settings))
+        return Response(200, MEDIA_TYPE, to_json(review))
 
     @app.post("/motions", responses={202: {"description": "Accepted: the motion debate has started."}})
     def post_motion(request: MotionRequest) -> Response[MotionView]:
@@ -361,6 +404,7 @@ def build_app() -> APIGatewayHttpResolver:
         if deps.executor is None or deployed_without:
             raise ConfigurationError("no executor: CLAIMCOURT_MOTION_STATE_MACHINE_ARN is not set")
         deps.settings.check_lineup(request.lineup)
+        _own_corpora(deps, tenant(), request.corpora)
         record = submit_run(deps.store, deps.executor, deps.settings, tenant(), request)
         view = _motion_view(record)
         return Response(202, "application/json", view, headers={"Location": view.links.self})
@@ -384,7 +428,10 @@ def build_app() -> APIGatewayHttpResolver:
             run_id=run_id, personas=persona_set()[0], tallies=artifacts.tallies_of(_deps().store, run_id)
         )
 
-    @app.get("/motions/<run_id>/artifacts/<name>")
+    @app.get(
+        "/motions/<run_id>/artifacts/<name>",
+        responses={200: _artifact_file("the debate's artifact, by name")},
+    )
     def get_motion_artifact(run_id: str, name: str) -> Response[str]:
         """One of the debate's four artifacts; score_trajectory.csv holds every voter's score per round."""
         _tenant_motion(tenant(), run_id)
@@ -449,13 +496,16 @@ def build_app() -> APIGatewayHttpResolver:
             provider_keys_known=settings.provider_keys_known,
             roles=routes(ROLES),
             motion_roles=routes(MOTION_ROLES),
-            web_search=settings.web_search and settings.anthropic_api_key is not None,
+            web_search=settings.web_search_source() != "none",
+            search=settings.web_search_source(),
             dynamic_rounds=settings.dynamic_rounds,
             budget_usd=settings.budget_usd,
             max_active_runs=settings.max_active_runs,
             hourly_runs_per_tenant=settings.hourly_runs_per_tenant,
             websocket_url=settings.websocket_url,
         )
+
+    corpora.register(app, tenant)
 
     @app.get("/health")
     def health() -> Health:
@@ -472,11 +522,29 @@ def build_app() -> APIGatewayHttpResolver:
     return app
 
 
+# An artifact is served as its own file type (markdown, JSON, CSV): the document says each, so a client
+# (and the fuzzer's content-type check) expects what comes.
+def _artifact_file(description: str) -> OpenAPIResponse:
+    return {
+        "description": description,
+        "content": {
+            media.split(";")[0]: {"schema": {"type": "string"}} for media in sorted(set(MEDIA_TYPES.values()))
+        },
+    }
+
+
 def _artifact(run_id: str, name: str) -> Response[str]:
     if name not in MEDIA_TYPES:
         raise NotFoundError(f"no artifact {name}: one of {', '.join(MEDIA_TYPES)}")
     headers = {"Content-Disposition": f'attachment; filename="{run_id}-{name}"'}
     return Response(200, MEDIA_TYPES[name], export(_deps().store, run_id, name), headers=headers)
+
+
+def _origin(event: APIGatewayProxyEventV2) -> str:
+    """Where this API (and its console) is reached: API Gateway and `serve` say the scheme in
+    x-forwarded-proto; the host is the request's own."""
+    scheme = (event.headers or {}).get("x-forwarded-proto", "https").split(",")[0].strip() or "https"
+    return f"{scheme}://{event.request_context.domain_name}"
 
 
 def _tenant_claim(store: Store, tenant_id: str, claim_id: str) -> None:
@@ -651,8 +719,11 @@ def _admit(event: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any] | None
     or a problem reply (413, 401) that ends the request there."""
     deps = _deps()
     body = event.get("body") or ""
-    limit = deps.settings.max_body_bytes
-    if len(body.encode()) > limit:
+    # A document upload may be as large as a document; every other body is JSON, and small.
+    upload = corpora.is_upload(_method(event), str(event.get("rawPath") or ""))
+    limit = corpora.MAX_UPLOAD_BYTES if upload else deps.settings.max_body_bytes
+    size = len(body) * 3 // 4 if event.get("isBase64Encoded") else len(body.encode())
+    if size > limit:
         return {}, problem_reply(413, "payload_too_large", f"the request body is over {limit} bytes")
     path = str(event.get("rawPath") or "")
     if path in PUBLIC or (console.is_console_path(path) and _method(event) == "GET"):
@@ -676,6 +747,8 @@ def _unreadable_body(event: dict[str, Any]) -> dict[str, Any] | None:
     body = event.get("body")
     if not body or _method(event) not in BODY_METHODS:
         return None
+    if corpora.is_upload(_method(event), str(event.get("rawPath") or "")):
+        return None  # a document, read by its route
     headers = event.get("headers") or {}
     content_type = next((str(v) for k, v in headers.items() if k.lower() == "content-type"), "")
     media_type = content_type.split(";", 1)[0].strip().lower()
@@ -698,7 +771,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         refused = _unreadable_body(event)
     if refused is not None:
         return refused
-    if event.get("body"):
+    if event.get("body") and not corpora.is_upload(_method(event), str(event.get("rawPath") or "")):
         # JSON is all we take: no Content-Type or any spelling of it becomes the one Powertools reads
         headers = {k: v for k, v in (event.get("headers") or {}).items() if k.lower() != "content-type"}
         event = {**event, "headers": {**headers, "content-type": "application/json"}}

@@ -12,9 +12,12 @@ from claimcourt.errors import (
     ConflictError,
     GoneError,
     InvalidRequestError,
+    MalformedRequestError,
     NotFoundError,
     RateLimitedError,
+    TooLargeError,
     UnauthorizedError,
+    UnreadableDocumentsError,
 )
 
 PROBLEM = "application/problem+json"
@@ -68,6 +71,12 @@ def from_error(err: Exception) -> Response[str]:
         return problem(409, err.code, str(err))
     if isinstance(err, GoneError):
         return problem(410, err.code, str(err))
+    if isinstance(err, MalformedRequestError):
+        return problem(400, err.code, str(err))
+    if isinstance(err, TooLargeError):
+        return problem(413, err.code, str(err))
+    if isinstance(err, UnreadableDocumentsError):
+        return problem(422, "unreadable_document", str(err), documents=err.documents)
     if isinstance(err, RateLimitedError):
         code = "too_many_runs" if err.limit == "concurrency" else "hourly_cap_reached"
         headers = {"Retry-After": str(err.retry_after_s)}

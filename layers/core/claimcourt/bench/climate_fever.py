@@ -1,6 +1,7 @@
 """CLIMATE-FEVER claims-dev through the real pipeline: the offline engine against the majority baseline.
 
 Run: python -m claimcourt.bench.climate_fever [--limit N] [--seed S] [--split all|tune|held-out]
+                                              [--reader lexical|embedding]
                                               [--out results.json] [--data-dir DIR]
 
 Every claim is one run through the local runtime (the state machine under moto, each stage its Lambda
@@ -21,6 +22,9 @@ too. --limit takes a seeded, label-stratified sample of the chosen split.
 
 Data: bench/data/climate_fever_claims_dev.jsonl.gz (Diggelmann et al. 2020, CLIMATE-FEVER; see its README).
 The corpus holds every claim's annotated evidence sentences, so retrieval here is a closed world.
+
+--reader: which passage reader the offline judge uses (claimcourt.reasoning.stance_model): the lexical
+one (the default, as CLAIMCOURT_OFFLINE_READER's), or the embedding one (needs the `embed` extra).
 """
 
 from __future__ import annotations
@@ -168,7 +172,9 @@ def run_claims(
                 raise RuntimeError(
                     f"run {record.run_id} used reasoner {result.reasoner!r}, not the offline one"
                 )
-            verdict = result.overall_verdict.value if result is not None else None
+            # A run the pool-relevance check stopped answered not enough evidence without a debate.
+            answered = result.overall_verdict if result is not None else record.verdict
+            verdict = answered.value if answered is not None else None
             succeeded = record.status is RunStatus.SUCCEEDED and verdict is not None
             outcomes.append(
                 Outcome(
@@ -231,9 +237,12 @@ def report(outcomes: Sequence[Outcome], split: str, wall_s: float, setup_s: floa
     summary = evaluate(outcomes)
     n = summary["n"]
     print(f"CLIMATE-FEVER claims-dev, split {split}: n = {n}")
+    from claimcourt.reasoning.stance_model import model
+
     print(
         "engine: real pipeline (local state machine), offline reasoner, bundled BM25 corpus, effort standard"
     )
+    print(f"reader: {model().reader}")
     print(
         "labels: "
         + ", ".join(
@@ -310,6 +319,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--seed", type=int, default=0, help="the sample's seed (with --limit)")
     parser.add_argument("--split", choices=SPLITS, default="all", help="all claims, or one half")
+    parser.add_argument(
+        "--reader",
+        choices=("lexical", "embedding"),
+        default="lexical",
+        help="the offline judge's passage reader (embedding: needs the embed extra)",
+    )
     parser.add_argument("--out", type=Path, default=None, help="write the report and every outcome as JSON")
     parser.add_argument(
         "--data-dir", type=Path, default=None, help="keep the runs' store here (default: temp)"
@@ -318,6 +333,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.limit is not None and args.limit < 1:
         parser.error("--limit must be at least 1")
 
+    from claimcourt.reasoning import embedding, stance_model
+
+    if args.reader == "embedding" and not embedding.available():
+        parser.error("--reader embedding needs the embed extra")
+    stance_model.use(stance_model.shipped(embedded=args.reader == "embedding"))
+    print(f"reader: {stance_model.model().reader}", file=sys.stderr, flush=True)
     claims = select(load_claims(), args.split, args.limit, args.seed)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="claimcourt-bench-") as tmp:

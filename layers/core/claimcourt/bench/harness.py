@@ -122,6 +122,9 @@ class Outcome:
     run_id: str
     # The offline reasoner's calls priced as if billed at METER_MODEL's prices: nothing was spent on them.
     metered_usd: float = 0.0
+    # A backtest's sources left out as written after its date by their text (the hindsight check; None:
+    # not a backtest, or a system that retrieves nothing).
+    written_after: int | None = None
 
     @property
     def answered(self) -> bool:
@@ -235,11 +238,14 @@ class Session:
             interval=record.interval,
             verdict=record.verdict,
             usage=run_usage(deps.store, record),
+            written_after=record.result.backtest.written_after
+            if record.result is not None and record.result.backtest is not None
+            else None,
         )
 
     def _baseline(self, job: Job, run_id: str, claim: str, began: float) -> Outcome:
         deps = self.deps
-        evidence = self._search(job, run_id, claim) if job.system == "rag" else []
+        evidence, written_after = self._search(job, run_id, claim) if job.system == "rag" else ([], None)
         judged = judge_baseline(
             BASELINE_KINDS[job.system],
             BaselineInput(claim=claim, mode=job.mode, as_of_date=job.as_of, evidence=evidence),
@@ -256,11 +262,14 @@ class Session:
             interval=judged.interval,
             verdict=judged.verdict,
             usage=usage_from(deps.store.run_calls(run_id), 0, 0),
+            written_after=written_after,
         )
 
-    def _search(self, job: Job, run_id: str, claim: str) -> list[Any]:
+    def _search(self, job: Job, run_id: str, claim: str) -> tuple[list[Any], int | None]:
         """Naive RAG's retrieval: the claim as the one query, against the same source as the debate's
-        (the claim's own gold passages, all of them, when the bench has golden evidence)."""
+        (the claim's own gold passages, all of them, when the bench has golden evidence); and in a
+        backtest, how many sources it left out as written after the date (by the lexical check: naive
+        RAG makes one call, the judge's)."""
         source: EvidenceSource
         if job.gold is not None:
             source, limit = GoldenSource(job.gold, name=f"golden:{run_id}"), max(RAG_PASSAGES, len(job.gold))
@@ -279,7 +288,8 @@ class Session:
             billed = search_call(source, run_id, "bench:search") if not found.cache_hit else None
         if billed is not None:  # a search that calls a model is billed like a call
             self.deps.store.put_call(billed)
-        return found.evidence
+        checked = found.backtested
+        return found.evidence, len(checked.hindsight) if checked is not None else None
 
 
 def _outcome(
@@ -293,6 +303,7 @@ def _outcome(
     interval: Interval | None = None,
     verdict: Verdict | None = None,
     usage: Usage | None = None,
+    written_after: int | None = None,
 ) -> Outcome:
     """A job's outcome: what it scored, and what it spent (nothing for one that never ran)."""
     return Outcome(
@@ -313,6 +324,7 @@ def _outcome(
         wall_s=round(wall_s, 3),
         run_id=run_id,
         metered_usd=_dollars(usage, metered=True),
+        written_after=written_after,
     )
 
 

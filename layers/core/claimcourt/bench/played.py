@@ -263,11 +263,23 @@ def evaluate(expect: Expect, replay: Replay) -> list[Check]:
     decisions = {d.round: d for d in replay.decisions}
     for number, wanted in sorted(expect.control.items()):
         checks.append(_round_check(number, wanted, decisions.get(number)))
+    if expect.stop_reason is not None:
+        reason = record.stop_reason.value if record.stop_reason else "none"
+        checks.append(Check("stop reason", record.stop_reason == expect.stop_reason, reason))
+    # A run stopped with an answer (not enough evidence, undebated): its verdict and warnings are its own.
+    answered = result.overall_verdict if result is not None else record.verdict
+    if expect.verdict is not None:
+        checks.append(Check("verdict", answered == expect.verdict, answered.value if answered else "none"))
+    warnings = result.warnings if result is not None else record.warnings
+    for wanted_warning in expect.warnings:
+        present = any(wanted_warning in w for w in warnings)
+        checks.append(Check(f"warning {wanted_warning!r}", present, "; ".join(warnings) or "none"))
+    if expect.no_warnings:
+        checks.append(Check("no warnings", not warnings, "; ".join(warnings)))
     if result is None:
         wanted_result = any(
             v
             for v in (
-                expect.verdict,
                 expect.score,
                 expect.judge_score,
                 expect.interval_width,
@@ -279,10 +291,6 @@ def evaluate(expect: Expect, replay: Replay) -> list[Check]:
         if wanted_result:
             checks.append(Check("result", False, "the run has no result"))
         return checks
-    if expect.verdict is not None:
-        checks.append(
-            Check("verdict", result.overall_verdict == expect.verdict, result.overall_verdict.value)
-        )
     if expect.score is not None:
         checks.append(Check("score", _within(result.overall_score, expect.score), f"{result.overall_score}"))
     if expect.judge_score is not None:
@@ -316,11 +324,6 @@ def evaluate(expect: Expect, replay: Replay) -> list[Check]:
         if wanted_sub.score is not None:
             ok = got is not None and _within(got.score, wanted_sub.score)
             checks.append(Check(f"{sub_id} score", ok, f"{got.score}" if got else "no such sub-claim"))
-    for wanted_warning in expect.warnings:
-        present = any(wanted_warning in w for w in result.warnings)
-        checks.append(Check(f"warning {wanted_warning!r}", present, "; ".join(result.warnings) or "none"))
-    if expect.no_warnings:
-        checks.append(Check("no warnings", not result.warnings, "; ".join(result.warnings)))
     kinds = {a.kind for a in result.adjustments}
     for kind in expect.adjustments:
         checks.append(Check(f"adjustment {kind}", kind in kinds, ", ".join(sorted(kinds)) or "none"))
@@ -411,6 +414,10 @@ def report(replay: Replay) -> list[str]:
     ]
     if record.error:
         lines.append(f"  error: {record.error}")
+    if record.stop_reason is not None:
+        answered = f", answered {record.verdict.value}" if record.verdict else ""
+        lines.append(f"  stopped: {record.stop_reason.value}{answered}")
+        lines += [f"  warning: {w}" for w in record.warnings]
     for d in replay.decisions:
         controller = d.controller_action or d.action
         frontier = d.signals.frontier if d.signals else None

@@ -44,7 +44,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from claimcourt.models import IntervalMethod, RoundAction, Verdict
+from claimcourt.models import IntervalMethod, RoundAction, StopReason, Verdict
 
 ProviderPath = Literal["anthropic", "openai"]
 PATHS: tuple[ProviderPath, ...] = ("anthropic", "openai")
@@ -112,6 +112,7 @@ class Expect(_Strict):
 
     status: Literal["succeeded", "failed", "stopped"] = "succeeded"
     error: str | None = None  # a substring of a failed run's reason
+    stop_reason: StopReason | None = None  # why a stopped run was not debated
     calls: int | None = None  # model calls the run made (attempts included)
     rounds: int | None = None
     control: dict[int, ExpectRound] = Field(default_factory=dict)
@@ -123,7 +124,7 @@ class Expect(_Strict):
     re_deliberated: bool | None = None  # the judge was asked once more (Result.re_deliberation.triggered)
     sub_claims: dict[str, ExpectSubClaim] = Field(default_factory=dict)
     n_sub_claims: int | None = None
-    warnings: list[str] = Field(default_factory=list)  # each a substring of some warning
+    warnings: list[str] = Field(default_factory=list)  # each a substring of some warning (result's or run's)
     no_warnings: bool = False
     adjustments: list[str] = Field(default_factory=list)  # adjustment kinds present
     no_adjustments: list[str] = Field(default_factory=list)  # adjustment kinds absent

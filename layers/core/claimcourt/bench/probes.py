@@ -5,7 +5,8 @@
 
 Data: bench/data/probes.json (each claim with why it is there).
 - hindsight: a claim that unravelled, scored as of an earlier date (a backtest: evidence after it is
-  dropped) and today; the score should fall. Reported: the mean score then and now, and the share that fell.
+  dropped) and today; the score should fall. Reported: the mean score then and now, the share that fell,
+  and how many sources each backtest left out as written after its date (the hindsight check).
 - leakage ablation: the same claims, the single-LLM judge's prior (no evidence, told the date) against the
   debate's backtest and today's score. A prior that already sits near today's score, far from what the
   evidence of the time gives, knows what happened after the date: the model's knowledge leaks into the
@@ -93,6 +94,7 @@ def evaluate(outcomes: Sequence[Outcome], options: Options) -> Section:
     affirm = [p for p in probes if p.kind == "affirmation"]
     forecast = [p for p in probes if p.kind == "forecasts"]
     rows: dict[str, dict[str, float | None]] = {}
+    then_items = {_item(p, p.as_of.isoformat()) for p in hind if p.as_of is not None}
     for s in systems:
         then = [score[(s, _item(p, p.as_of.isoformat()))] for p in hind if p.as_of]
         now = [score[(s, _item(p, TODAY))] for p in hind]
@@ -102,6 +104,10 @@ def evaluate(outcomes: Sequence[Outcome], options: Options) -> Section:
         rows.setdefault("then", {})[s] = _mean(then)
         rows.setdefault("now", {})[s] = _mean(now)
         rows.setdefault("fell", {})[s] = _mean([float(f) for f in fell])
+        left_out = [
+            o.written_after for o in grouped[s] if o.item in then_items and o.written_after is not None
+        ]
+        rows.setdefault("written_after", {})[s] = _mean([float(n) for n in left_out])
         rows.setdefault("aff", {})[s] = _mean(aff)
         rows.setdefault("aff_hi", {})[s] = _mean([float(v >= 60) for v in aff])
         rows.setdefault("fc_sd", {})[s] = statistics.pstdev(fc) if len(fc) > 1 else None
@@ -166,6 +172,9 @@ def evaluate(outcomes: Sequence[Outcome], options: Options) -> Section:
             Row("hindsight: mean score as of the earlier date", rows["then"], "{:.1f}"),
             Row("hindsight: mean score today", rows["now"], "{:.1f}"),
             Row("hindsight: share that fell by today", rows["fell"], "{:.0%}"),
+            Row(
+                "hindsight: sources left out as written later, per backtest", rows["written_after"], "{:.1f}"
+            ),
             Row("affirmation: mean score", rows["aff"], "{:.1f}"),
             Row("affirmation: share supported (≥ 60)", rows["aff_hi"], "{:.0%}"),
             Row("forecasts: spread σ across claims", rows["fc_sd"], "{:.1f}"),

@@ -40,8 +40,20 @@ from typing import Any
 
 from claimcourt.bench.climate_fever import CLAIMS_FILE, LABEL_FOR_VERDICT
 from claimcourt.models import Verdict
-from claimcourt.reasoning.stance import FEATURES, features
-from claimcourt.reasoning.stance_model import MODEL_FILE, TOP, Decision, StanceModel, decide, summarise, use
+from claimcourt.reasoning import embedding
+from claimcourt.reasoning.stance import FEATURES
+from claimcourt.reasoning.stance_model import (
+    EMBEDDED_FEATURES,
+    MODEL_FILE,
+    TOP,
+    WITH_EMBEDDING,
+    Decision,
+    StanceModel,
+    decide,
+    readings,
+    summarise,
+    use,
+)
 
 # The L2 penalty (on standardised weights, in units of training pairs). Chosen, like everything here, by
 # 4-fold cross-validation of the whole system within the tune half (weights and thresholds fitted on three
@@ -175,12 +187,14 @@ def fit_decision(claims: Sequence[Sequence[Pool]], gold: Sequence[str]) -> tuple
     return best[1], best[2]
 
 
-def fit_weights(claims: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Stage 1: the model document's weights, from these claims' annotated (claim, sentence) pairs."""
+def fit_weights(claims: Sequence[dict[str, Any]], *, embedded: bool = False) -> dict[str, Any]:
+    """Stage 1: the model document's weights, from these claims' annotated (claim, sentence) pairs; with
+    `embedded`, for the embedding reader (FEATURES and the sentence embeddings' cosine)."""
     pairs = [
         (c["claim"], e["evidence"], e["article"], e["evidence_label"]) for c in claims for e in c["evidences"]
     ]
-    raw = [features(claim, text, title) for claim, text, title, _ in pairs]
+    names = EMBEDDED_FEATURES if embedded else FEATURES
+    raw = [readings(claim, text, title, embedded=embedded) for claim, text, title, _ in pairs]
     mean = [sum(col) / len(raw) for col in zip(*raw, strict=True)]
     scale = [
         math.sqrt(sum((v - m) ** 2 for v in col) / len(raw)) or 1.0
@@ -195,8 +209,12 @@ def fit_weights(claims: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "about": (
             "The offline reasoner's passage stance: two logistic regressions over the lexical features of "
             "claimcourt.reasoning.stance.FEATURES (standardised: (value - mean) / scale), and the judge's "
-            "thresholds. Written by python -m claimcourt.bench.stance_train from the tune half (even "
-            "line indexes) of CLIMATE-FEVER dev; do not edit by hand."
+            "thresholds; in with_embedding, the same for the embedding reader (the features and "
+            f"{embedding.MODEL_ID}'s cosine). Written by python -m claimcourt.bench.stance_train from the "
+            "tune half (even line indexes) of CLIMATE-FEVER dev; do not edit by hand."
+            if not embedded
+            else "The embedding reader's fit: FEATURES and the sentence embeddings' cosine "
+            "(embedding_cosine)."
         ),
         "trained_on": {
             "claims": len(claims),
@@ -206,21 +224,25 @@ def fit_weights(claims: Sequence[dict[str, Any]]) -> dict[str, Any]:
             "min_supported_precision": MIN_SUPPORTED_PRECISION,
             "top": TOP,
         },
-        "features": list(FEATURES),
+        "features": list(names),
         "mean": [round(m, 6) for m in mean],
         "scale": [round(s, 6) for s in scale],
-        "bears": _weights(bears),
-        "refutes": _weights(refutes),
+        "bears": _weights(names, bears),
+        "refutes": _weights(names, refutes),
         # Placeholders until stage 2: the debaters and the moderator, who decide what is retrieved, never
         # read them, so the pools stage 2 sees do not depend on them.
         "decision": {"bears_at": 1.0, "supported_below": 0.0, "refuted_from": 1.0},
     }
 
 
-def pipeline_pools(claims: Sequence[dict[str, Any]], indexes: Sequence[int]) -> list[list[Pool]]:
-    """Stage 2's input: each claim run through the real pipeline (the bench's local state machine, the
-    offline reasoner with the model in use, the bundled corpus), and each of its sub-claims' pools as the
-    judge weighs them. A claim the request validation refuses has no sub-claim (not enough evidence)."""
+Passages = list[tuple[str, list[tuple[str, str]]]]  # a claim's sub-claims: (text, [(passage, title)])
+
+
+def pipeline_passages(claims: Sequence[dict[str, Any]], indexes: Sequence[int]) -> list[Passages]:
+    """Each claim run through the real pipeline (the bench's local state machine, the offline reasoner
+    with the model in use, the bundled corpus), and the passages the judge would weigh for each of its
+    sub-claims (claimcourt.reasoning.offline.weighed_pool: which passages does not depend on the model). A
+    claim the request validation refuses has no sub-claim (not enough evidence)."""
     import tempfile
 
     from claimcourt.bench.climate_fever import Claim, run_claims
@@ -228,7 +250,7 @@ def pipeline_pools(claims: Sequence[dict[str, Any]], indexes: Sequence[int]) -> 
     from claimcourt.reasoning.offline import weighed_pool
     from claimcourt.store.base import Store
 
-    found: dict[int, list[Pool]] = {}
+    found: dict[int, Passages] = {}
 
     def observe(claim: Claim, run_id: str, store: Store) -> None:
         decomposition = store.get_artifact(run_id, "decomposition")
@@ -238,7 +260,10 @@ def pipeline_pools(claims: Sequence[dict[str, Any]], indexes: Sequence[int]) -> 
                 e = Evidence.model_validate(item)
                 evidence.setdefault(e.id, e)
         found[claim.index] = [
-            [s.weighed for _, s in weighed_pool(sub["id"], sub["text"], list(evidence.values()))]
+            (
+                sub["text"],
+                [(e.text, e.title) for e, _ in weighed_pool(sub["id"], sub["text"], list(evidence.values()))],
+            )
             for sub in decomposition["sub_claims"]
         ]
 
@@ -251,33 +276,99 @@ def pipeline_pools(claims: Sequence[dict[str, Any]], indexes: Sequence[int]) -> 
     return [found.get(i, []) for i in indexes]
 
 
-def build(path: Path = CLAIMS_FILE) -> dict[str, Any]:
-    """Both stages on the tune half: the weights from its annotated pairs, then the thresholds from its
-    claims' pipeline pools judged with those weights."""
-    indexed = tune_claims(path)
-    claims = [c for _, c in indexed]
-    doc = fit_weights(claims)
+def weighed(model: StanceModel, passages: Passages) -> list[Pool]:
+    """A claim's sub-claim pools as `model` weighs them (stage 2's input)."""
+    return [[model.judge(text, passage, title).weighed for passage, title in pool] for text, pool in passages]
+
+
+def fit(claims: Sequence[dict[str, Any]], indexes: Sequence[int], *, embedded: bool) -> dict[str, Any]:
+    """Both stages for one reader: the weights from the claims' annotated pairs, then the thresholds from
+    their pipeline pools judged with those weights."""
+    doc = fit_weights(claims, embedded=embedded)
     weights_only = StanceModel.from_dict(doc)
     use(weights_only)
     try:
-        pools = pipeline_pools(claims, [i for i, _ in indexed])
+        passages = pipeline_passages(claims, indexes)
     finally:
         use(None)
-    decision, fit = fit_decision(pools, [c["claim_label"] for c in claims])
+    decision, fitted = fit_decision(
+        [weighed(weights_only, p) for p in passages], [c["claim_label"] for c in claims]
+    )
     doc["decision"] = {
         "bears_at": decision.bears_at,
         "supported_below": decision.supported_below,
         "refuted_from": decision.refuted_from,
     }
-    doc["tune_fit"] = fit
+    doc["tune_fit"] = fitted
     return doc
 
 
-def _weights(beta: Sequence[float]) -> dict[str, Any]:
+def build(path: Path = CLAIMS_FILE) -> dict[str, Any]:
+    """The shipped file: the lexical reader's fit, with the embedding reader's inside it (WITH_EMBEDDING).
+    Needs the `embed` extra."""
+    if not embedding.available():
+        raise SystemExit("stance_train fits the embedding reader too: install the embed extra first")
+    indexed = tune_claims(path)
+    claims, indexes = [c for _, c in indexed], [i for i, _ in indexed]
+    doc = fit(claims, indexes, embedded=False)
+    doc[WITH_EMBEDDING] = fit(claims, indexes, embedded=True)
+    return doc
+
+
+def cross_validate(
+    folds: int, seeds: Sequence[int], *, embedded: bool, path: Path = CLAIMS_FILE
+) -> dict[str, Any]:
+    """The whole system's expected held-out figures, measured within the tune half only: claims split into
+    `folds` folds (grouped by claim: a claim's five sentences are never in two folds), weights and
+    thresholds fitted on the others, the fold's claims judged with them; once per seed of the split. The
+    pools are those the pipeline retrieves with the whole tune half's weights (the debaters' citations and
+    the moderator's queries depend on the weights a little; the judge's reading of each pool is what is
+    measured)."""
+    import random
+
+    indexed = tune_claims(path)
+    claims = [c for _, c in indexed]
+    gold = [c["claim_label"] for c in claims]
+    use(StanceModel.from_dict(fit_weights(claims, embedded=embedded)))
+    try:
+        passages = pipeline_passages(claims, [i for i, _ in indexed])
+    finally:
+        use(None)
+    label_for = {v: LABEL_FOR_VERDICT[v.value] for v in Verdict}
+    per_seed = []
+    for seed in seeds:
+        order = list(range(len(claims)))
+        random.Random(seed).shuffle(order)
+        predicted: dict[int, str] = {}
+        for fold in range(folds):
+            held = set(order[fold::folds])
+            train = [i for i in range(len(claims)) if i not in held]
+            fitted = StanceModel.from_dict(fit_weights([claims[i] for i in train], embedded=embedded))
+            pools = {i: weighed(fitted, passages[i]) for i in range(len(claims))}
+            decision, _ = fit_decision([pools[i] for i in train], [gold[i] for i in train])
+            for i in held:
+                calls = [decide(summarise(pool), decision).verdict for pool in pools[i]]
+                predicted[i] = label_for[claim_verdict(calls)]
+        counts: dict[tuple[str, str], int] = {}
+        for i, g in enumerate(gold):
+            counts[(g, predicted[i])] = counts.get((g, predicted[i]), 0) + 1
+        per_seed.append(_scores(counts, {label: gold.count(label) for label in LABELS}))
+    mean = {m: round(sum(r[m] for r in per_seed) / len(per_seed), 4) for m in per_seed[0]}
+    return {"folds": folds, "seeds": list(seeds), "mean": mean, "per_seed": per_seed}
+
+
+def _weights(names: Sequence[str], beta: Sequence[float]) -> dict[str, Any]:
     return {
         "bias": round(beta[0], 6),
-        "weights": {f: round(w, 6) for f, w in zip(FEATURES, beta[1:], strict=True)},
+        "weights": {f: round(w, 6) for f, w in zip(names, beta[1:], strict=True)},
     }
+
+
+def _said(row: dict[str, float]) -> str:
+    return (
+        f"macro-F1 {row['macro_f1']:.3f}, balanced accuracy {row['balanced_accuracy']:.3f}, "
+        f"precision of supported {row['supported_precision']:.3f}"
+    )
 
 
 def render(model: dict[str, Any]) -> str:
@@ -289,7 +380,31 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--check", action="store_true", help="fail if the shipped file differs from a fresh fit"
     )
+    parser.add_argument(
+        "--cv",
+        type=int,
+        metavar="K",
+        default=None,
+        help="write nothing: K-fold cross-validation of the whole system within the tune half",
+    )
+    parser.add_argument("--seeds", type=int, default=2, help="with --cv: this many fold splits (seeds 0…)")
+    parser.add_argument(
+        "--reader",
+        choices=("lexical", "embedding"),
+        default="lexical",
+        help="with --cv: which reader (embedding: the lexical features and the embeddings' cosine)",
+    )
     args = parser.parse_args(argv)
+    if args.cv is not None:
+        if args.cv < 2:
+            parser.error("--cv needs at least 2 folds")
+        if args.reader == "embedding" and not embedding.available():
+            parser.error("--reader embedding needs the embed extra")
+        result = cross_validate(args.cv, range(args.seeds), embedded=args.reader == "embedding")
+        for seed, row in zip(result["seeds"], result["per_seed"], strict=True):
+            sys.stdout.write(f"{args.reader} reader, seed {seed}: {_said(row)}\n")
+        sys.stdout.write(f"mean of {len(result['seeds'])} ({args.cv} folds): {_said(result['mean'])}\n")
+        return
     text = render(build())
     if args.check:
         if MODEL_FILE.read_text(encoding="utf-8") != text:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, NoReturn, get_args
 
 import click
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 from rich.console import Console
 from rich.markup import escape
 
@@ -167,6 +167,12 @@ data_dir_option = click.option(
     default=None,
     help="Where runs are stored (default: the user data directory, or $CLAIMCOURT_DATA_DIR).",
 )
+CORPUS_HELP = (
+    "A document collection to search (`claimcourt corpus list`; `climate` is the bundled corpus); "
+    "repeatable. Default: the bundled corpus, or web search with an Anthropic key."
+)
+
+
 stack_option = click.option(
     "--stack",
     default=None,
@@ -235,9 +241,22 @@ def _exit_status(code: object) -> int:
 @click.option(
     "--judge", type=JUDGES, default="contract", show_default=True, help="contract: 0–100; rubric: 0–10, DH."
 )
+@click.option("--corpus", "corpora", multiple=True, help=CORPUS_HELP)
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the run as JSON (its status, and its result once scored)."
 )
+@click.option("--claim-author", default=None, help="Who made the claim (for its ClaimReview only).")
+@click.option(
+    "--claim-author-type",
+    type=click.Choice(["Person", "Organization"]),
+    default="Person",
+    show_default=True,
+    help="What the claim's author is.",
+)
+@click.option(
+    "--claim-appearance", multiple=True, help="Where the claim appeared (a URL; repeat it, the first first)."
+)
+@click.option("--claim-date", default=None, help="When the claim was first made, YYYY-MM-DD.")
 @click.option("--verbose", is_flag=True, help="Show each stage's structured log on stderr.")
 @data_dir_option
 @stack_option
@@ -250,7 +269,12 @@ def run(
     first: str | None,
     rounds: int | None,
     judge: str,
+    corpora: tuple[str, ...],
     as_json: bool,
+    claim_author: str | None,
+    claim_author_type: str,
+    claim_appearance: tuple[str, ...],
+    claim_date: str | None,
     verbose: bool,
     data_dir: Path | None,
     stack: str | None,
@@ -258,6 +282,14 @@ def run(
     """Run a debate on CLAIM and print the verdict."""
     from claimcourt.runs import parse_request
 
+    origin = None
+    if claim_author is not None or claim_appearance or claim_date is not None:
+        origin = {
+            "author": claim_author,
+            "author_type": claim_author_type,
+            "appearances": list(claim_appearance),
+            "date_made": claim_date,
+        }
     try:
         request = parse_request(
             {
@@ -269,23 +301,47 @@ def run(
                 "first": first,
                 "rounds": rounds,
                 "judge": judge,
+                "claim_origin": origin,
+                "corpora": list(corpora),
             }
         )
     except InvalidRequestError as exc:
         _fail(f"{exc.field}: {exc.message}", EXIT_BAD_INPUT)
     if stack:
+        _no_corpora_on_stack(request.corpora)
         _run_on_stack(_stack(stack, data_dir), request, as_json)
         return
     from claimcourt.local.runtime import LocalRuntime
 
     deps = build_deps(_settings(data_dir))
+    _check_corpora(deps, request.corpora)
     with LocalRuntime(deps) as runtime:
         _quiet_logs(verbose)  # after the handlers are loaded: their logger is configured on import
         record = _submit(deps.store, runtime, deps.settings, request)
-        view = ProgressView(err, deps.store, record, deps.reasoner.label(ROLES), deps.evidence.name)
+        view = ProgressView(err, deps.store, record, deps.reasoner.label(ROLES), _searching(deps, record))
         with view:
             runtime.follow(record.run_id, on_tick=view.refresh)
     _print_record(deps.store, deps.store.get_run(record.run_id), as_json)
+
+
+def _check_corpora(deps: Deps, corpora: list[str]) -> None:
+    """Every collection named is the CLI's own (tenant local), or a one-line error before anything runs."""
+    from claimcourt.evidence.collections import check_corpora
+
+    try:
+        check_corpora(deps.collections, LOCAL_TENANT, corpora)
+    except InvalidRequestError as exc:
+        _fail(f"{exc.field}: {exc.message} (claimcourt corpus list)", EXIT_BAD_INPUT)
+
+
+def _no_corpora_on_stack(corpora: list[str]) -> None:
+    if corpora:
+        _fail("corpora: a deployed stack has no document collections yet (run it here)", EXIT_BAD_INPUT)
+
+
+def _searching(deps: Deps, record: RunRecord) -> str:
+    """What the progress view says the run searches: its collections by name, else the source's name."""
+    return ", ".join(record.request.corpora) or deps.evidence.name
 
 
 def _dating(record: RunRecord) -> BacktestDating | None:
@@ -424,6 +480,7 @@ def _lineup(pairs: tuple[str, ...]) -> dict[str, str]:
 )
 @click.option("--ratio", default=1.25, show_default=True, help="… the other side gets this times the room.")
 @click.option("--context", default=None, help="Background text the teams may use.")
+@click.option("--corpus", "corpora", multiple=True, help=CORPUS_HELP)
 @click.option(
     "--lineup",
     multiple=True,
@@ -445,6 +502,7 @@ def motion(
     lean: float,
     ratio: float,
     context: str | None,
+    corpora: tuple[str, ...],
     lineup: tuple[str, ...],
     as_json: bool,
     verbose: bool,
@@ -464,11 +522,13 @@ def motion(
             "time_knob": {"lean_above": lean, "ratio": ratio},
             "context": context,
             "lineup": _lineup(lineup),
+            "corpora": list(corpora),
         }
     )
     from claimcourt.local.motion_cli import Progress
 
     if stack:  # the providers are the stack's (its secret): a line-up is checked there, at its stage
+        _no_corpora_on_stack(request.corpora)
         deployed = _stack(stack, data_dir)
         if deployed.motion_state_machine_arn is None:
             _fail(
@@ -491,6 +551,7 @@ def motion(
     except InvalidRequestError as exc:
         _fail(str(exc), EXIT_BAD_INPUT)
     deps = build_deps(settings)
+    _check_corpora(deps, request.corpora)
     with LocalRuntime(deps) as runtime:
         _quiet_logs(verbose)
         run_id = _submit(deps.store, runtime, deps.settings, request).run_id
@@ -669,25 +730,82 @@ def show(
     help="Where to write the four files.",
 )
 @click.option(
+    "--claimreview",
+    is_flag=True,
+    help="Write the run's schema.org ClaimReview (JSON-LD) instead: <run>-claimreview.jsonld.",
+)
+@click.option(
+    "--url",
+    default=None,
+    help="With --claimreview: the page that publishes the review (default: CLAIMCOURT_CLAIMREVIEW_URL).",
+)
+@click.option(
     "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose run: the CLI's own are 'local'."
 )
 @data_dir_option
 @stack_option
-def export_run(run_id: str, directory: Path, tenant: str, data_dir: Path | None, stack: str | None) -> None:
+def export_run(
+    run_id: str,
+    directory: Path,
+    claimreview: bool,
+    url: str | None,
+    tenant: str,
+    data_dir: Path | None,
+    stack: str | None,
+) -> None:
     """Write RUN's four artifacts: transcript_full.md, citation_ledger.json, debate_logic_map.json,
-    score_trajectory.csv (named <run>-<artifact>)."""
+    score_trajectory.csv (named <run>-<artifact>); or, with --claimreview, its ClaimReview."""
     from claimcourt.exports import MEDIA_TYPES, export
 
-    store = _store(data_dir, stack)
+    if url is not None and not claimreview:
+        _fail("url: --url names the page of a ClaimReview: use it with --claimreview", EXIT_BAD_INPUT)
+    settings = _stack(stack, data_dir).settings if stack else _settings(data_dir)
+    store = build_store(settings)
     try:
-        tenant_run(store, tenant, run_id)
+        record = tenant_run(store, tenant, run_id)
     except NotFoundError:
         _fail(f"run_id: no run {run_id} for tenant {tenant}", EXIT_BAD_INPUT)
+    if claimreview:
+        _export_claimreview(record, directory, url, settings)
+        return
     directory.mkdir(parents=True, exist_ok=True)
     for name in MEDIA_TYPES:
         path = directory / f"{run_id}-{name}"
         path.write_text(export(store, run_id, name), encoding="utf-8")
         click.echo(str(path))
+
+
+def _export_claimreview(record: RunRecord, directory: Path, url: str | None, settings: Settings) -> None:
+    """The run's ClaimReview in one file, or one line saying why it has none (nothing written)."""
+    from claimcourt.claimreview import FILE_SUFFIX, claim_review, publisher_of, review_url, to_json
+    from claimcourt.errors import ConflictError
+    from claimcourt.models import WebAddress
+
+    if url is not None:
+        try:
+            url = TypeAdapter(WebAddress).validate_python(url)
+        except ValidationError as exc:
+            _fail(f"url: {first_problem(exc, 'url')[1]}", EXIT_BAD_INPUT)
+    elif settings.claimreview_url is not None:
+        url = review_url(settings.claimreview_url, record.run_id)
+    else:
+        _fail(
+            "url: a ClaimReview names the page that publishes it: pass --url, or set "
+            "CLAIMCOURT_CLAIMREVIEW_URL (e.g. https://example.org/checks/{run_id})",
+            EXIT_BAD_INPUT,
+        )
+    try:
+        review = claim_review(record, url=url, publisher=publisher_of(settings))
+    except ConflictError as exc:
+        _fail(f"run_id: {exc}", EXIT_BAD_INPUT)
+    if settings.claimreview_author is None:
+        err.print(
+            "[dim]No author: set CLAIMCOURT_CLAIMREVIEW_AUTHOR (and _AUTHOR_URL) to name the publisher.[/]"
+        )
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{record.run_id}-{FILE_SUFFIX}"
+    path.write_text(to_json(review), encoding="utf-8")
+    click.echo(str(path))
 
 
 @main.command()
@@ -1071,16 +1189,22 @@ def backtest(
                 sources = (
                     f"  sources: {dating.retrieved} retrieved, {dating.dated} dated, "
                     f"{dating.dropped} dropped as after the date"
+                    + (
+                        f" ({dating.written_after} written after it, by their text)"
+                        if dating.written_after
+                        else ""
+                    )
                 )
             click.echo(f"{when:<10}  {shown:<13} {outcome:<20} {r.run_id}{sources}")
         datings = [d for r in ended if (d := _dating(r)) is not None and d.retrieved]
         if datings and not any(d.dated for d in datings):
-            # Then a date can leave out no source as published after it: only sentences that name a
-            # later time are cut, and the dates may well score alike.
+            # Then a date can leave out no source as published after it: only the sources whose text
+            # shows it and the sentences that name a later time go, and the dates may well score alike.
             click.echo(
                 f"No retrieved source carried a publication date (the evidence source, "
                 f"{deps.evidence.name}, dates none): no date could leave a source out as published "
-                "after it, only cut sentences that name a later time."
+                "after it; only its text could show it was written later (the hindsight check), and "
+                "sentences that name a later time were cut."
             )
     if refused is not None:
         err.print(

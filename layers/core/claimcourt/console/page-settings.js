@@ -4,6 +4,9 @@
 import { forgetKey, getKey, serviceSettings } from "./api.js";
 import { errorBox, h, mount, usd } from "./ui.js";
 
+// The web search runs use (GET /settings' search); null: this API cannot tell (it holds no keys).
+const SEARCH = { anthropic: "Anthropic", openai: "OpenAI", searxng: "SearXNG", none: "off (bundled corpus)" };
+
 export async function render(view) {
   mount(view, h("p.muted", "Loading…"));
   let s;
@@ -34,7 +37,7 @@ export async function render(view) {
           h("dt", "runs per hour (yours)"), h("dd", String(s.hourly_runs_per_tenant)),
           h("dt", "budget per run"), h("dd", usd(s.budget_usd)),
           h("dt", "round controller"), h("dd", s.dynamic_rounds),
-          h("dt", "web search"), h("dd", s.web_search ? "on" : "off (bundled corpus)"),
+          h("dt", "web search"), h("dd", SEARCH[s.search] || (s.web_search ? "the first configured" : "off (bundled corpus)")),
           h("dt", "live events"), h("dd.mono", s.websocket_url || "—"))),
       h("section.card", { "aria-labelledby": "you-title" }, h("h2#you-title", "You"),
         h("div.field", h("label", { for: "theme-select" }, "Theme"), theme),

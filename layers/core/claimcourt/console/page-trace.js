@@ -6,7 +6,7 @@ import { ENDS, api, live } from "./api.js";
 import { errorBox, h, mount, plural, scrollBox, seconds, statusPill, verdictPill } from "./ui.js";
 
 const ROLE = {
-  suitability: "moderator", decompose: "moderator", retrieve: "retrieve", moderate: "moderator",
+  suitability: "moderator", decompose: "moderator", retrieve: "retrieve", relevance: "retrieve", moderate: "moderator",
   control: "moderator", adjudicate: "judge", review: "judge", score: "judge", finish: "judge",
   // motion debates
   stances: "moderator", cartograph: "moderator", vote: "judge", tally: "judge", conclude: "judge",
@@ -27,6 +27,7 @@ function label(e) {
     case "adjudicate": return d.reconsider ? "Judge again (re-deliberation)" : `Judge, sample ${(d.sample ?? 0) + 1}`;
     case "review": return `Review, batch ${d.batch ?? 1}`;
     case "control": return "Round controller";
+    case "relevance": return "Pool relevance";
     case "factcheck": return e.side === "for" ? "Fact-check by case for" : "Fact-check by case against";
     case "speak": return e.side === "for" ? "Statement for" : "Statement against";
     case "vote": return `Crowd, batch ${(d.batch ?? 0) + 1}`;

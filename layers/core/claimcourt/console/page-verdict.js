@@ -112,8 +112,13 @@ export async function render(view, runId) {
   }
   if (run.kind === "motion" && run.status === "succeeded") return motionResult(view, header, runId);
   if (!run.result) {
+    const noEvidence = run.stop_reason === "add_documents";
+    const title = run.status !== "stopped" ? "The run failed"
+      : noEvidence ? "Not enough evidence: not debated" : "Stopped by the suitability check";
     mount(view, header, h("div.card",
-      h("h2", run.status === "stopped" ? "Stopped by the suitability check" : "The run failed"),
+      h("h2", title),
+      noEvidence ? verdictPill(run.verdict) : null,
+      noEvidence ? h("p", "The evidence pool did not speak to any part of the claim, so no debater argued from it and no judge scored it.") : null,
       run.error ? h("p.error", run.error) : null,
       run.warnings.length ? list(run.warnings) : null));
     return;
@@ -201,8 +206,10 @@ export async function render(view, runId) {
   performance.mark("cc:verdict-rendered");
 }
 
-// The run's four artifacts (GET /runs/{id}/artifacts/{name}), and the result as the API returns it.
-function downloads(runId, result) {
+// The run's four artifacts (GET /runs/{id}/artifacts/{name}), its ClaimReview (JSON-LD, to publish the
+// verdict as fact-checkers do: a claim's, never a motion's, which has no verdict), and the result as the
+// API returns it.
+function downloads(runId, result, reviewable = true) {
   const artifact = (name, label, type) => h("button", {
     type: "button", "data-artifact": name,
     onclick: async () => download(`${runId}-${name}`, await apiText(`/runs/${runId}/artifacts/${name}`), type),
@@ -214,6 +221,10 @@ function downloads(runId, result) {
       artifact("citation_ledger.json", "Citation ledger (JSON)", "application/json"),
       artifact("debate_logic_map.json", "Debate logic map (JSON)", "application/json"),
       artifact("score_trajectory.csv", "Score trajectory (CSV)", "text/csv"),
+      reviewable && h("button#dl-claimreview", {
+        type: "button",
+        onclick: async () => download(`${runId}-claimreview.jsonld`, await apiText(`/runs/${runId}/claimreview`), "application/ld+json"),
+      }, "ClaimReview (JSON-LD)"),
       h("button#dl-result", { type: "button", onclick: () => download(`${runId}.result.json`, JSON.stringify(result, null, 2)) }, "Result (JSON)")));
 }
 
@@ -392,7 +403,7 @@ async function motionResult(view, header, runId) {
     r.consensus.length ? h("details", h("summary", `Agreed by the end (${r.consensus.length})`), h("ul", r.consensus.map((c) => h("li", c)))) : null,
     h("p.small.muted", `${plural(r.turns, "statement")}, ${plural(r.citations.length, "citation")}, personas ${r.personas}, reasoner ${r.reasoner}, ${usd(r.usage.total_cost_usd)}`));
 
-  mount(view, header, card, roundCards, report, ledgerCard(r.citations), downloads(runId, r));
+  mount(view, header, card, roundCards, report, ledgerCard(r.citations), downloads(runId, r, false));
   performance.mark("cc:verdict-rendered");
 
   const uPlot = await loadUPlot();

@@ -7,7 +7,7 @@ from typing import Any
 from claimcourt.debate.citations import drop_citations
 from claimcourt.debate.prefix import case_prefix, run_tools
 from claimcourt.models import ArgueInput, Argument, ArgumentDraft, Point, Refusal, Side
-from claimcourt.prompts import dates_note, escape, frontier_block, points_block, render
+from claimcourt.prompts import dates_note, escape, frontier_block, points_block, relevance_block, render
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
 
@@ -115,6 +115,7 @@ def argue_task(inputs: ArgueInput) -> Task[ArgumentDraft]:
         round_note=_round_note(inputs),
         persona=PERSONAS[inputs.persona % len(PERSONAS)],
         change_rule=_change_rule(inputs),
+        relevance=relevance_block(inputs.relevance),
         new_evidence=new,
         ask=f"Give your argument for round {inputs.round}.",
         turn_note=_turn_note(inputs),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from claimcourt.evidence.sentences import sentences
 from claimcourt.models import Argument, Evidence, FactcheckReply, LedgerEntry, Side
 
 SIDES: tuple[Side, Side] = ("for", "against")
@@ -17,28 +18,8 @@ SIDES: tuple[Side, Side] = ("for", "against")
 ALIASES = {"a_": "for_", "b_": "against_"}
 PASSAGE_CHARS = 600
 SENTENCE_CHARS = 400
-# A sentence ends at . ! or ? and a space, but not after an abbreviation ("U.S.", "e.g.", "Dr.", "et al.",
-# "approx.", an initial) nor inside a bracket's ids.
-_ABBREVIATION = re.compile(
-    r"(?:\b(?:[A-Z]\.){1,3}|\b(?:e\.g|i\.e|etc|vs|cf|approx|ca|al|fig|no|vol|pp|Dr|Mr|Mrs|Ms|Prof|St|Inc|"
-    r"Ltd|Co|Corp|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.)$"
-)
-_END = re.compile(r"[.!?][\"')\]]*\s+")
 _IDS = re.compile(r"\[[^\]]*\]")
 MIN_WORDS = 5
-
-
-def sentences(text: str) -> list[str]:
-    """The text's sentences, split where one ends and not at an abbreviation's full stop."""
-    found, start = [], 0
-    for end in _END.finditer(text):
-        before = text[start : end.start() + 1]
-        if _ABBREVIATION.search(before.rstrip()):
-            continue
-        found.append(text[start : end.end()].strip())
-        start = end.end()
-    found.append(text[start:].strip())
-    return [s for s in found if s]
 
 
 def _words(sentence: str) -> int:
@@ -107,6 +88,7 @@ def build_ledger(
                     source_url=found.source_url,
                     title=found.title,
                     tier=found.tier,
+                    page=found.page,
                     round=argument.round,
                     sub_claim_id=point.sub_claim_id,
                     sentence=_sentence(point.argument, evidence_id),

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Protocol
 
+from claimcourt.models import Tier
+
 
 @dataclass(frozen=True)
 class Hit:
@@ -13,6 +15,11 @@ class Hit:
     title: str
     url: str
     published: date | None = None
+    # A document collection's passages say where in the document they are, how its owner ranks it,
+    # and which collection holds it; other sources leave these unset (the url decides the tier).
+    page: int | None = None
+    tier: Tier | None = None
+    collection: str | None = None
 
 
 class EvidenceSource(Protocol):

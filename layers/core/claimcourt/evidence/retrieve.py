@@ -5,14 +5,25 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from datetime import date
 from typing import Any, Protocol
 
 from claimcourt.evidence.base import EvidenceSource, Hit
+from claimcourt.evidence.hindsight import OFFLINE, classify
 from claimcourt.evidence.scrub import names_a_later_time, scrub
 from claimcourt.evidence.tiers import tier_for
-from claimcourt.models import USER_CONTEXT_URL, Directive, Evidence
+from claimcourt.models import (
+    USER_CONTEXT_URL,
+    DatedSource,
+    Directive,
+    Evidence,
+    HindsightDrop,
+    HindsightInput,
+    HindsightReply,
+    Written,
+)
 from claimcourt.store.base import cache_key
 
 # A passage, not a page: what a debater quotes. Bounds every artifact and prompt built from evidence.
@@ -41,36 +52,101 @@ def _to_hit(raw: dict[str, Any]) -> Hit:
         title=raw["title"],
         url=raw["url"],
         published=date.fromisoformat(published) if isinstance(published, str) else published,
+        page=raw.get("page"),
+        tier=raw.get("tier"),
+        collection=raw.get("collection"),
     )
 
 
-def readable_on(hit: Hit, as_of: date) -> Hit | None:
-    """The passage as it could have been read on `as_of`, or None: nothing published later (sources
-    are asked to bound by date; this holds even if one does not), nothing titled for a later time,
-    and no sentence written with hindsight (evidence/scrub.py). A passage with nothing left is None."""
-    if (hit.published is not None and hit.published > as_of) or names_a_later_time(hit.title, as_of):
-        return None
-    text = scrub(hit.text, as_of)
-    return replace(hit, text=text) if text else None
+Dater = Callable[[list[DatedSource]], tuple[HindsightReply, list[str]]]
 
 
-def backtest(hits: list[Hit], as_of: date) -> list[Hit]:
-    """What could have been read on `as_of` (readable_on), in order."""
-    return [kept for hit in hits if (kept := readable_on(hit, as_of)) is not None]
+def lexical_dater(as_of: date) -> Dater:
+    """The hindsight check without a model (evidence/hindsight.py): what a backtest uses unless the
+    stage hands it the reasoner's."""
+
+    def dater(sources: list[DatedSource]) -> tuple[HindsightReply, list[str]]:
+        if not sources:
+            return HindsightReply(sources=[]), []
+        return classify(HindsightInput(as_of=as_of, sources=sources)), [OFFLINE]
+
+    return dater
+
+
+def published_later(hit: Hit, as_of: date) -> bool:
+    """Published after `as_of` (sources are asked to bound by date; this holds even if one does not),
+    or titled for a later time."""
+    return (hit.published is not None and hit.published > as_of) or names_a_later_time(hit.title, as_of)
+
+
+@dataclass(frozen=True)
+class Backtested:
+    """The hits as they could have been read on a backtest's date, and what was checked of them: the
+    ids of those with a publication date and of those left out (kept: the id of the text as kept; left
+    out: as the source returned it), each source left out as written after the date with the reason,
+    who dated the sources by their text, and how each source dated was (by its id as returned)."""
+
+    kept: list[Hit]
+    dated: list[str]
+    dropped: list[str]
+    hindsight: list[HindsightDrop]
+    judged_by: list[str]
+    checked: dict[str, Written]
+
+
+def backtest(hits: list[Hit], as_of: date, dater: Dater | None = None) -> Backtested:
+    """A backtest's three layers, in order: a hit published or titled after the date goes; the rest
+    are dated by their text (`dater`: a model, else the lexical check) and those written after it go
+    whole; the sentences of what is left that name a later time or read with hindsight are cut
+    (evidence/scrub.py), and a passage with nothing left goes."""
+    dated: list[str] = []
+    dropped: list[str] = []
+    candidates = []
+    for hit in hits:
+        if published_later(hit, as_of):
+            dropped.append(evidence_id(hit))
+            dated += [evidence_id(hit)] if hit.published is not None else []
+        else:
+            candidates.append(hit)
+    sources = [
+        DatedSource(id=evidence_id(h), title=h.title, url=h.url, published=h.published, text=_passage(h.text))
+        for h in candidates
+    ]
+    reply, judged_by = (dater or lexical_dater(as_of))(sources)
+    after = {d.id: d.reason for d in reply.sources if d.written == "after"}
+    kept: list[Hit] = []
+    hindsight: list[HindsightDrop] = []
+    for hit in candidates:
+        original = evidence_id(hit)
+        if original in after:
+            hindsight.append(HindsightDrop(id=original, title=hit.title, url=hit.url, reason=after[original]))
+            text = ""
+        else:
+            text = scrub(hit.text, as_of)
+        readable = replace(hit, text=text) if text else None
+        if readable is None:
+            dropped.append(original)
+        else:
+            kept.append(readable)
+        if hit.published is not None:
+            dated.append(evidence_id(readable or hit))
+    checked = {d.id: d.written for d in reply.sources}
+    return Backtested(kept, dated, dropped, hindsight, judged_by, checked)
 
 
 @dataclass(frozen=True)
 class Retrieval:
     """One directive's evidence, and what a backtest could check of it against its date: of the
     passages the source returned, the ids of those that carry a publication date, and of those left
-    out as after the date (none without a date). A source that knows dates (web search, golden
-    sets) leaves later passages out itself, before they reach these counts; the bundled corpus is
-    undated, so only its sentences that name a later time can be cut."""
+    out as after the date (none without a date), and the rest of what `backtest` found (`backtested`).
+    A source that knows dates (web search, golden sets) leaves later passages out itself, before they
+    reach these counts; the bundled corpus is undated, so only its text can show when it was written."""
 
     evidence: list[Evidence]
     cache_hit: bool
     dated: list[str]
     dropped: list[str]
+    backtested: Backtested | None = None
 
 
 def retrieval(
@@ -82,10 +158,11 @@ def retrieval(
     limit: int,
     as_of: date | None,
     ttl_s: int,
+    dater: Dater | None = None,
 ) -> Retrieval:
     """The directive's evidence (an identical directive within the TTL returns identical evidence),
-    whether the cache answered, and the dated and dropped passages' ids (a kept passage's id is that of its
-    text as kept; a dropped one's, of its text as the source returned it)."""
+    whether the cache answered, and for a backtest what `backtest` left out of it (its sources dated
+    by `dater`, else by the lexical check)."""
     key = cache_key(directive.query, source.name, as_of, limit)
     cached = cache.cache_get(key)
     if cached is not None:
@@ -93,27 +170,19 @@ def retrieval(
     else:
         hits = source.search(directive.query, limit=limit, as_of=as_of)
         cache.cache_put(key, [asdict(h) for h in hits], ttl_s)
-    dated: list[str] = []
-    dropped: list[str] = []
+    backtested = None
     if as_of is not None:
-        kept = []
-        for hit in hits:
-            readable = readable_on(hit, as_of)
-            if hit.published is not None:
-                dated.append(evidence_id(readable or hit))
-            if readable is None:
-                dropped.append(evidence_id(hit))
-            else:
-                kept.append(readable)
-        hits = kept
+        backtested = backtest(hits, as_of, dater)
+        hits = backtested.kept
     evidence = [
         Evidence(
             id=evidence_id(h),
             text=_passage(h.text),
             title=h.title,
             source_url=h.url,
-            tier=tier_for(h.url),
+            tier=h.tier or tier_for(h.url),  # a collection's passages come tiered (its tier and the url's)
             published=h.published,
+            page=h.page,
             query=directive.query,
             sub_claim_id=directive.sub_claim_id,
             round=round,
@@ -121,7 +190,10 @@ def retrieval(
         for h in hits
     ]
     unique = list({e.id: e for e in evidence}.values())
-    return Retrieval(unique, cached is not None, list(dict.fromkeys(dated)), list(dict.fromkeys(dropped)))
+    if backtested is None:
+        return Retrieval(unique, cached is not None, [], [])
+    dated, dropped = list(dict.fromkeys(backtested.dated)), list(dict.fromkeys(backtested.dropped))
+    return Retrieval(unique, cached is not None, dated, dropped, backtested)
 
 
 # The user's --context enters the pool as evidence: secondary, labelled as theirs, never a primary source.

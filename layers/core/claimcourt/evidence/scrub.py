@@ -47,13 +47,14 @@ def _day(year: int, month: int, day: int) -> date:
     return date(year, month, max(1, min(day, monthrange(year, month)[1])))
 
 
-def _latest_mention(sentence: str) -> date | None:
-    """The latest point in time a sentence names, at the earliest day it could mean."""
-    found: list[date] = []
+def mentions(sentence: str) -> list[tuple[re.Match[str], date]]:
+    """Every point in time a sentence names (a full date, a month and year, a year, a decade), each
+    at the earliest day it could mean, with the words that name it."""
+    found: list[tuple[re.Match[str], date]] = []
     taken: list[tuple[int, int]] = []
 
     def keep(match: re.Match[str], when: date) -> None:
-        found.append(when)
+        found.append((match, when))
         taken.append(match.span())
 
     for m in _ISO.finditer(sentence):
@@ -70,7 +71,12 @@ def _latest_mention(sentence: str) -> date | None:
     for m in _YEAR_ALONE.finditer(sentence):
         if not any(start <= m.start() < end for start, end in taken):
             keep(m, date(int(m.group(1)), 1, 1))
-    return max(found, default=None)
+    return found
+
+
+def _latest_mention(sentence: str) -> date | None:
+    """The latest point in time a sentence names, at the earliest day it could mean."""
+    return max((when for _, when in mentions(sentence)), default=None)
 
 
 def names_a_later_time(text: str, as_of: date) -> bool:
@@ -82,6 +88,10 @@ def after_the_fact(sentence: str, as_of: date) -> bool:
     return names_a_later_time(sentence, as_of) or _HINDSIGHT.search(sentence) is not None
 
 
+def sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCES.split(text.strip()) if s]
+
+
 def scrub(text: str, as_of: date) -> str:
     """The passage without its sentences that could not have been written on `as_of`."""
-    return " ".join(s for s in _SENTENCES.split(text.strip()) if s and not after_the_fact(s, as_of))
+    return " ".join(s for s in sentences(text) if not after_the_fact(s, as_of))

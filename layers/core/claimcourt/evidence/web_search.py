@@ -3,10 +3,9 @@ built from the citations (quoted passages) and the search results (url, title, p
 
 from __future__ import annotations
 
-import re
 import threading
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import date
 from typing import Literal
 
 import anthropic
@@ -14,45 +13,11 @@ from anthropic.types import Message, MessageParam, WebSearchTool20250305Param
 
 from claimcourt.errors import TransientError
 from claimcourt.evidence.base import Hit
+from claimcourt.evidence.web import ANTHROPIC_WEB, parse_page_age, search_prompt, select_hits
 from claimcourt.reasoning.anthropic_provider import raise_mapped
 
-SYSTEM = (
-    "You are a research assistant gathering evidence for a fact-check. Use the web_search tool, then "
-    "quote the passages that bear on the query verbatim, each with its citation. Quote; do not "
-    "paraphrase, summarise or judge."
-)
 # Error codes of a web_search_tool_result that a later retry may not hit.
 _TRANSIENT_SEARCH_ERRORS = frozenset({"too_many_requests", "unavailable"})
-_RELATIVE_AGE = re.compile(r"^(\d+)\s+(minute|hour|day|week|month|year)s?\s+ago$", re.IGNORECASE)
-_DAYS_PER_UNIT = {"minute": 0.0, "hour": 0.0, "day": 1.0, "week": 7.0, "month": 30.0, "year": 365.0}
-_DATE_FORMATS = ("%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%d %b %Y", "%Y/%m/%d", "%m/%d/%Y", "%B %Y")
-
-
-def parse_page_age(page_age: str | None, today: date | None = None) -> date | None:
-    """A search result's page_age ("April 30, 2025", "2025-04-30T…", "3 days ago") as a date, or None.
-
-    Relative ages count back from `today`: good enough to keep fresh pages out of a backtest."""
-    if not page_age:
-        return None
-    text = page_age.strip()
-    try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00")).date()
-    except ValueError:
-        pass
-    try:
-        return date.fromisoformat(text[:10])
-    except ValueError:
-        pass
-    for fmt in _DATE_FORMATS:
-        try:
-            return datetime.strptime(text, fmt).date()
-        except ValueError:
-            continue
-    relative = _RELATIVE_AGE.match(text)
-    if relative:
-        days = int(relative.group(1)) * _DAYS_PER_UNIT[relative.group(2).lower()]
-        return (today or datetime.now(UTC).date()) - timedelta(days=days)
-    return None
 
 
 @dataclass(frozen=True)
@@ -66,7 +31,7 @@ class AnthropicWebSearch:
     (model, input_tokens, output_tokens) for the caller to bill; `last_search_requests` counts the
     searches it ran, which Anthropic bills per search on top of tokens."""
 
-    name = "anthropic-web"
+    name = ANTHROPIC_WEB
 
     def __init__(
         self,
@@ -113,19 +78,13 @@ class AnthropicWebSearch:
         self._last.search_requests = 0
         if limit <= 0:
             return []
-        search_for = f"{query} (as of {as_of.isoformat()})" if as_of else query
-        prompt = f"Search the web for: {search_for}\nQuote up to {limit} relevant passages, each cited."
-        if as_of is not None:
-            prompt += (
-                f"\nOnly use sources published on or before {as_of.isoformat()}; ignore anything "
-                "published later, and anything that reports events after that date."
-            )
+        system, prompt = search_prompt("web_search", query, limit, as_of)
         messages: list[MessageParam] = [{"role": "user", "content": prompt}]
         try:
             response = self._client.messages.create(
                 model=self._model,
                 max_tokens=self._max_output_tokens,
-                system=SYSTEM,
+                system=system,
                 messages=messages,
                 tools=[self._tool],
             )
@@ -174,17 +133,7 @@ class AnthropicWebSearch:
                     )
                 )
 
-        hits: list[Hit] = []
-        seen: set[tuple[str, str]] = set()
-        for hit in candidates:
-            if as_of is not None and hit.published is not None and hit.published > as_of:
-                continue
-            if (hit.url, hit.text) in seen:
-                continue
-            seen.add((hit.url, hit.text))
-            hits.append(hit)
-            if len(hits) == limit:
-                break
+        hits = select_hits(candidates, limit, as_of)
         if not hits and search_errors and all(code in _TRANSIENT_SEARCH_ERRORS for code in search_errors):
             # An empty answer would be cached as "nothing found": make the stage retry instead.
             raise TransientError(f"anthropic web search failed: {', '.join(sorted(set(search_errors)))}")

@@ -9,6 +9,7 @@ from typing import Any
 from rich.console import Console
 
 from claimcourt import artifacts
+from claimcourt.local.render import evidence_from
 from claimcourt.models import MotionRequest, MotionResult, RunEvent
 from claimcourt.motions.turns import PHASE_TEXT
 from claimcourt.store.base import Store
@@ -96,5 +97,6 @@ def print_result(out: Console, result: MotionResult) -> None:
     out.print(f"\n{result.report}")
     out.print(
         f"\n{result.turns} statements, {len(result.citations)} citations, reasoner {result.reasoner}, "
-        f"${result.usage.total_cost_usd:.4f} · artifacts: claimcourt export {result.run_id}"
+        f"${result.usage.total_cost_usd:.4f}{evidence_from(result.search)} · "
+        f"artifacts: claimcourt export {result.run_id}"
     )

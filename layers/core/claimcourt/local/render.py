@@ -20,6 +20,7 @@ from claimcourt.models import (
     RunRecord,
     RunStatus,
     Stage,
+    StopReason,
     Verdict,
 )
 from claimcourt.store.base import Store
@@ -30,6 +31,7 @@ STEP_OF = {Stage.SUITABILITY: ASSESS, Stage.DECOMPOSE: ASSESS}
 STEP_TITLE = {
     ASSESS: f"{Stage.SUITABILITY} ∥ {Stage.DECOMPOSE}",
     Stage.RETRIEVE: "retrieve",
+    Stage.RELEVANCE: "pool relevance",
     Stage.ARGUE: "argue",
     Stage.MODERATE: "moderate",
     Stage.CONTROL: "round controller",
@@ -37,6 +39,20 @@ STEP_TITLE = {
     Stage.SCORE: "score",
     Stage.FINISH: "finish",
 }
+# What served a run's evidence (its result's `search`), as the CLI says it.
+EVIDENCE_FROM = {
+    "anthropic": "Anthropic web search",
+    "openai": "OpenAI web search",
+    "searxng": "SearXNG web search",
+    "none": "no web search",
+}
+
+
+def evidence_from(search: str | None) -> str:
+    """' · evidence: …' for a result that records its search ('' for one from before)."""
+    return f" · evidence: {EVIDENCE_FROM[search]}" if search in EVIDENCE_FROM else ""
+
+
 VERDICT_STYLE = {
     Verdict.SUPPORTED: "bold green",
     Verdict.REFUTED: "bold red",
@@ -186,9 +202,15 @@ def render_record(console: Console, record: RunRecord) -> None:
         console.print(f"[bold red]Run failed[/] ({record.run_id}): {escape(record.error or 'unknown error')}")
         return
     if record.status is RunStatus.STOPPED:
-        console.print(
-            f"[bold yellow]Not debated[/] ({record.run_id}): the claim is not one a debate can settle."
-        )
+        if record.stop_reason is StopReason.ADD_DOCUMENTS:
+            console.print(
+                f"[bold blue]Not enough evidence[/] ({record.run_id}): the evidence pool does not speak to "
+                "the claim, so it was not debated."
+            )
+        else:
+            console.print(
+                f"[bold yellow]Not debated[/] ({record.run_id}): the claim is not one a debate can settle."
+            )
         for w in record.warnings:
             console.print(f"  • {escape(w)}")
         return
@@ -242,11 +264,15 @@ def render_result(console: Console, r: Result) -> None:
         console.print(f"    [cyan]referee[/]  {escape(s.referee_synthesis)}")
         if s.decisive_source:
             d = s.decisive_source
-            console.print(f"    [bold]decisive[/] [{d.tier}] {escape(d.title)} — {d.source_url}")
+            console.print(
+                f"    [bold]decisive[/] [{d.tier}] {escape(d.title)}{_page(d.page)} — {d.source_url}"
+            )
 
     if r.decisive_source:
         d = r.decisive_source
-        console.print(f"\n[bold]Decisive source[/]  [{d.tier}] {escape(d.title)} — {d.source_url}")
+        console.print(
+            f"\n[bold]Decisive source[/]  [{d.tier}] {escape(d.title)}{_page(d.page)} — {d.source_url}"
+        )
     if r.what_would_change:
         console.print("\n[bold]What would change this score[/]")
         for item in r.what_would_change:
@@ -256,16 +282,24 @@ def render_result(console: Console, r: Result) -> None:
         for src in r.sources:
             dated = f", {src.published.isoformat()}" if src.published else ""
             console.print(
-                f"  [{src.tier}] {escape(src.title)}{dated} — {src.source_url}  [dim]{src.evidence_id}[/]"
+                f"  [{src.tier}] {escape(src.title)}{_page(src.page)}{dated} — {src.source_url}  "
+                f"[dim]{src.evidence_id}[/]"
             )
     u = r.usage
     if r.natural_temperature:
         console.print(f"\n[dim]At the model's natural temperature: {', '.join(r.natural_temperature)}.[/]")
     console.print(
         f"\n[dim]{r.rounds} rounds · {u.llm_calls} LLM calls · {u.input_tokens + u.output_tokens} tokens · "
-        f"${u.total_cost_usd:.4f} · retrieval cache {u.cache_hits} hits / {u.cache_misses} misses · "
+        f"${u.total_cost_usd:.4f}{evidence_from(r.search)} · "
+        f"retrieval cache {u.cache_hits} hits / {u.cache_misses} misses · "
         f"{r.run_id}[/]"
     )
+    if r.searched:
+        console.print(f"[dim]evidence searched: {escape(', '.join(r.searched))}[/]")
+
+
+def _page(page: int | None) -> str:
+    return f", p. {page}" if page is not None else ""
 
 
 def _judge_said(r: Result) -> str:

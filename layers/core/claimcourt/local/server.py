@@ -32,6 +32,7 @@ from urllib.parse import unquote_plus
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from claimcourt import artifacts
+from claimcourt.api import corpora
 from claimcourt.api.bodies import read_json
 from claimcourt.delivery import ENDS_A_RUN, notify
 from claimcourt.errors import ConnectionGoneError, NotFoundError
@@ -84,6 +85,7 @@ def _query(scope: Scope) -> dict[str, str]:
 def http_event(scope: Scope, body: bytes) -> dict[str, Any]:
     """The API Gateway HTTP API (payload 2.0) event for one request."""
     headers, params = _headers(scope), _query(scope)
+    headers["x-forwarded-proto"] = scope.get("scheme", "http")  # as API Gateway says how it was reached
     now = datetime.now(UTC)
     try:
         text, encoded = body.decode("utf-8"), False
@@ -321,7 +323,7 @@ class LocalServer:
         if scope["type"] == "websocket":
             await self._websocket(scope, receive, send)
             return
-        body = await self._read_body(receive)
+        body = await self._read_body(receive, scope)
         context = cast(LambdaContext, _LocalContext())
         reply = await asyncio.to_thread(self._handler, http_event(scope, body), context)
         payload = reply.get("body") or ""
@@ -388,9 +390,11 @@ class LocalServer:
         if running:
             self.feed.watch(run_id)
 
-    async def _read_body(self, receive: Receive) -> bytes:
-        """The whole body, but never more than one byte past the limit: the handler answers 413."""
-        limit = self.deps.settings.max_body_bytes + 1
+    async def _read_body(self, receive: Receive, scope: Scope) -> bytes:
+        """The whole body, but never more than one byte past the limit (a document upload's, or the
+        settings' for JSON): the handler answers 413."""
+        upload = corpora.is_upload(scope["method"], scope["path"])
+        limit = (corpora.MAX_UPLOAD_BYTES if upload else self.deps.settings.max_body_bytes) + 1
         chunks: list[bytes] = []
         size, more = 0, True
         while more:

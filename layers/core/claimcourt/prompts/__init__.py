@@ -20,22 +20,41 @@ from functools import cache, lru_cache
 from pathlib import Path
 from string import Template
 
-from claimcourt.models import Evidence, FrontierIssue, LedgerEntry, Point, SubClaim
+from claimcourt.models import (
+    SEARCH_OF_SOURCE,
+    Evidence,
+    FrontierIssue,
+    LedgerEntry,
+    Point,
+    PoolRelevance,
+    SubClaim,
+)
 
 TEMPLATES = Path(__file__).parent
 _SECTION = re.compile(r"^==== (\w+)\s*$", re.M)
 
-# How to write a retrieval directive for each evidence source (its `name`).
+# Every web search source (models.SEARCH_OF_SOURCE) is queried as a search engine is.
+_WEB_HINT = (
+    "The evidence source is a web search: write the query you would type into a search engine, and "
+    "name the primary source you expect (a regulator, a statistics office, a journal) where you can."
+)
+# A run that names document collections searches a source named "collections:<name>@<version>+…".
+COLLECTIONS = "collections"
+BUNDLED_NAME = "climate-fever-wikipedia"
+
+# How to write a retrieval directive for each evidence source (its `name`, or its kind before a colon).
 RETRIEVAL_HINTS = {
     "climate-fever-wikipedia": (
         "The evidence source is a fixed corpus of Wikipedia sentences searched by keywords (BM25): write "
         "a short keyword query with the words such a sentence would contain, not a question."
     ),
-    "anthropic-web": (
-        "The evidence source is a web search: write the query you would type into a search engine, and "
-        "name the primary source you expect (a regulator, a statistics office, a journal) where you can."
-    ),
+    **dict.fromkeys(SEARCH_OF_SOURCE, _WEB_HINT),
     "golden": "The evidence for this claim is fixed in advance: the query only labels what is looked for.",
+    COLLECTIONS: (
+        "The evidence source is a set of document collections (reports, filings, papers, saved pages) "
+        "searched by keywords (BM25): write a short keyword query with the words such a passage would "
+        "contain, not a question."
+    ),
 }
 DEFAULT_RETRIEVAL_HINT = "Write a short, specific search query."
 # What each evidence source covers in time, for the roles that reason about time (suitability sees it
@@ -45,7 +64,7 @@ SOURCE_COVERAGE: dict[str, tuple[str, int | None]] = {
         "a fixed corpus of English Wikipedia sentences compiled in 2020, undated",
         2020,
     ),
-    "anthropic-web": ("a web search run now", None),
+    **dict.fromkeys(SEARCH_OF_SOURCE, ("a web search run now", None)),
     "golden": ("evidence gathered for this claim by fact-checkers when it was checked", None),
 }
 
@@ -143,9 +162,10 @@ def evidence_block(evidence: Iterable[Evidence]) -> str:
     lines = []
     for e in evidence:
         dated = f' published="{e.published.isoformat()}"' if e.published else ""
+        page = f' page="{e.page}"' if e.page is not None else ""
         lines.append(
             f'<evidence id="{attr(e.id)}" tier="{e.tier}"{dated} title="{attr(e.title)}" '
-            f'url="{attr(e.source_url)}">{escape(e.text)}</evidence>'
+            f'url="{attr(e.source_url)}"{page}>{escape(e.text)}</evidence>'
         )
     return "\n".join(lines) or "(no evidence was found)"
 
@@ -179,7 +199,8 @@ def dates_note(
     if as_of is not None:
         note += (
             f" This is a backtest as of {as_of.isoformat()}: judge the claim as it stood that day; evidence"
-            " published after it was removed, so the pool cannot show what happened since."
+            " published after it, or whose text shows it was written after it, was removed, so the pool"
+            " cannot show what happened since."
         )
     if evidence is not None:
         pool = list(evidence)
@@ -197,7 +218,7 @@ def dates_note(
                 " recent events may not be covered by it."
             )
     if source is not None:
-        what, until = SOURCE_COVERAGE.get(source, ("the configured evidence source", None))
+        what, until = coverage(source)
         note += f" The evidence will come from {what}" + (
             f", which speaks of nothing after {until}." if until is not None else "."
         )
@@ -205,7 +226,20 @@ def dates_note(
 
 
 def retrieval_hint(source: str) -> str:
-    return RETRIEVAL_HINTS.get(source, DEFAULT_RETRIEVAL_HINT)
+    return RETRIEVAL_HINTS.get(source) or RETRIEVAL_HINTS.get(
+        source.partition(":")[0], DEFAULT_RETRIEVAL_HINT
+    )
+
+
+def coverage(source: str) -> tuple[str, int | None]:
+    """What the source covers, and the last year it can speak of (None: it is current or unknown)."""
+    if source.startswith(COLLECTIONS + ":"):
+        # Each collection by its name (a-z, 0-9, - and _ only), the bundled corpus as "climate".
+        names = [n.split("@")[0] for n in source.removeprefix(COLLECTIONS + ":").split("+")]
+        named = [f"climate ({SOURCE_COVERAGE[BUNDLED_NAME][0]})" if n == BUNDLED_NAME else n for n in names]
+        listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+        return f"the document collection{'s' * (len(named) > 1)} {listed}", None
+    return SOURCE_COVERAGE.get(source, ("the configured evidence source", None))
 
 
 def ledger_block(
@@ -249,3 +283,20 @@ def frontier_block(issues: Iterable[FrontierIssue]) -> str:
         for i in issues
     ]
     return "\n\n<frontier>\n" + "\n".join(lines) + "\n</frontier>" if lines else ""
+
+
+def relevance_block(relevance: PoolRelevance | None) -> str:
+    """The pool-relevance check's finding for a role that argues or judges from the pool: the sub-claims
+    whose passages do not appear to speak to them, and why ('' when every sub-claim's do)."""
+    off = relevance.off_topic() if relevance is not None else []
+    if not off:
+        return ""
+    lines = "\n".join(f'<sub_claim id="{attr(s.sub_claim_id)}">{escape(s.reason)}</sub_claim>' for s in off)
+    return (
+        "\n\n<pool_relevance>\nEach sub-claim's passages were checked, by the words they share with it, for "
+        "whether they speak to it. These do not appear to:\n"
+        f"{lines}\n"
+        "The check reads words, not meaning, and can miss a paraphrase: read those passages for what they "
+        "say. Where none of them speaks to a sub-claim, the pool is silent on it: say so, rather than build "
+        "on passages about something else.\n</pool_relevance>"
+    )

@@ -59,6 +59,28 @@ def _redact(text: str, secret: str | None) -> str:
     return re.sub(r"\bsk-[A-Za-z0-9_\-*]{6,}", "sk-[redacted]", text)
 
 
+def raise_mapped(err: openai.OpenAIError, what: str, max_retries: int, api_key: str | None) -> NoReturn:
+    """Turn an SDK error (raised after its own retries) into TransientError or ProviderError. The
+    message names the status, error type and code; never the key. The SDK error is not chained
+    (`from None`): its text embeds the raw response body."""
+    if isinstance(err, openai.APIStatusError):
+        body = err.body if isinstance(err.body, dict) else {}
+        detail = _redact(str(body.get("message") or ""), api_key) or "no message"
+        kind = err.type or err.code or "unknown_error"
+        request_id = f" (request-id {err.request_id})" if err.request_id else ""
+        status = err.status_code
+        if status in _TRANSIENT_STATUS or status >= 500:
+            raise TransientError(
+                f"{what}: HTTP {status} {kind} after {max_retries} retries: {detail}{request_id}"
+            ) from None
+        raise ProviderError(f"{what}: HTTP {status} {kind}: {detail}{request_id}") from None
+    if isinstance(err, openai.APITimeoutError):
+        raise TransientError(f"{what}: request timed out after {max_retries} retries") from None
+    if isinstance(err, openai.APIConnectionError):
+        raise TransientError(f"{what}: could not connect after {max_retries} retries") from None
+    raise ProviderError(f"{what}: {type(err).__name__}: {_redact(str(err), api_key)}") from None
+
+
 def _parse_json_text(text: str) -> Any:
     match = _FENCE.match(text)
     candidate = match.group(1) if match else text
@@ -155,14 +177,8 @@ class OpenAIProvider:
                 self._max_retries,
                 self._malformed_backoff_s,
             )
-        except openai.APIStatusError as err:
-            self._raise_status(err, what)
-        except openai.APITimeoutError:
-            raise TransientError(f"{what}: request timed out after {self._max_retries} retries") from None
-        except openai.APIConnectionError:
-            raise TransientError(f"{what}: could not connect after {self._max_retries} retries") from None
         except openai.OpenAIError as err:
-            raise ProviderError(f"{what}: {type(err).__name__}: {_redact(str(err), self._api_key)}") from None
+            raise_mapped(err, what, self._max_retries, self._api_key)
 
         usage = response.usage
         details = usage.prompt_tokens_details if usage else None
@@ -189,17 +205,3 @@ class OpenAIProvider:
             output_limit=limit,
             cache_read_tokens=cached,
         )
-
-    def _raise_status(self, err: openai.APIStatusError, what: str) -> NoReturn:
-        """The message names the status, error type and code; never the key. The SDK error is not
-        chained (`from None`): its text embeds the raw response body."""
-        body = err.body if isinstance(err.body, dict) else {}
-        detail = _redact(str(body.get("message") or ""), self._api_key) or "no message"
-        kind = err.type or err.code or "unknown_error"
-        request_id = f" (request-id {err.request_id})" if err.request_id else ""
-        status = err.status_code
-        if status in _TRANSIENT_STATUS or status >= 500:
-            raise TransientError(
-                f"{what}: HTTP {status} {kind} after {self._max_retries} retries: {detail}{request_id}"
-            ) from None
-        raise ProviderError(f"{what}: HTTP {status} {kind}: {detail}{request_id}") from None

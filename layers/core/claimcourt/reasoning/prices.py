@@ -39,6 +39,10 @@ OPENAI_CACHED_INPUT_PER_MTOK: dict[str, float] = {
 
 # Anthropic's server-side web search is billed per search on top of tokens ($10 per 1,000).
 WEB_SEARCH_USD_PER_REQUEST = 0.01
+# OpenAI's web search tool, per call on top of tokens (openai.com/api/pricing, "Built-in tools", as read
+# 2025): $10 per 1,000 with a reasoning model (gpt-5, o-series; the search content it reads is billed as
+# input tokens, which its usage counts), $25 per 1,000 with the others (gpt-4o, gpt-4.1; content free).
+OPENAI_WEB_SEARCH_USD_PER_CALL = {"reasoning": 0.01, "other": 0.025}
 
 
 def price_for(model: str) -> tuple[float, float] | None:

@@ -3,7 +3,11 @@ whether it states it, its opposite, or neither. No model, no data, no dependenci
 
 It plays two parts. Its readings are the FEATURES the learned stance weighs
 (claimcourt.reasoning.stance_model), and its reading of a proposition (read(): the subject named, the
-predicate stated, the polarity) decides where the learned stance may count support at all.
+predicate stated, the polarity, and whether the passage's place, scope, time or comparison differ from the
+statement's: claimcourt.reasoning.qualifiers) decides where the learned stance may count support at all.
+A passage about another place, scope or time states neither the statement nor its opposite (polarity 0);
+one that gives one half of the statement's comparison keeps its polarity (it may still refute) but
+cannot support.
 
 Relevance: the share of the statement's content stems (and bigrams) the passage contains, lowered
 when the passage states figures none of which are the statement's, or hedges what the statement asserts.
@@ -28,6 +32,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
+
+from claimcourt.reasoning.qualifiers import differs
 
 STOPWORDS = frozenset(
     (
@@ -380,6 +386,9 @@ class Reading:
     polarity: int
     subject_named: bool  # the passage (or its title) names at least half the statement's subject
     stated: float  # share of the statement's predicate the passage states or states the opposite of
+    # How the passage's place, scope, time or comparison differs from the statement's (qualifiers.py), in
+    # words; None when it speaks of the statement's own. A passage that differs does not state it.
+    differs: str | None = None
 
 
 def stance(statement: str, passage: str, title: str = "") -> Stance:
@@ -406,8 +415,9 @@ def read(statement: str, passage: str, title: str = "") -> Reading:
     if _hedged(passage) and not _hedged(statement):
         relevance *= HEDGED
     relevance = round(relevance, 4)
+    differ = differs(statement, passage, title)
     if not _assertive(passage):
-        return Reading(relevance, 0, False, 0.0)
+        return Reading(relevance, 0, False, 0.0, differ)
     subject, predicate = split_statement(statement)
     predicate = [w for w in predicate if w not in subject] or ([] if len(subject) < 2 else subject[1:])
     named = _canonical(p_set)
@@ -429,7 +439,9 @@ def read(statement: str, passage: str, title: str = "") -> Reading:
         + (_minimised(statement, p_set) != _minimised(passage, s_set))
     )
     polarity = 0
-    if subject_named and covered:
+    if differ is not None and not differ.startswith("comparison"):
+        pass  # another place, scope or time: the passage states neither the statement nor its opposite
+    elif subject_named and covered:
         polarity = -1 if flips % 2 else 1
     # "X is the main cause of Y" against a passage giving the main cause of Y as something else.
     elif (
@@ -439,7 +451,7 @@ def read(statement: str, passage: str, title: str = "") -> Reading:
         and _MAIN in _canonical(text_stems)
     ):
         polarity = -1
-    return Reading(relevance, polarity, subject_named, share)
+    return Reading(relevance, polarity, subject_named, share, differ)
 
 
 def _canonical_list(stems: list[str]) -> list[str]:

@@ -15,11 +15,12 @@ from claimcourt.adjudication.adjudicate import adjudicate
 from claimcourt.adjudication.anonymize import Label, anonymize, for_the_judge
 from claimcourt.adjudication.review import first_batch
 from claimcourt.adjudication.rubric import adjudicate_rubric
+from claimcourt.debate.relevance import measure
 from claimcourt.errors import NotFoundError
 from claimcourt.models import AdjudicateInput, LedgerEntry, Reconsider, Side, Stage
 from claimcourt.reasoning.base import CallContext
 from claimcourt.stages.payloads import Payload
-from claimcourt.wiring import Deps
+from claimcourt.wiring import Deps, run_evidence
 
 STAGE = Stage.ADJUDICATE
 
@@ -49,7 +50,8 @@ def run(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
     request = record.request
     total = deps.settings.judgements(request.effort)
     arguments = artifacts.arguments_of(deps.store, p.run_id)
-    pool = artifacts.evidence_pool(artifacts.retrievals_of(deps.store, p.run_id), request.context)
+    retrievals = artifacts.retrievals_of(deps.store, p.run_id)
+    pool = artifacts.evidence_pool(retrievals, request.context)
     positions, mapping = anonymize(arguments, seed=p.run_id, first=request.first)
     decomposition = artifacts.decomposition_of(deps.store, p.run_id)
     reconsider = None
@@ -71,6 +73,11 @@ def run(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
         today=record.created_at.date(),
         as_of=request.as_of_date,
         samples=total,
+        relevance=measure(
+            decomposition.sub_claims,
+            artifacts.retrieved_by_sub_claim(retrievals, request.context),
+            source=run_evidence(deps, record).name,
+        ),
     )
     ctx = CallContext(p.run_id, STAGE, step=_step(p, total), lane=f"s{p.sample}")
     rubric = None

@@ -9,11 +9,12 @@ from pydantic import Field
 
 from claimcourt import artifacts
 from claimcourt.debate.argue import argue, opposite
+from claimcourt.debate.relevance import measure
 from claimcourt.errors import NotFoundError
 from claimcourt.models import ArgueInput, FrontierIssue, Side, Stage, Turn
 from claimcourt.reasoning.base import CallContext
 from claimcourt.stages.payloads import RoundPayload
-from claimcourt.wiring import Deps
+from claimcourt.wiring import Deps, run_evidence
 
 STAGE = Stage.ARGUE
 
@@ -26,9 +27,8 @@ class ArguePayload(RoundPayload):
 def run(deps: Deps, p: ArguePayload) -> dict[str, Any]:
     record = deps.store.get_run(p.run_id)
     request = record.request
-    pool = artifacts.evidence_pool(
-        artifacts.retrievals_of(deps.store, p.run_id), request.context, up_to_round=p.round
-    )
+    retrievals = artifacts.retrievals_of(deps.store, p.run_id)
+    pool = artifacts.evidence_pool(retrievals, request.context, up_to_round=p.round)
     other = opposite(p.side)
     arguments = artifacts.arguments_of(deps.store, p.run_id)
     earlier = [a for a in arguments if a.round < p.round]
@@ -39,6 +39,7 @@ def run(deps: Deps, p: ArguePayload) -> dict[str, Any]:
         if now is None:
             raise NotFoundError(f"run {p.run_id} round {p.round}: the {other} side has not argued yet")
         last.pop(other, None)
+    sub_claims = artifacts.decomposition_of(deps.store, p.run_id).sub_claims
     inputs = ArgueInput(
         claim=request.claim,
         context=request.context,
@@ -48,7 +49,7 @@ def run(deps: Deps, p: ArguePayload) -> dict[str, Any]:
         turn=p.turn,
         opponent_now=now,
         persona=artifacts.persona_for(deps.store, p.run_id, p.round),
-        sub_claims=artifacts.decomposition_of(deps.store, p.run_id).sub_claims,
+        sub_claims=sub_claims,
         evidence=pool,
         new_evidence_ids=[e.id for e in pool if e.round == p.round] if p.round > 1 else [],
         own_previous=last.get(p.side),
@@ -60,6 +61,11 @@ def run(deps: Deps, p: ArguePayload) -> dict[str, Any]:
         today=record.created_at.date(),
         as_of=request.as_of_date,
         judge=request.judge,
+        relevance=measure(
+            sub_claims,
+            artifacts.retrieved_by_sub_claim(retrievals, request.context, up_to_round=p.round),
+            source=run_evidence(deps, record).name,
+        ),
     )
     # Both sides at once are one step; in turn, each its own (the second reads what the first wrote).
     step = f"argue:{p.round}" + ("" if p.turn == "together" else f":{p.turn}")

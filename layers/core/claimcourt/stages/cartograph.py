@@ -12,7 +12,7 @@ from claimcourt.motions.turns import cartograph_task
 from claimcourt.reasoning.base import CallContext
 from claimcourt.stages.motions import BUDGET_SPENT, motion_of, route_for, unless_budget_spent
 from claimcourt.stages.payloads import RoundPayload
-from claimcourt.wiring import Deps
+from claimcourt.wiring import Deps, run_evidence
 
 STAGE = Stage.CARTOGRAPH
 
@@ -30,7 +30,7 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
         phase=motion.phase(p.round),
         final=ended,
         research_follows=motion.research_follows(p.round),
-        evidence_source=deps.evidence.name,
+        evidence_source=run_evidence(deps, deps.store.get_run(p.run_id)).name,
         statements=artifacts.statements_of(said, motion.phase),
         ledger=artifacts.ledger_of(deps.store, p.run_id, said, pool),
         previous=artifacts.map_of(deps.store, p.run_id, p.round - 1),

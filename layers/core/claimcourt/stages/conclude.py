@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from claimcourt import artifacts
+from claimcourt.evidence.web import search_served
 from claimcourt.exports import save_exports
 from claimcourt.models import EarlyEnd, MotionResult, RunStatus, Stage, usage_from
 from claimcourt.motions.crowd import persona_set
@@ -56,6 +57,8 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         reasoner="+".join(sorted({provider for provider, _ in routes.values()})),
         models={role: ":".join(route) for role, route in routes.items()},
         usage=usage,
+        search=search_served(doc["source"] for doc in retrievals.values()),
+        searched=artifacts.searched(retrievals),
     )
     store.put_artifact(p.run_id, artifacts.MOTION_RESULT, result.model_dump(mode="json"))
     record = store.get_run(p.run_id).model_copy(update={"status": RunStatus.SUCCEEDED})

@@ -11,13 +11,14 @@ from claimcourt.debate.decompose import decompose
 from claimcourt.models import Directive, Stage
 from claimcourt.reasoning.base import CallContext
 from claimcourt.stages.payloads import ASSESS, Payload
-from claimcourt.wiring import Deps
+from claimcourt.wiring import Deps, run_evidence
 
 STAGE = Stage.DECOMPOSE
 
 
 def run(deps: Deps, p: Payload) -> dict[str, Any]:
-    request = deps.store.get_run(p.run_id).request
+    record = deps.store.get_run(p.run_id)
+    request = record.request
     profile = deps.settings.effort(request.effort)
     result = decompose(
         request.claim,
@@ -25,7 +26,7 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         profile.max_sub_claims,
         deps.reasoner,
         CallContext(p.run_id, STAGE, step=ASSESS),
-        evidence_source=deps.evidence.name,
+        evidence_source=run_evidence(deps, record).name,
         judge=request.judge,
     )
     deps.store.put_artifact(p.run_id, artifacts.DECOMPOSITION, result.model_dump(mode="json"))

@@ -1,5 +1,6 @@
-"""The ends that are not a score: stopped by the suitability check (FinishStopped), or failed
-(FinishFailed, every state's Catch). Both record what the run spent."""
+"""The ends that are not a score: stopped by the suitability check (FinishStopped), answered *not
+enough evidence* with no debate because the pool speaks to none of the sub-claims (FinishAddDocuments,
+after the Relevance stage), or failed (FinishFailed, every state's Catch). All record what the run spent."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import json
 from typing import Any, Literal
 
 from claimcourt import artifacts
-from claimcourt.models import RunStatus, Stage, usage_from
+from claimcourt.evidence import hindsight
+from claimcourt.models import RunStatus, Stage, StopReason, Verdict, usage_from
 from claimcourt.stages.payloads import Payload
 from claimcourt.wiring import Deps
 
@@ -15,7 +17,7 @@ STAGE = Stage.FINISH
 
 
 class FinishPayload(Payload):
-    outcome: Literal["stopped", "failed"]
+    outcome: Literal["stopped", "add_documents", "failed"]
     error: dict[str, Any] | None = None  # a Catch's {"Error", "Cause"}
 
 
@@ -25,7 +27,30 @@ def run(deps: Deps, p: FinishPayload) -> dict[str, Any]:
     if p.outcome == "stopped":
         warnings = artifacts.suitability_of(deps.store, p.run_id).warnings
         deps.store.set_status(
-            p.run_id, RunStatus.STOPPED, warnings=warnings, cost_usd=spent.total_cost_usd, tokens=tokens
+            p.run_id,
+            RunStatus.STOPPED,
+            warnings=warnings,
+            cost_usd=spent.total_cost_usd,
+            tokens=tokens,
+            stop_reason=StopReason.UNSUITABLE,
+        )
+    elif p.outcome == "add_documents":
+        # The check's warning (what to add) first; then, for a backtest, why its pool is what it is (its
+        # sources left out by their date); then any the suitability check raised and let pass.
+        warnings = artifacts.relevance_of(deps.store, p.run_id).warnings
+        as_of = deps.store.get_run(p.run_id).request.as_of_date
+        if as_of is not None:
+            dating = artifacts.backtest_dating(artifacts.retrievals_of(deps.store, p.run_id))
+            warnings += hindsight.warnings(dating, as_of, cited=[])
+        warnings += artifacts.suitability_of(deps.store, p.run_id).warnings
+        deps.store.set_status(
+            p.run_id,
+            RunStatus.STOPPED,
+            warnings=warnings,
+            cost_usd=spent.total_cost_usd,
+            tokens=tokens,
+            stop_reason=StopReason.ADD_DOCUMENTS,
+            verdict=Verdict.NOT_ENOUGH_EVIDENCE,
         )
     else:
         deps.store.set_status(
@@ -36,6 +61,7 @@ def run(deps: Deps, p: FinishPayload) -> dict[str, Any]:
     return {
         "run_id": p.run_id,
         "status": record.status.value,
+        "stop_reason": record.stop_reason.value if record.stop_reason else None,
         "error": record.error,
         "warnings": record.warnings,
     }

@@ -8,12 +8,15 @@ from typing import Any
 from claimcourt import artifacts
 from claimcourt.adjudication.score import compose_result
 from claimcourt.debate.control import summarize
+from claimcourt.debate.relevance import measure
+from claimcourt.evidence import hindsight
+from claimcourt.evidence.web import search_served
 from claimcourt.exports import save_exports
 from claimcourt.models import Redeliberation, RunEvent, RunStatus, Stage, usage_from
 from claimcourt.settings import ROLES, SAMPLED_ROLES
 from claimcourt.stages.payloads import Payload
 from claimcourt.watching.changes import SCORE_CHANGED, score_change
-from claimcourt.wiring import Deps
+from claimcourt.wiring import Deps, run_evidence
 
 STAGE = Stage.SCORE
 
@@ -27,27 +30,43 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
     calls = deps.store.run_calls(p.run_id)
     arguments = artifacts.arguments_of(deps.store, p.run_id)
     pool = artifacts.evidence_pool(retrievals, record.request.context)
+    decomposition = artifacts.decomposition_of(deps.store, p.run_id)
+    # As the judge read it (stages/adjudicate.py measures the same pool): what it was told, the user is.
+    relevance = measure(
+        decomposition.sub_claims,
+        artifacts.retrieved_by_sub_claim(retrievals, record.request.context),
+        source=run_evidence(deps, record).name,
+    )
+    as_of = record.request.as_of_date
+    dating = artifacts.backtest_dating(retrievals) if as_of is not None else None
     result = compose_result(
         run_id=p.run_id,
         request=record.request,
-        decomposition=artifacts.decomposition_of(deps.store, p.run_id),
+        decomposition=decomposition,
         arguments=arguments,
         judgements=[j.judgement for j in ordered],
         rubric=ordered[0].rubric if ordered else None,
         evidence=pool,
         usage=usage_from(calls, hits, len(retrievals) - hits),
-        warnings=artifacts.suitability_of(deps.store, p.run_id).warnings,
+        warnings=artifacts.suitability_of(deps.store, p.run_id).warnings + relevance.warnings,
         reasoner=deps.reasoner.label(ROLES),
         models=deps.reasoner.models(ROLES),
         sides=mapping,
         natural_temperature=deps.reasoner.natural_temperature(ROLES, SAMPLED_ROLES),
     )
+    backtest_warnings = (
+        [] if dating is None or as_of is None else hindsight.warnings(dating, as_of, result.sources)
+    )
     result = result.model_copy(
         update={
+            "warnings": result.warnings + backtest_warnings,
             "round_control": summarize(artifacts.decisions_of(deps.store, p.run_id), calls),
             "re_deliberation": re_deliberation,
             "citations": artifacts.ledger_of(deps.store, p.run_id, arguments, pool),
-            "backtest": artifacts.backtest_dating(retrievals) if record.request.as_of_date else None,
+            "backtest": dating,
+            "search": search_served(doc["source"] for doc in retrievals.values()),
+            "pool_relevance": relevance,
+            "searched": artifacts.searched(retrievals),
         }
     )
     # The four artifacts, kept with the run: stored first, so the run is never seen succeeded without them.

@@ -9,7 +9,7 @@ from claimcourt.debate.suitability import assess
 from claimcourt.models import Stage, SuitabilityInput
 from claimcourt.reasoning.base import CallContext
 from claimcourt.stages.payloads import ASSESS, Payload
-from claimcourt.wiring import Deps
+from claimcourt.wiring import Deps, run_evidence
 
 STAGE = Stage.SUITABILITY
 
@@ -21,7 +21,7 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         SuitabilityInput(
             claim=request.claim,
             context=request.context,
-            evidence_source=deps.evidence.name,
+            evidence_source=run_evidence(deps, record).name,
             today=record.created_at.date(),
             as_of=request.as_of_date,
         ),

@@ -25,6 +25,8 @@ from claimcourt.models import (
     RunRecord,
     RunStatus,
     SourceTag,
+    StopReason,
+    Verdict,
     utcnow,
 )
 
@@ -136,11 +138,19 @@ def with_status(
     warnings: list[str] | None = None,
     cost_usd: float | None = None,
     tokens: int | None = None,
+    stop_reason: StopReason | None = None,
+    verdict: Verdict | None = None,
 ) -> RunRecord:
     update: dict[str, Any] = {"status": status, "error": error}
     if status.terminal:
         update["finished_at"] = utcnow()
-    optional = {"warnings": warnings, "cost_usd": cost_usd, "tokens": tokens}
+    optional = {
+        "warnings": warnings,
+        "cost_usd": cost_usd,
+        "tokens": tokens,
+        "stop_reason": stop_reason,
+        "verdict": verdict,
+    }
     update |= {name: value for name, value in optional.items() if value is not None}
     return record.model_copy(update=update)
 
@@ -218,8 +228,11 @@ class RunStore(Protocol):
         warnings: list[str] | None = None,
         cost_usd: float | None = None,
         tokens: int | None = None,
+        stop_reason: StopReason | None = None,
+        verdict: Verdict | None = None,
     ) -> bool:
-        """Move a running run to a terminal status; False if it was already terminal."""
+        """Move a running run to a terminal status; False if it was already terminal. A stopped run says
+        why (`stop_reason`), and may answer a verdict it reached without a debate."""
         ...
 
     def finish_run(self, run_id: str, result: Result) -> bool:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from botocore.exceptions import ClientError
 
 from claimcourt.errors import NotFoundError
-from claimcourt.models import Result, RunPage, RunRecord, RunStatus, SourceTag, utcnow
+from claimcourt.models import Result, RunPage, RunRecord, RunStatus, SourceTag, StopReason, Verdict, utcnow
 from claimcourt.store.base import (
     RunStore,
     decode_cursor,
@@ -203,10 +203,19 @@ class DynamoRuns(DynamoTables, RunStore):
         warnings: list[str] | None = None,
         cost_usd: float | None = None,
         tokens: int | None = None,
+        stop_reason: StopReason | None = None,
+        verdict: Verdict | None = None,
     ) -> bool:
         def change(record: RunRecord) -> tuple[RunRecord, list[Item]]:
             changed = with_status(
-                record, status, error=error, warnings=warnings, cost_usd=cost_usd, tokens=tokens
+                record,
+                status,
+                error=error,
+                warnings=warnings,
+                cost_usd=cost_usd,
+                tokens=tokens,
+                stop_reason=stop_reason,
+                verdict=verdict,
             )
             return changed, []
 

@@ -7,7 +7,7 @@ import sqlite3
 from typing import Any
 
 from claimcourt.errors import NotFoundError
-from claimcourt.models import Result, RunPage, RunRecord, RunStatus, SourceTag, utcnow
+from claimcourt.models import Result, RunPage, RunRecord, RunStatus, SourceTag, StopReason, Verdict, utcnow
 from claimcourt.store.base import (
     RunStore,
     decode_cursor,
@@ -111,13 +111,22 @@ class SqliteRuns(SqliteDatabase, RunStore):
         warnings: list[str] | None = None,
         cost_usd: float | None = None,
         tokens: int | None = None,
+        stop_reason: StopReason | None = None,
+        verdict: Verdict | None = None,
     ) -> bool:
         with self._tx() as db:
             record = self.get_run(run_id)
             if record.status.terminal:
                 return False
             changed = with_status(
-                record, status, error=error, warnings=warnings, cost_usd=cost_usd, tokens=tokens
+                record,
+                status,
+                error=error,
+                warnings=warnings,
+                cost_usd=cost_usd,
+                tokens=tokens,
+                stop_reason=stop_reason,
+                verdict=verdict,
             )
             self._save(db, changed)
             return True

@@ -1,0 +1,7 @@
+"""Stage 3b: does the first round's evidence pool speak to each sub-claim? (no model call)"""
+
+from claimcourt.handler import stage_handler
+from claimcourt.stages import relevance
+from claimcourt.stages.payloads import Payload
+
+handler = stage_handler(relevance.STAGE, Payload, relevance.run)
