@@ -121,7 +121,7 @@ class ScriptedProvider:
     def complete(self, task: Task[Any], model: str, feedback: str | None = None) -> ProviderReply:
         with self._lock:
             n = sum(1 for c in self.calls if c.kind == task.kind) + 1
-            rendered = task.system + "\n" + task.prompt
+            rendered = task.system_text + "\n" + task.user_text
             self.calls.append(
                 Call(task.kind, task.role, task.inputs, model, feedback, n, task.temperature, rendered)
             )

@@ -7,10 +7,16 @@ from collections.abc import Iterator
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
-from claimcourt.errors import MalformedReplyError, ProviderError, TransientError, TruncatedReplyError
+from claimcourt.errors import (
+    BudgetExceededError,
+    MalformedReplyError,
+    ProviderError,
+    TransientError,
+    TruncatedReplyError,
+)
 from claimcourt.models import CallRecord
 from claimcourt.reasoning.anthropic_provider import TOOL_NAME, AnthropicProvider
-from claimcourt.reasoning.base import CallContext, Task
+from claimcourt.reasoning.base import CallContext, Task, without_titles
 from claimcourt.reasoning.reasoner import Reasoner
 from tests.fakes.provider_servers import (
     FakeAnthropicServer,
@@ -116,7 +122,7 @@ def test_structured_reply_is_the_forced_tool_input_with_tokens_reported(server: 
     assert body["system"] == "You are a careful referee."
     assert body["messages"] == [{"role": "user", "content": "Score the claim from 0 to 100 and say why."}]
     assert body["tools"][0]["name"] == TOOL_NAME
-    assert body["tools"][0]["input_schema"] == Ruling.model_json_schema()
+    assert body["tools"][0]["input_schema"] == without_titles(Ruling.model_json_schema())
     assert body["tool_choice"] == {"type": "tool", "name": TOOL_NAME}
     assert body["max_tokens"] == 4096
     # The SDK's API version (2026-10-21) answers 400 to any temperature, so none is sent
@@ -395,6 +401,25 @@ def test_prompt_cache_tokens_are_billed_at_their_own_rates(server: FakeAnthropic
     assert (record.cache_read_tokens, record.cache_write_tokens) == (50_000, 2_000)
     expected = (1000 * 3 + 200 * 15 + 50_000 * 0.3 + 2_000 * 3.75) / 1_000_000
     assert record.cost_usd == pytest.approx(expected)  # 0.0285, where tokens alone said 0.006
+
+
+def test_the_budget_counts_what_the_prompt_cache_cost(server: FakeAnthropicServer) -> None:
+    # Given a budget of 2 cents and a first reply that wrote 5k tokens to the cache: $0.006 in tokens,
+    # $0.02475 with the cache's write at 1.25× the input price
+    server.enqueue(
+        200,
+        anthropic_tool_message(
+            {"score": 97, "reason": "ok"}, input_tokens=1000, output_tokens=200, cache_write=5_000
+        ),
+    )
+    ledger = MemoryLedger()
+    reasoner = Reasoner({"anthropic": provider_for(server)}, lambda role: ("anthropic", MODEL), ledger, 0.02)
+    reasoner.call(ruling_task(), CallContext("run_1", "adjudicate", side="a"))
+    assert ledger.run_spend("run_1") == pytest.approx(0.02475)
+    # Then the next call of the run is refused before it is made: the guard saw the cache's cost
+    with pytest.raises(BudgetExceededError, match=r"of its \$0.02 budget"):
+        reasoner.call(ruling_task(), CallContext("run_1", "adjudicate", side="b"))
+    assert len(server.requests) == 1
 
 
 def test_a_cut_off_reply_whose_retry_fails_is_still_billed(server: FakeAnthropicServer) -> None:

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from claimcourt.errors import MalformedReplyError, ProviderError, TransientError, TruncatedReplyError
 from claimcourt.models import CallRecord
-from claimcourt.reasoning.base import CallContext, Task
+from claimcourt.reasoning.base import CallContext, Task, without_titles
 from claimcourt.reasoning.openai_provider import PLACEHOLDER_KEY, OpenAIProvider
 from claimcourt.reasoning.reasoner import Reasoner
 from tests.fakes.provider_servers import (
@@ -122,7 +122,11 @@ def test_structured_reply_is_parsed_with_tokens_reported(server: FakeOpenAIServe
     # (strict: the API enforces the schema: every object closed, every field required)
     assert body["response_format"] == {
         "type": "json_schema",
-        "json_schema": {"name": "Ruling", "schema": to_strict_json_schema(Ruling), "strict": True},
+        "json_schema": {
+            "name": "Ruling",
+            "schema": without_titles(to_strict_json_schema(Ruling)),
+            "strict": True,
+        },
     }
     assert body["response_format"]["json_schema"]["schema"]["additionalProperties"] is False
     assert request.headers["authorization"] == f"Bearer {KEY}"

@@ -41,8 +41,15 @@ from claimcourt.bench.played_server import PlayedServer
 from claimcourt.evidence.corpus import CorpusSource
 from claimcourt.local.runtime import LocalRuntime
 from claimcourt.models import MotionRequest, RunStatus, StopReason, Verdict
-from claimcourt.reasoning.anthropic_provider import with_feedback
-from claimcourt.reasoning.base import CALL_HEADER, RETRY_HEADER, RUN_HEADER, ProviderReply, Task, call_headers
+from claimcourt.reasoning.base import (
+    CALL_HEADER,
+    RETRY_HEADER,
+    RUN_HEADER,
+    ProviderReply,
+    Task,
+    call_headers,
+    with_feedback,
+)
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.runs import create_run
@@ -560,7 +567,7 @@ class _Recording:
 
     def complete(self, task: Task[Any], model: str, feedback: str | None = None) -> ProviderReply:
         reply = self.inner.complete(task, model, feedback)
-        prompt = PlayedPrompt(system=task.system, user=with_feedback(task.prompt, feedback))
+        prompt = PlayedPrompt(system=task.system_text, user=with_feedback(task.user_text, feedback))
         entry = PlayedCall(prompt=prompt, reply=reply.content, usage=PlayedUsage(output_tokens=50))
         with self._lock:
             self.calls[call_headers()[CALL_HEADER]] = entry

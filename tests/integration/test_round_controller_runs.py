@@ -285,7 +285,7 @@ def test_unstable_judgements_with_contrarian_evidence_are_re_deliberated_exactly
     assert len(calls) == 5
     told = calls[-1].inputs.reconsider  # type: ignore[attr-defined]
     assert told is not None and told.spread == 50 and told.contrarian_ids
-    assert "This is a second look" in adjudicate_task(calls[-1].inputs).system  # type: ignore[arg-type]
+    assert "This is a second look" in adjudicate_task(calls[-1].inputs).user_text  # type: ignore[arg-type]
     # and the result says so (26 from the samples' lower median, 40); the re-deliberation speaks for the run
     assert record.result is not None
     assert record.result.re_deliberation == Redeliberation(

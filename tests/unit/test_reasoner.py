@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from claimcourt.debate.suitability import suitability_task
 from claimcourt.errors import BudgetExceededError, MalformedReplyError, ProviderError
-from claimcourt.models import CallRecord, Suitability, SuitabilityInput
-from claimcourt.reasoning.base import CallContext
+from claimcourt.models import ArgumentDraft, CallRecord, Suitability, SuitabilityInput
+from claimcourt.prompts import Segment
+from claimcourt.reasoning.base import CallContext, ReplyTool
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.prices import cost_usd, price_for
 from claimcourt.reasoning.reasoner import Reasoner
@@ -224,3 +227,19 @@ def test_provider_exceptions_propagate_and_nothing_is_billed(store: SqliteStore)
     with pytest.raises(ProviderError, match="bad key"):
         _reasoner(store, provider).call(TASK, CTX)
     assert store.run_calls(RUN) == []
+
+
+# ================================================================ a task's shared opening
+
+
+def test_a_task_sends_its_shared_opening_before_its_own_system_text_and_names_its_tool() -> None:
+    shared = (Segment("rules\n\n", cache=True), Segment("the case\n\n"), Segment("the pool\n\n", cache=True))
+    task = replace(TASK, shared=shared)
+    assert task.system_text == "rules\n\nthe case\n\nthe pool\n\n" + TASK.system
+    # the run's tools must include the task's own, by its kind and reply model
+    with pytest.raises(ValueError, match="its reply tool is not among the run's tools"):
+        replace(TASK, tools=(ReplyTool("argue", ArgumentDraft),))
+    assert replace(TASK, tools=(ReplyTool("suitability", Suitability),)).tools
+    # and a provider takes at most four breakpoints a request
+    with pytest.raises(ValueError, match="5 cache breakpoints, at most 4"):
+        replace(TASK, shared=shared * 2, cache_prompt=True)

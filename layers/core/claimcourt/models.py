@@ -719,6 +719,12 @@ class FactcheckInput(Strict):
     # Motion debates: the team speaks first or second in its round; its private notes.
     turn: Turn = "together"
     team_notes: list[str] = Field(default_factory=list)
+    # A claim debate's: what every call of the run reads first (the cited passages are in the pool).
+    sub_claims: list[SubClaim] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list, description="The pool up to this round.")
+    judge: JudgeKind = Field(
+        default="contract", description="The run's judge: its reply tool is among those every call sends."
+    )
 
 
 class SubClaimJudgement(Strict):
@@ -1388,11 +1394,17 @@ class DecomposeInput(Strict):
     max_sub_claims: int
     evidence_source: str = Field(default="", description="The evidence source's name: how to write queries.")
     feedback: list[str] = Field(default_factory=list, description="What the self-check found last time.")
+    judge: JudgeKind = Field(
+        default="contract", description="The run's judge: its reply tool is among those every call sends."
+    )
 
 
 class DecomposeCheckInput(Strict):
     claim: str
     decomposition: Decomposition
+    judge: JudgeKind = Field(
+        default="contract", description="The run's judge: its reply tool is among those every call sends."
+    )
 
 
 class ArgueInput(Strict):
@@ -1421,6 +1433,9 @@ class ArgueInput(Strict):
     )
     today: date | None = Field(default=None, description="The run's date: what 'now' means to the role.")
     as_of: date | None = Field(default=None, description="A backtest's date.")
+    judge: JudgeKind = Field(
+        default="contract", description="The run's judge: its reply tool is among those every call sends."
+    )
     relevance: PoolRelevance | None = Field(
         default=None, description="The pool-relevance check of this round's pool (off-topic sub-claims)."
     )
@@ -1441,6 +1456,9 @@ class ModerateInput(Strict):
     previous_queries: list[str] = Field(default_factory=list)
     today: date | None = Field(default=None, description="The run's date: what 'now' means to the role.")
     as_of: date | None = Field(default=None, description="A backtest's date.")
+    judge: JudgeKind = Field(
+        default="contract", description="The run's judge: its reply tool is among those every call sends."
+    )
 
 
 class AnonymousPosition(Strict):
@@ -1469,6 +1487,7 @@ class AdjudicateInput(Strict):
     positions: list[AnonymousPosition]
     evidence: list[Evidence]
     sample: int = Field(default=0, description="Self-consistency sample index.")
+    samples: int = Field(default=1, ge=1, description="How many judgements the run may ask for.")
     reconsider: Reconsider | None = None
     ledger: list[LedgerEntry] = Field(
         default_factory=list,

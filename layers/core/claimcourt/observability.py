@@ -40,6 +40,7 @@ METRICS = {
     "InputTokens": MetricUnit.Count,
     "OutputTokens": MetricUnit.Count,
     "PromptCacheReadTokens": MetricUnit.Count,
+    "PromptCacheWriteTokens": MetricUnit.Count,
     "CostUsd": MetricUnit.NoUnit,
     "RetrievalCacheHits": MetricUnit.Count,
     "RetrievalCacheMisses": MetricUnit.Count,

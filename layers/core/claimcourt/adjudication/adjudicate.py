@@ -8,20 +8,13 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
+from claimcourt.adjudication.review import first_batch
 from claimcourt.contract import COMPOSITION_RULES, SHAPES
+from claimcourt.debate.prefix import case_prefix, run_tools
 from claimcourt.errors import MalformedReplyError, ProviderError, RefusedJudgementError, TruncatedReplyError
-from claimcourt.models import AdjudicateInput, Judgement, Reconsider, SubClaimJudgement, Verdict
+from claimcourt.models import AdjudicateInput, JudgeKind, Judgement, Reconsider, SubClaimJudgement, Verdict
 from claimcourt.observability import logger
-from claimcourt.prompts import (
-    dates_note,
-    escape,
-    evidence_block,
-    ledger_block,
-    points_block,
-    relevance_block,
-    render,
-    sub_claims_block,
-)
+from claimcourt.prompts import dates_note, ledger_block, points_block, relevance_block, render
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
 
@@ -73,12 +66,8 @@ def judge_values(inputs: AdjudicateInput) -> dict[str, str]:
         "shape_meaning": SHAPES[inputs.shape],
         "composition_rule": COMPOSITION_RULES[inputs.shape],
         "mode_note": MODE_NOTES[inputs.mode],
-        "reconsider": reconsider_note(inputs.reconsider),
-        "claim": escape(inputs.claim),
-        "sub_claims": sub_claims_block(inputs.sub_claims),
         "positions": _positions(inputs),
-        "ledger": ledger_block(inputs.ledger, passages=False),  # the pool below holds each passage
-        "evidence": evidence_block(inputs.evidence),
+        "ledger": ledger_block(inputs.ledger, passages=False),  # the pool above holds each passage
         "relevance": relevance_block(inputs.relevance),
         "dates": dates_note(inputs.today, inputs.as_of, inputs.evidence),
     }
@@ -92,12 +81,26 @@ def once_each(wanted: Iterable[str], ids: list[str], what: str) -> list[str]:
     return problems + [f"{s} judged more than once" for s in sorted({i for i in ids if ids.count(i) > 1})]
 
 
+JUDGE_KINDS: dict[str, JudgeKind] = {"adjudicate": "contract", "adjudicate_rubric": "rubric"}
+
+
 def judge_task(
-    kind: str, output: type[OutT], inputs: AdjudicateInput, system: str, prompt: str, check: Check[OutT]
+    kind: str,
+    output: type[OutT],
+    inputs: AdjudicateInput,
+    system: str,
+    prompt: str,
+    check: Check[OutT],
+    reconsider: str = "",
 ) -> Task[OutT]:
     """A judge's task: sample 0 and the re-deliberation at temperature 0, the other samples sampled;
-    one reply per sub-claim."""
+    one reply per sub-claim. Its opening is the one every call of the run reads (nothing in it names a
+    side). When the run may ask for more than one judgement, sample 0 writes its whole prompt to the
+    cache too, and the later samples and the re-deliberation (whose note, `reconsider`, comes after the
+    prompt) read it; the other samples of the first batch run beside sample 0, so they could only
+    write it again."""
     n = len(inputs.sub_claims)
+    beside_the_first = inputs.sample in first_batch(inputs.samples)[1:]
     return Task(
         kind=kind,
         role="adjudicator",
@@ -108,6 +111,10 @@ def judge_task(
         temperature=0.0 if inputs.sample == 0 or inputs.reconsider else SAMPLE_TEMPERATURE,
         array_limits={"sub_claims": (n, n)},
         check=check,
+        shared=case_prefix(inputs.claim, inputs.sub_claims, inputs.evidence),
+        tools=run_tools(JUDGE_KINDS[kind]),
+        cache_prompt=inputs.samples > 1 and not beside_the_first,
+        addendum=reconsider,
     )
 
 
@@ -118,7 +125,15 @@ def adjudicate_task(inputs: AdjudicateInput) -> Task[Judgement]:
     def every_sub_claim_once(judgement: Judgement) -> list[str]:
         return once_each(wanted, [j.sub_claim_id for j in judgement.sub_claims], "judgement")
 
-    return judge_task("adjudicate", Judgement, inputs, system, prompt, every_sub_claim_once)
+    return judge_task(
+        "adjudicate",
+        Judgement,
+        inputs,
+        system,
+        prompt,
+        every_sub_claim_once,
+        reconsider_note(inputs.reconsider),
+    )
 
 
 def complete(judgement: Judgement, inputs: AdjudicateInput) -> Judgement:

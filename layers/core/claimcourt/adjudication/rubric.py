@@ -82,7 +82,6 @@ def rubric_task(inputs: AdjudicateInput) -> Task[RubricJudgement]:
         + ".",
         "rubric_scale": _scale(),
         "mode_note": RUBRIC_MODE_NOTES[inputs.mode],
-        "reconsider": reconsider_note(inputs.reconsider, RUBRIC_ANSWER),
     }
     system, prompt = render(KIND, **values)
     wanted = [s.id for s in inputs.sub_claims]
@@ -95,7 +94,8 @@ def rubric_task(inputs: AdjudicateInput) -> Task[RubricJudgement]:
             problems += [f"position {label}: {p}" for p in once_each(wanted, rated, "hierarchy level")]
         return problems
 
-    return judge_task(KIND, RubricJudgement, inputs, system, prompt, every_sub_claim_once)
+    again = reconsider_note(inputs.reconsider, RUBRIC_ANSWER)
+    return judge_task(KIND, RubricJudgement, inputs, system, prompt, every_sub_claim_once, again)
 
 
 def _scored(rating: int | None) -> tuple[int, Interval, Verdict]:

@@ -34,6 +34,7 @@ from typing import Any
 from pydantic import SecretStr
 
 from claimcourt.bench.latency import CLAIMS
+from claimcourt.bench.prompt_cache import text_of
 from claimcourt.local.runtime import LocalRuntime
 from claimcourt.models import RunStatus, SourceTag
 from claimcourt.reasoning.anthropic_provider import TOOL_NAME
@@ -67,7 +68,7 @@ FAULTS = (
     Fault("200 truncated", 200, b'{"id": "msg_bench", "type": "message", "content": [{"type": "tool_u'),
 )
 CHARS_PER_TOKEN = 4  # a rough tokenizer: the figures compare two counts of the same replies
-CORRECTION = "\n\n<correction>\n"  # how with_feedback appends a correction to the prompt
+CORRECTION = "\n\n<correction>\n"  # how reasoning.base.correction appends to the prompt
 
 
 @dataclass
@@ -110,18 +111,19 @@ class FlakyAnthropic:
                 self.tally.failures[fault.label] += 1
                 headers = {"retry-after-ms": str(self.retry_after_ms)} if fault.status >= 400 else {}
                 return fault.status, fault.body, headers
-            reply = self._answers.get((body.get("system", ""), _prompt_of(body)))
+            reply = self._answers.get((text_of(body.get("system")), _prompt_of(body)))
             if reply is None:
                 self.tally.unscripted += 1
                 error = {"type": "error", "error": {"type": "invalid_request_error", "message": "unknown"}}
                 return 400, error, {}
             input_tokens = (
-                len(body.get("system", "")) + len(json.dumps(body["messages"]))
+                len(text_of(body.get("system"))) + len(json.dumps(body["messages"]))
             ) // CHARS_PER_TOKEN
             output_tokens = len(json.dumps(reply.content)) // CHARS_PER_TOKEN + 20
             self.tally.replies += 1
             self.tally.billed_usd += cost_usd(body["model"], input_tokens, output_tokens)[0]
-        return 200, _message(body["model"], reply, input_tokens, output_tokens), {}
+        forced = str((body.get("tool_choice") or {}).get("name") or TOOL_NAME)  # the tool the request forced
+        return 200, _message(body["model"], reply, input_tokens, output_tokens, forced), {}
 
     def close(self) -> None:
         self._httpd.shutdown()
@@ -130,16 +132,18 @@ class FlakyAnthropic:
 
 def _prompt_of(body: dict[str, Any]) -> str:
     """The task's prompt: the user message without the correction a retry appends to it."""
-    text = str(body["messages"][0]["content"])
+    text = text_of(body["messages"][0]["content"])
     return text.split(CORRECTION, 1)[0]
 
 
-def _message(model: str, reply: ProviderReply, input_tokens: int, output_tokens: int) -> dict[str, Any]:
+def _message(
+    model: str, reply: ProviderReply, input_tokens: int, output_tokens: int, tool: str = TOOL_NAME
+) -> dict[str, Any]:
     if reply.refusal is not None:
         content: list[dict[str, Any]] = [{"type": "text", "text": reply.refusal}]
         stop_reason = "refusal"
     else:
-        content = [{"type": "tool_use", "id": "toolu_bench", "name": TOOL_NAME, "input": reply.content}]
+        content = [{"type": "tool_use", "id": "toolu_bench", "name": tool, "input": reply.content}]
         stop_reason = "tool_use"
     return {
         "id": "msg_bench",
@@ -186,7 +190,7 @@ class PrimedProvider:
         self.offline = OfflineReasoner()
 
     def complete(self, task: Task[Any], model: str, feedback: str | None = None) -> ProviderReply:
-        self.server.expect(task.system, task.prompt, self.offline.complete(task, "offline", feedback))
+        self.server.expect(task.system_text, task.user_text, self.offline.complete(task, "offline", feedback))
         return self.real.complete(task, model, feedback)
 
 

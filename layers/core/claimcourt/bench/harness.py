@@ -13,9 +13,10 @@ is replayed from the ledger, not repeated.
 
 Debates are admitted by the cost guard (`submit_when_free`: at most CLAIMCOURT_MAX_ACTIVE_RUNS at once,
 waiting for a slot), and jobs run `--concurrency` at a time. With no provider key the offline reasoner plays
-every role, metered: each call is priced the tokens of its prompt, schema and reply (4 characters a token)
-as if billed at METER_MODEL's list price, so calls, tokens and dollars compare the systems' prompts; the
-offline reasoner's replies are shorter than a model's. Its figures are the offline reasoner's, and say so:
+every role, metered: each call is priced as if billed at METER_MODEL's list price, its request as the
+Anthropic provider would send it (its prompt cache simulated, bench/prompt_cache.py) and its reply at 4
+characters a token, so calls, tokens and dollars compare the systems' prompts; the offline reasoner's
+replies are shorter than a model's. Its figures are the offline reasoner's, and say so:
 its dollars are `metered_usd` ("metered as if billed at … prices"), and `cost_usd` (spent) stays 0.
 """
 
@@ -37,6 +38,7 @@ from typing import Any
 
 from claimcourt import artifacts
 from claimcourt.adjudication.baselines import BaselineKind, judge_baseline
+from claimcourt.bench.prompt_cache import Meter
 from claimcourt.errors import InvalidRequestError, NotFoundError
 from claimcourt.evidence.base import EvidenceSource, Hit
 from claimcourt.evidence.golden import GoldenByRun, GoldenSource
@@ -77,7 +79,6 @@ BENCH_TENANT = "bench"
 # Naive RAG's one search: this many passages for the claim (a debate round asks 5 for each sub-claim).
 RAG_PASSAGES = 10
 METER_MODEL = "claude-sonnet-4-6"
-CHARS_PER_TOKEN = 4
 
 
 @dataclass(frozen=True)
@@ -143,23 +144,24 @@ class Outcome:
 
 
 class MeteredOffline:
-    """The offline reasoner's answers, billed as METER_MODEL would bill their prompts and replies."""
+    """The offline reasoner's answers, billed as METER_MODEL would bill their requests (prompt cache
+    included) and replies (bench/prompt_cache.Meter)."""
 
     name = "offline"
     sends_temperature = True
 
     def __init__(self) -> None:
         self.inner = OfflineReasoner()
+        self.meter = Meter(METER_MODEL)
 
     def complete(self, task: Task[Any], model: str, feedback: str | None = None) -> ProviderReply:
-        reply = self.inner.complete(task, model, feedback)
-        sent = len(task.system) + len(task.prompt) + len(json.dumps(task.output_schema()))
-        return dataclasses.replace(
-            reply,
-            model=METER_MODEL,
-            input_tokens=sent // CHARS_PER_TOKEN,
-            output_tokens=len(json.dumps(reply.content)) // CHARS_PER_TOKEN,
-        )
+        return self.meter.bill(task, self.inner.complete(task, model, feedback), feedback)
+
+
+def _tokens(usage: Usage) -> int:
+    """Every token a job's calls sent and received, those read from or written to the cache too."""
+    cached = sum(m.cache_read_tokens + m.cache_write_tokens for m in usage.models.values())
+    return usage.input_tokens + usage.output_tokens + cached
 
 
 def is_offline(settings: Settings) -> bool:
@@ -317,7 +319,7 @@ def _outcome(
         verdict=verdict.value if verdict else None,
         error=error,
         calls=sum(m.calls for m in usage.models.values()) if usage else 0,
-        tokens=usage.input_tokens + usage.output_tokens if usage else 0,
+        tokens=_tokens(usage) if usage else 0,
         cost_usd=_dollars(usage, metered=False),
         wall_s=round(wall_s, 3),
         run_id=run_id,

@@ -332,17 +332,24 @@ def evaluate(expect: Expect, replay: Replay) -> list[Check]:
 
 
 def _billing_check(replay: Replay) -> Check:
-    """The run's ledger holds exactly what the server reported for the replies it served."""
+    """The run's ledger holds exactly what the server reported for the replies it served: calls,
+    input and output tokens, and the prompt cache's reads and writes."""
     served = [r for r in replay.requests if r.answered]
     # Anthropic's input_tokens excludes the cache; OpenAI's prompt_tokens includes its cached tokens,
     # which the provider takes out.
     sent_in = sum(r.input_tokens - (r.cache_read_tokens if r.protocol == "openai" else 0) for r in served)
     sent_out = sum(r.output_tokens for r in served)
+    sent_read = sum(r.cache_read_tokens for r in served)
+    sent_written = sum(r.cache_write_tokens for r in served)
     usage = replay.usage
-    ok = (usage.llm_calls, usage.input_tokens, usage.output_tokens) == (len(served), sent_in, sent_out)
+    read = sum(m.cache_read_tokens for m in usage.models.values())
+    written = sum(m.cache_write_tokens for m in usage.models.values())
+    ledger = (usage.llm_calls, usage.input_tokens, usage.output_tokens, read, written)
+    ok = ledger == (len(served), sent_in, sent_out, sent_read, sent_written)
     detail = (
-        f"ledger {usage.llm_calls} calls {usage.input_tokens} in {usage.output_tokens} out; "
-        f"server {len(served)} replies {sent_in} in {sent_out} out"
+        f"ledger {usage.llm_calls} calls {usage.input_tokens} in {usage.output_tokens} out "
+        f"{read} read {written} written; server {len(served)} replies {sent_in} in {sent_out} out "
+        f"{sent_read} read {sent_written} written"
     )
     return Check("billed as served", ok, detail)
 

@@ -14,10 +14,13 @@ prompt's wording still find their reply. A reply is shaped as the real API shape
 
 Input tokens are counted from the request as sent (characters / 4, plus what the API adds: the tool-use
 system prompt for a forced tool, per-message framing), so they follow the prompts. Prompt caching is
-played as the APIs do it: OpenAI caches automatically (the longest prefix seen before, from 1,024
-tokens in steps of 128), Anthropic only up to a `cache_control` breakpoint the request sets (written
-the first time, read after). A run's cache totals do not depend on which of two parallel requests
-arrived first.
+played as the APIs do it, by the rules `bench/prompt_cache.py` simulates (`prompt_cost.py` bills by the
+same): OpenAI caches automatically (the longest prefix an earlier request sent, from 1,024 tokens in
+steps of 128, after the same reply schema), Anthropic only up to a `cache_control` breakpoint (written
+once, read after, the lookback finding an earlier breakpoint's entry). Requests of one step of the state
+machine (`X-Claimcourt-Step`: the debaters, the fact-checkers beside the moderator, the judge's first
+samples) run at once and cannot read each other's writes, so a replay's usage does not depend on which
+of them arrived first.
 
 Every request is recorded. A request whose call has no reply in the corpus gets a 404 that names the
 call (the SDKs do not retry it; the stage fails with the reason), and, given a folder, its rendered
@@ -31,31 +34,20 @@ import itertools
 import json
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, Self
 
-from claimcourt.bench.played_corpus import CHARS_PER_TOKEN, PlayedCall, PlayedPrompt
-from claimcourt.reasoning.base import CALL_HEADER, RETRY_HEADER, RUN_HEADER
+from claimcourt.bench.played_corpus import PlayedCall, PlayedPrompt
+from claimcourt.bench.prompt_cache import Caller, PromptCache, text_of
+from claimcourt.reasoning.base import CALL_HEADER, RETRY_HEADER, RUN_HEADER, STEP_HEADER
 
 Protocol = Literal["anthropic", "openai"]
 ANTHROPIC_PATH = "/v1/messages"
 OPENAI_PATH = "/v1/chat/completions"
-# What the Messages API adds to the input for a forced tool (tool_choice "tool"), in tokens: its tool-use
-# system prompt (Claude 4 models: 313) and a message's framing.
-ANTHROPIC_TOOL_PROMPT_TOKENS = 313
-ANTHROPIC_MESSAGE_TOKENS = 4
-# Chat Completions: about 3 tokens a message, and 3 that prime the reply.
-OPENAI_MESSAGE_TOKENS = 3
-OPENAI_REPLY_TOKENS = 3
-# Prompt caching: OpenAI's first cacheable block is 1,024 tokens, then 128-token increments; Anthropic
-# caches a prefix of at least 1,024 tokens (Sonnet; Haiku's minimum is higher).
-CACHE_FIRST_BLOCK = 1024 * CHARS_PER_TOKEN
-CACHE_STEP = 128 * CHARS_PER_TOKEN
-ANTHROPIC_CACHE_MIN = 1024 * CHARS_PER_TOKEN
-# A correction's text, as the providers append it to the user prompt (reasoning.*_provider.with_feedback).
+# A correction's text, as the providers append it to the user prompt (reasoning.base.correction).
 CORRECTION = "\n\n<correction>\n"
 
 
@@ -79,14 +71,6 @@ class Served:
     cache_write_tokens: int = 0
 
 
-@dataclass
-class _Caches:
-    """What the API would hold in its prompt caches: OpenAI's block prefixes, Anthropic's breakpoints."""
-
-    openai: set[str] = field(default_factory=set)
-    anthropic: set[str] = field(default_factory=set)
-
-
 class PlayedServer:
     """Serves one played run's replies; `anthropic_url` and `openai_url` are the SDKs' base URLs."""
 
@@ -101,7 +85,7 @@ class PlayedServer:
         self.name = name
         self.requests: list[Served] = []
         self.prompt_files: dict[str, Path] = {}  # a call with no reply → its prompt, written
-        self._caches = _Caches()
+        self._cache = PromptCache()  # the provider's prompt cache, as the run's requests fill it
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
@@ -223,19 +207,16 @@ class PlayedServer:
         return md
 
     def _count(self, served: Served, entry: PlayedCall) -> None:
-        """The usage the API would report for this request (under the lock: the caches are shared)."""
-        total = _input_tokens(served.protocol, served.body, served.prompt)
-        if served.protocol == "openai":
-            cached = _openai_cached_chars(served.prompt, self._caches.openai) // CHARS_PER_TOKEN
-            read, write = min(cached, total), 0
-        else:
-            read_chars, write_chars = _anthropic_cache_chars(served.body, self._caches.anthropic)
-            read, write = read_chars // CHARS_PER_TOKEN, write_chars // CHARS_PER_TOKEN
-        if entry.usage.input_tokens is not None:
-            total = entry.usage.input_tokens + (read if served.protocol == "openai" else read + write)
+        """The usage the API would report for this request: its prompt cache simulated over the run's
+        requests as they came (bench/prompt_cache.py), calls of one step unable to read each other's."""
+        caller = Caller.parse(served.headers.get(STEP_HEADER.lower()))
+        used = self._cache.use(served.protocol, served.body, caller)
+        read, write = used.read, used.write
+        # A reply may declare its uncached input (a real API's count): the cache's tokens come on top.
+        uncached = entry.usage.input_tokens if entry.usage.input_tokens is not None else used.uncached
         served.cache_read_tokens, served.cache_write_tokens = read, write
         # Anthropic's input_tokens excludes the cache's tokens; OpenAI's prompt_tokens includes them.
-        served.input_tokens = total if served.protocol == "openai" else max(0, total - read - write)
+        served.input_tokens = uncached + read if served.protocol == "openai" else uncached
         limit = _schema_of(served.protocol, served.body)[2]
         cut = entry.stop_reason == "max_tokens"
         served.output_tokens = limit if cut and limit else entry.usage.output_tokens
@@ -282,26 +263,17 @@ class _Handler(BaseHTTPRequestHandler):
 # ---------------------------------------------------------------- reading a request
 
 
-def _text(content: Any) -> str:
-    """A message's or system's text: a string, or a list of text blocks."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(b.get("text", "") for b in content if isinstance(b, dict))
-    return ""
-
-
 def _prompt_of(protocol: Protocol, body: dict[str, Any]) -> PlayedPrompt:
     """The system text and the user prompt as sent (a correction, if any, is part of the user prompt)."""
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
     if protocol == "anthropic":
-        system = _text(body.get("system"))
-        user = "".join(_text(m.get("content")) for m in messages if m.get("role") == "user")
+        system = text_of(body.get("system"))
+        user = "".join(text_of(m.get("content")) for m in messages if m.get("role") == "user")
     else:
         system = "".join(
-            _text(m.get("content")) for m in messages if m.get("role") in ("system", "developer")
+            text_of(m.get("content")) for m in messages if m.get("role") in ("system", "developer")
         )
-        user = "".join(_text(m.get("content")) for m in messages if m.get("role") == "user")
+        user = "".join(text_of(m.get("content")) for m in messages if m.get("role") == "user")
     return PlayedPrompt(system=system, user=user)
 
 
@@ -325,62 +297,6 @@ def _forced_tool(body: dict[str, Any]) -> dict[str, Any]:
         if named is None or tool.get("name") == named:
             return tool
     return {}
-
-
-def _input_tokens(protocol: Protocol, body: dict[str, Any], prompt: PlayedPrompt) -> int:
-    """The request's input as the API would count it: its text and schema at 4 characters a token,
-    plus what the API adds around them."""
-    chars = len(prompt.system) + len(prompt.user)
-    if protocol == "anthropic":
-        chars += len(json.dumps(body.get("tools") or []))
-        extra = ANTHROPIC_TOOL_PROMPT_TOKENS if body.get("tools") else 0
-        return chars // CHARS_PER_TOKEN + extra + ANTHROPIC_MESSAGE_TOKENS
-    chars += len(json.dumps(body.get("response_format") or {}))
-    messages = len(body.get("messages") or [])
-    return chars // CHARS_PER_TOKEN + OPENAI_MESSAGE_TOKENS * messages + OPENAI_REPLY_TOKENS
-
-
-def _openai_cached_chars(prompt: PlayedPrompt, seen: set[str]) -> int:
-    """OpenAI's automatic prompt caching: the prompt's longest block prefix (1,024 tokens, then steps
-    of 128) that an earlier request also began with. Every block prefix of this prompt is then held:
-    so a run's total does not depend on which of two parallel requests came first."""
-    text = prompt.system + "\x00" + prompt.user
-    cached = 0
-    end = CACHE_FIRST_BLOCK
-    while end <= len(text):
-        block = text[:end]
-        if block in seen:
-            cached = end
-        else:
-            seen.add(block)
-        end += CACHE_STEP
-    return cached
-
-
-def _anthropic_cache_chars(body: dict[str, Any], seen: set[str]) -> tuple[int, int]:
-    """(read, written) characters at the request's last `cache_control` breakpoint, in the API's
-    order (tools, system, messages): written the first time, read after. None set: nothing cached."""
-    parts: list[tuple[str, bool]] = []
-    for tool in body.get("tools") or []:
-        parts.append((json.dumps(tool), isinstance(tool, dict) and "cache_control" in tool))
-    system = body.get("system")
-    blocks = system if isinstance(system, list) else [{"text": system or ""}]
-    parts += [(_text([b]), isinstance(b, dict) and "cache_control" in b) for b in blocks]
-    for message in body.get("messages") or []:
-        content = message.get("content") if isinstance(message, dict) else None
-        blocks = content if isinstance(content, list) else [{"text": content or ""}]
-        parts += [(_text([b]), isinstance(b, dict) and "cache_control" in b) for b in blocks]
-    prefix, cached = "", ""
-    for text, breakpoint in parts:
-        prefix += text
-        if breakpoint:
-            cached = prefix
-    if len(cached) < ANTHROPIC_CACHE_MIN:
-        return 0, 0
-    if cached in seen:
-        return len(cached), 0
-    seen.add(cached)
-    return 0, len(cached)
 
 
 # ---------------------------------------------------------------- answering as the APIs do

@@ -1,11 +1,11 @@
 """What the round controller does to a claim set: fixed rounds (dynamic rounds off) against the
 controller steering (on), the same claims through the real state machine.
 
-Every role is the offline reasoner, metered: each call is billed the tokens its prompt and reply
-would be (4 characters a token) at Claude Sonnet's list price, and optionally sleeps a fixed
-latency (`--latency`, a stand-in for a model). Prints, per mode: rounds per run (distribution),
-LLM calls, tokens and dollars per run, wall time per run, how often the verdict differs from the
-fixed-rounds run of the same claim, and the share of runs re-deliberated.
+Every role is the offline reasoner, metered: each call is billed at Claude Sonnet's list price as
+Anthropic would bill its request (prompt cache included: bench/prompt_cache.Meter) and its reply,
+and optionally sleeps a fixed latency (`--latency`, a stand-in for a model). Prints, per mode:
+rounds per run (distribution), LLM calls, tokens and dollars per run, wall time per run, how often
+the verdict differs from the fixed-rounds run of the same claim, and the share of runs re-deliberated.
 
     python -m claimcourt.bench.rounds --claims 40
     python -m claimcourt.bench.rounds --claims 20 --latency 0.05 --effort high
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import logging
 import statistics
 import tempfile
@@ -27,8 +26,9 @@ from typing import Any
 
 from claimcourt.bench.climate_fever import load_claims, select
 from claimcourt.bench.latency import CLAIMS as SAMPLE_CLAIMS
+from claimcourt.bench.prompt_cache import Meter
 from claimcourt.local.runtime import LocalRuntime
-from claimcourt.models import RoundsMode, SourceTag
+from claimcourt.models import RoundsMode, SourceTag, Usage
 from claimcourt.reasoning.base import ProviderReply, Task
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.reasoner import Reasoner
@@ -37,11 +37,11 @@ from claimcourt.settings import Settings
 from claimcourt.wiring import build_deps
 
 MODEL = "claude-sonnet-4-6"
-CHARS_PER_TOKEN = 4
 
 
 class MeteredOffline:
-    """The offline reasoner's answers, billed as a model would bill their prompts and replies."""
+    """The offline reasoner's answers, billed as a model would bill their requests (prompt cache
+    included) and replies (bench/prompt_cache.Meter)."""
 
     name = "metered"
     sends_temperature = True
@@ -49,17 +49,16 @@ class MeteredOffline:
     def __init__(self, latency_s: float) -> None:
         self.latency_s = latency_s
         self.inner = OfflineReasoner()
+        self.meter = Meter(MODEL)
 
     def complete(self, task: Task[Any], model: str, feedback: str | None = None) -> ProviderReply:
         if self.latency_s:
             time.sleep(self.latency_s)
-        reply = self.inner.complete(task, model, feedback)
-        return dataclasses.replace(
-            reply,
-            model=MODEL,
-            input_tokens=(len(task.system) + len(task.prompt)) // CHARS_PER_TOKEN,
-            output_tokens=len(json.dumps(reply.content)) // CHARS_PER_TOKEN,
-        )
+        return self.meter.bill(task, self.inner.complete(task, model, feedback), feedback)
+
+
+def _cached(usage: Usage) -> int:
+    return sum(m.cache_read_tokens + m.cache_write_tokens for m in usage.models.values())
 
 
 @dataclass(frozen=True)
@@ -104,7 +103,7 @@ def run_mode(claims: list[str], mode: RoundsMode, effort: str, latency_s: float,
                     claim=claim,
                     rounds=result.rounds,
                     calls=sum(m.calls for m in usage.models.values()),
-                    tokens=usage.input_tokens + usage.output_tokens,
+                    tokens=usage.input_tokens + usage.output_tokens + _cached(usage),
                     cost_usd=usage.total_cost_usd,
                     wall_s=execution.wall_s,
                     verdict=result.overall_verdict.value,

@@ -5,17 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from claimcourt.debate.citations import drop_citations
+from claimcourt.debate.prefix import case_prefix, run_tools
 from claimcourt.models import ArgueInput, Argument, ArgumentDraft, Point, Refusal, Side
-from claimcourt.prompts import (
-    dates_note,
-    escape,
-    evidence_block,
-    frontier_block,
-    points_block,
-    relevance_block,
-    render,
-    sub_claims_block,
-)
+from claimcourt.prompts import dates_note, escape, frontier_block, points_block, relevance_block, render
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
 
@@ -114,7 +106,7 @@ def _previous(tag: str, argument: Argument | None) -> str:
 def argue_task(inputs: ArgueInput) -> Task[ArgumentDraft]:
     new = ""
     if inputs.new_evidence_ids:
-        new = "\n\nNew this round: " + ", ".join(escape(i) for i in inputs.new_evidence_ids)
+        new = "New this round: " + ", ".join(escape(i) for i in inputs.new_evidence_ids)
     system, prompt = render(
         "argue",
         role=ROLE_TEXT[inputs.side],
@@ -123,11 +115,9 @@ def argue_task(inputs: ArgueInput) -> Task[ArgumentDraft]:
         round_note=_round_note(inputs),
         persona=PERSONAS[inputs.persona % len(PERSONAS)],
         change_rule=_change_rule(inputs),
-        claim=escape(inputs.claim),
-        sub_claims=sub_claims_block(inputs.sub_claims),
-        evidence=evidence_block(inputs.evidence),
         relevance=relevance_block(inputs.relevance),
         new_evidence=new,
+        ask=f"Give your argument for round {inputs.round}.",
         turn_note=_turn_note(inputs),
         own_previous=_previous(f'of="you" round="{inputs.round - 1}"', inputs.own_previous),
         opponent_previous=_previous(
@@ -158,6 +148,8 @@ def argue_task(inputs: ArgueInput) -> Task[ArgumentDraft]:
         temperature=None,
         array_limits={"points": (0, len(inputs.sub_claims))},
         check=one_point_per_sub_claim,
+        shared=case_prefix(inputs.claim, inputs.sub_claims, inputs.evidence),
+        tools=run_tools(inputs.judge),
     )
 
 

@@ -4,12 +4,14 @@ one retrieval directive; a self-check retries an overlapping or gapped split onc
 from __future__ import annotations
 
 from claimcourt.contract import SHAPES
+from claimcourt.debate.prefix import rules_prefix, run_tools
 from claimcourt.errors import MalformedReplyError
 from claimcourt.models import (
     DecomposeCheckInput,
     DecomposeInput,
     Decomposition,
     DecompositionCheck,
+    JudgeKind,
     SubClaim,
 )
 from claimcourt.prompts import context_block, escape, render, retrieval_hint, sub_claims_block
@@ -40,6 +42,8 @@ def decompose_task(inputs: DecomposeInput) -> Task[Decomposition]:
         prompt=prompt,
         temperature=0.0,
         array_limits={"sub_claims": (1, inputs.max_sub_claims)},
+        shared=rules_prefix(),
+        tools=run_tools(inputs.judge),
     )
 
 
@@ -58,6 +62,8 @@ def check_task(inputs: DecomposeCheckInput) -> Task[DecompositionCheck]:
         system=system,
         prompt=prompt,
         temperature=0.0,
+        shared=rules_prefix(),
+        tools=run_tools(inputs.judge),
     )
 
 
@@ -83,6 +89,7 @@ def decompose(
     reasoner: Reasoner,
     ctx: CallContext,
     evidence_source: str = "",
+    judge: JudgeKind = "contract",
 ) -> Decomposition:
     feedback: list[str] = []
     best: Decomposition | None = None
@@ -93,6 +100,7 @@ def decompose(
             max_sub_claims=max_sub_claims,
             feedback=feedback,
             evidence_source=evidence_source,
+            judge=judge,
         )
         reply = reasoner.call(decompose_task(inputs), ctx, suffix=f"a{attempt}")
         if reply.output is None:
@@ -101,7 +109,9 @@ def decompose(
         if len(best.sub_claims) == 1:  # one part cannot overlap another or leave a gap between them
             return best
         check = reasoner.call(
-            check_task(DecomposeCheckInput(claim=claim, decomposition=best)), ctx, suffix=f"a{attempt}"
+            check_task(DecomposeCheckInput(claim=claim, decomposition=best, judge=judge)),
+            ctx,
+            suffix=f"a{attempt}",
         )
         if check.output is None or check.output.ok:
             return best

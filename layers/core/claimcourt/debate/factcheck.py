@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 
 from claimcourt.debate.argue import opposite
+from claimcourt.debate.prefix import case_prefix, run_tools
 from claimcourt.models import FactcheckInput, FactcheckReply
-from claimcourt.prompts import escape, ledger_block, render
+from claimcourt.prompts import escape, ledger_block, render, shared
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
 
@@ -37,15 +38,21 @@ def _notes_block(inputs: FactcheckInput) -> str:
 
 def factcheck_task(inputs: FactcheckInput) -> Task[FactcheckReply]:
     other = opposite(inputs.side)
+    # A claim debate's checker reads the run's opening first (the rules, the claim, its sub-claims and
+    # the pool, where each cited passage is, by its id); a motion's reads the claim and the passages here.
+    debate = inputs.turn == "together"
     system, prompt = render(
         "factcheck",
+        debate="this debate" if debate else "a debate about a claim",
+        where=" (in the evidence pool above, by its evidence id)" if debate else "",
+        rules="" if debate else "\n\n" + "\n\n".join(shared()[name] for name in ("tiers", "data", "reply")),
         side=inputs.side,
         other_side=other,
         side_text=SIDE_TEXT[inputs.side],
         round_note=_round_note(inputs),
-        claim=escape(inputs.claim),
-        to_check=ledger_block(inputs.to_check, checked=False),
-        to_answer=ledger_block(inputs.to_answer),
+        claim="" if debate else f"<claim>{escape(inputs.claim)}</claim>\n\n",
+        to_check=ledger_block(inputs.to_check, checked=False, passages=not debate),
+        to_answer=ledger_block(inputs.to_answer, passages=not debate),
         team_notes=_notes_block(inputs),
     )
     wanted, answerable = {e.key for e in inputs.to_check}, {e.key for e in inputs.to_answer}
@@ -55,9 +62,11 @@ def factcheck_task(inputs: FactcheckInput) -> Task[FactcheckReply]:
         problems = [f"no check of {k}" for k in sorted(wanted - set(keys))]
         problems += [f"{k} is not a citation to check" for k in sorted(set(keys) - wanted)]
         problems += [f"{k} checked more than once" for k in sorted({k for k in keys if keys.count(k) > 1})]
-        return problems + [
-            f"{r.key} is not a check to answer" for r in reply.responses if r.key not in answerable
+        answers = [r.key for r in reply.responses]
+        problems += [
+            f"{k} answered more than once" for k in sorted({k for k in answers if answers.count(k) > 1})
         ]
+        return problems + [f"{k} is not a check to answer" for k in answers if k not in answerable]
 
     return Task(
         kind="factcheck",
@@ -67,8 +76,14 @@ def factcheck_task(inputs: FactcheckInput) -> Task[FactcheckReply]:
         system=system,
         prompt=prompt,
         temperature=0.0,
-        array_limits={"checks": (len(wanted), len(wanted)), "responses": (0, len(answerable))},
+        # The counts are the check's to enforce: in a claim debate the reply's schema is the same for
+        # every checker of the run (OpenAI's cache shares a prefix only after the same schema).
+        array_limits={}
+        if debate
+        else {"checks": (len(wanted), len(wanted)), "responses": (0, len(answerable))},
         check=each_listed_citation_once,
+        shared=case_prefix(inputs.claim, inputs.sub_claims, inputs.evidence) if debate else (),
+        tools=run_tools(inputs.judge) if debate else (),
     )
 
 

@@ -3,17 +3,9 @@
 
 from __future__ import annotations
 
+from claimcourt.debate.prefix import case_prefix, run_tools
 from claimcourt.models import Argument, ModerateInput, ModeratorView
-from claimcourt.prompts import (
-    dates_note,
-    escape,
-    evidence_block,
-    points_block,
-    queries_block,
-    render,
-    retrieval_hint,
-    sub_claims_block,
-)
+from claimcourt.prompts import dates_note, escape, points_block, queries_block, render, retrieval_hint
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
 
@@ -52,10 +44,7 @@ def moderate_task(inputs: ModerateInput) -> Task[ModeratorView]:
         round=str(inputs.round),
         max_rounds=str(inputs.max_rounds),
         retrieval_hint=retrieval_hint(inputs.evidence_source),
-        claim=escape(inputs.claim),
-        sub_claims=sub_claims_block(inputs.sub_claims),
         arguments=arguments_block(inputs),
-        evidence=evidence_block(inputs.evidence),
         previous_queries=queries_block(inputs.previous_queries),
         dates=dates_note(inputs.today, inputs.as_of, inputs.evidence),
         rounds_rule=rounds_rule(inputs.max_rounds),
@@ -68,6 +57,8 @@ def moderate_task(inputs: ModerateInput) -> Task[ModeratorView]:
         system=system,
         prompt=prompt,
         temperature=0.0,
+        shared=case_prefix(inputs.claim, inputs.sub_claims, inputs.evidence),
+        tools=run_tools(inputs.judge),
     )
 
 

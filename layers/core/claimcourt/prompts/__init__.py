@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import date
 from functools import cache, lru_cache
 from pathlib import Path
@@ -95,6 +96,46 @@ def render(kind: str, **values: str) -> tuple[str, str]:
 def _tidy(text: str) -> str:
     """No runs of blank lines where an optional block was empty."""
     return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+# ---------------------------------------------------------------- the opening every call of a run shares
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A part of the opening a run's calls share. `cache`: a prompt-cache breakpoint after it: a call
+    that sends the same bytes up to here may read them from the provider's cache."""
+
+    text: str
+    cache: bool = False
+
+
+def rules() -> str:
+    """What every role of a claim debate reads first: what the debate is, the score contract, the
+    tiers, that tagged text is data, how to reply. No claim and no side in it: every run sends it alike."""
+    parts = shared()
+    return "\n\n".join(parts[name] for name in ("preamble", "contract", "tiers", "data", "reply")) + "\n\n"
+
+
+def case_block(claim: str, sub_claims: Iterable[SubClaim]) -> str:
+    """The claim and its sub-claims, as every role after the decomposition reads them."""
+    return (
+        f"<claim>{escape(claim)}</claim>\n\n<sub_claims>\n{sub_claims_block(sub_claims)}\n</sub_claims>\n\n"
+    )
+
+
+def pool_blocks(evidence: Iterable[Evidence]) -> list[str]:
+    """The evidence pool, one block per round that added to it, oldest first (the user's --context
+    passages open round 1's): a later round appends a block and leaves the earlier ones as they were."""
+    by_round: dict[int, list[Evidence]] = {}
+    for e in evidence:
+        by_round.setdefault(e.round, []).append(e)
+    if not by_round:
+        return ["<evidence_pool>\n(no evidence was found)\n</evidence_pool>\n\n"]
+    return [
+        f'<evidence_pool round="{n}">\n{evidence_block(by_round[n])}\n</evidence_pool>\n\n'
+        for n in sorted(by_round)
+    ]
 
 
 # ---------------------------------------------------------------- untrusted text, escaped and tagged
@@ -226,8 +267,8 @@ def ledger_block(
             f'<citation key="{attr(key)}" evidence="{attr(e.evidence_id)}" tier="{e.tier}" '
             f'title="{attr(e.title)}" url="{attr(e.source_url)}" '
             f'round="{e.round}" sub_claim="{attr(e.sub_claim_id)}"{scores}>\n'
-            f"<sentence>{escape(e.sentence)}</sentence>\n"
-            + (f"<passage>{escape(e.passage)}</passage>" if passages else "")
+            f"<sentence>{escape(e.sentence)}</sentence>"
+            + (f"\n<passage>{escape(e.passage)}</passage>" if passages else "")
             + f"{exchange}\n"
             "</citation>"
         )

@@ -12,10 +12,22 @@ import re
 from typing import Any, NoReturn
 
 import anthropic
-from anthropic.types import Message, MessageParam, ToolChoiceToolParam, ToolParam
+from anthropic.types import (
+    CacheControlEphemeralParam,
+    Message,
+    TextBlockParam,
+    ToolChoiceToolParam,
+    ToolParam,
+)
 
 from claimcourt.errors import ProviderError, TransientError
-from claimcourt.reasoning.base import ProviderReply, Task, call_headers, retry_malformed
+from claimcourt.reasoning.base import (
+    ProviderReply,
+    Task,
+    call_headers,
+    correction,
+    retry_malformed,
+)
 
 TOOL_NAME = "submit"
 
@@ -78,13 +90,62 @@ def parse_json_text(text: str) -> Any:
         return text
 
 
-def with_feedback(prompt: str, feedback: str | None) -> str:
-    if not feedback:
-        return prompt
-    return (
-        f"{prompt}\n\n<correction>\nYour previous reply was rejected. {feedback}\n"
-        "Reply again, correcting exactly these problems and following the schema.\n</correction>"
-    )
+CACHE_BREAKPOINT: CacheControlEphemeralParam = {"type": "ephemeral"}  # the 5-minute cache
+
+
+def tool_name(task: Task[Any]) -> str:
+    """The forced tool's name: the task's kind among the run's tools, else the one `submit` tool."""
+    return task.kind if task.tools else TOOL_NAME
+
+
+def request_body(task: Task[Any], model: str, max_tokens: int, feedback: str | None = None) -> dict[str, Any]:
+    """The Messages request for one attempt of `task`, as sent (without its headers).
+
+    Prompt caching: the run's shared prefix (`task.shared`, after the run's tools) goes as system
+    blocks, a `cache_control` breakpoint after each marked one; the role's own system text follows as a
+    last block. With `task.cache_prompt`, the user prompt is a block with a breakpoint of its own, and
+    what follows it (the addendum, a correction) comes as blocks after it. A changed `tool_choice`
+    leaves the tools' and the system's cache in place (it invalidates only the messages'), so every role
+    reads the prefix the others wrote. A task with no shared prefix sends plain strings, as before."""
+    tools: list[ToolParam] = [
+        {
+            "name": t.name,
+            "description": f"Submit your {t.name} reply. Its input must match this schema exactly.",
+            "input_schema": t.schema(),
+        }
+        for t in task.tools
+    ] or [
+        {
+            "name": TOOL_NAME,
+            "description": f"Submit your {task.kind} reply. Its input must match this schema exactly.",
+            "input_schema": task.output_schema(),
+        }
+    ]
+    system: str | list[TextBlockParam] = task.system_text
+    if task.shared:
+        system = [_block(s.text, s.cache) for s in task.shared]
+        if task.system:
+            system.append(_block(task.system))
+    after = task.addendum + (correction(feedback) if feedback else "")
+    content: str | list[TextBlockParam] = task.prompt + after
+    if task.cache_prompt:
+        content = [_block(task.prompt, cache=True)] + ([_block(after)] if after else [])
+    choice: ToolChoiceToolParam = {"type": "tool", "name": tool_name(task)}
+    return {
+        "model": model,
+        "max_tokens": max_tokens,
+        "system": system,
+        "messages": [{"role": "user", "content": content}],
+        "tools": tools,
+        "tool_choice": choice,
+    }
+
+
+def _block(text: str, cache: bool = False) -> TextBlockParam:
+    block: TextBlockParam = {"type": "text", "text": text}
+    if cache:
+        block["cache_control"] = CACHE_BREAKPOINT
+    return block
 
 
 class AnthropicProvider:
@@ -115,27 +176,13 @@ class AnthropicProvider:
         return f"AnthropicProvider(base_url={str(self._client.base_url)!r})"
 
     def complete(self, task: Task[Any], model: str, feedback: str | None = None) -> ProviderReply:
-        tool: ToolParam = {
-            "name": TOOL_NAME,
-            "description": f"Submit your {task.kind} reply. Its input must match this schema exactly.",
-            "input_schema": task.output_schema(),
-        }
-        tool_choice: ToolChoiceToolParam = {"type": "tool", "name": TOOL_NAME}
-        messages: list[MessageParam] = [{"role": "user", "content": with_feedback(task.prompt, feedback)}]
         limit = task.max_output_tokens or self._max_output_tokens
+        body = request_body(task, model, limit, feedback)
         what = f"anthropic {model}"
         headers = call_headers()  # which call this is (X-Claimcourt-Call): for proxies and the played corpus
         try:
             response = retry_malformed(
-                lambda: self._client.messages.create(
-                    model=model,
-                    max_tokens=limit,
-                    system=task.system,
-                    messages=messages,
-                    tools=[tool],
-                    tool_choice=tool_choice,
-                    extra_headers=headers,
-                ),
+                lambda: self._client.messages.create(**body, extra_headers=headers),
                 message_problem,
                 what,
                 self._max_retries,
@@ -155,7 +202,8 @@ class AnthropicProvider:
                 category = details.category if details and details.category else "unspecified"
                 refusal = f"the model refused (category: {category})"
         else:
-            tool_inputs = [b.input for b in response.content if b.type == "tool_use" and b.name == TOOL_NAME]
+            forced = tool_name(task)
+            tool_inputs = [b.input for b in response.content if b.type == "tool_use" and b.name == forced]
             content = tool_inputs[0] if tool_inputs else parse_json_text("".join(texts))
         return ProviderReply(
             content=content,

@@ -15,14 +15,50 @@ from pydantic import BaseModel, ValidationError
 
 from claimcourt.errors import TransientError
 from claimcourt.models import CallRecord
+from claimcourt.prompts import Segment
 
 OutT = TypeVar("OutT", bound=BaseModel)
 ResponseT = TypeVar("ResponseT")
 
 
+# A provider takes at most this many prompt-cache breakpoints in one request (Anthropic's limit).
+MAX_BREAKPOINTS = 4
+
+
+def without_titles(schema: Any, names: bool = False, root: bool = True) -> Any:
+    """A JSON schema without the `title`s pydantic gives every field and nested model, which only
+    restate their names (a model reads the names; the titles were a sixth of every schema a call
+    sent). The root's title stays: it names the reply's model. (`names`: this is a `properties` or
+    `$defs` mapping, whose keys are names, a field called `title` among them.)"""
+    if isinstance(schema, dict):
+        return {
+            k: without_titles(v, names=k in ("properties", "$defs", "definitions") and not names, root=False)
+            for k, v in schema.items()
+            if names or root or not (k == "title" and isinstance(v, str))
+        }
+    if isinstance(schema, list):
+        return [without_titles(v, root=False) for v in schema]
+    return schema
+
+
+@dataclass(frozen=True)
+class ReplyTool:
+    """A role's reply as a tool (Anthropic's structured output): the tool named `name` takes `output`."""
+
+    name: str
+    output: type[BaseModel]
+
+    def schema(self) -> dict[str, Any]:
+        """The plain schema, with no call's limits in it: every call of a run sends the same tools."""
+        schema: dict[str, Any] = without_titles(self.output.model_json_schema())
+        return schema
+
+
 @dataclass(frozen=True)
 class Task(Generic[OutT]):
-    """One role's job. `inputs` is the structured truth; `system`/`prompt` render it for an LLM."""
+    """One role's job. `inputs` is the structured truth; `shared`, `system` and `prompt` render it for an
+    LLM, in that order: what the run's calls share first, so a provider can cache it (`shared` is sent
+    before the role's own `system` text; the whole system text is `system_text`)."""
 
     kind: str  # suitability | decompose | decompose_check | argue | moderate | adjudicate
     role: str  # a settings.ROLES name: picks the provider and model
@@ -39,9 +75,37 @@ class Task(Generic[OutT]):
     # The reply's output token limit; None: the provider's configured one. Raised for a retry of a
     # reply that was cut off.
     max_output_tokens: int | None = None
+    # The start of the system text every call of the run sends alike (the common rules, the claim,
+    # the evidence pool as it grew), with its cache breakpoints.
+    shared: tuple[Segment, ...] = ()
+    # The reply tools every call of the run sends alike (this task's, named `kind`, among them), so
+    # that the tools do not change the shared prefix; empty: this task's own tool alone.
+    tools: tuple[ReplyTool, ...] = ()
+    # A breakpoint after `prompt` too: for a prompt that later calls send again (the judge's samples).
+    cache_prompt: bool = False
+    # Sent after the prompt (and its breakpoint): what a call adds to a prompt others send as it is
+    # (the re-deliberation's note to the judge).
+    addendum: str = ""
+
+    def __post_init__(self) -> None:
+        if self.tools and not any(t.name == self.kind and t.output is self.output for t in self.tools):
+            raise ValueError(f"{self.kind}: its reply tool is not among the run's tools")
+        breakpoints = sum(s.cache for s in self.shared) + self.cache_prompt
+        if breakpoints > MAX_BREAKPOINTS:
+            raise ValueError(f"{self.kind}: {breakpoints} cache breakpoints, at most {MAX_BREAKPOINTS}")
+
+    @property
+    def system_text(self) -> str:
+        """The whole system text, as the model reads it: the shared prefix, then the role's own."""
+        return "".join(s.text for s in self.shared) + self.system
+
+    @property
+    def user_text(self) -> str:
+        """The whole user prompt, as the model reads it (before any correction)."""
+        return self.prompt + self.addendum
 
     def output_schema(self) -> dict[str, Any]:
-        schema = self.output.model_json_schema()
+        schema: dict[str, Any] = without_titles(self.output.model_json_schema())
         for name, (low, high) in self.array_limits.items():
             schema["properties"][name] |= {"minItems": low, "maxItems": high}
         return schema
@@ -92,9 +156,21 @@ class CallContext:
     side: str = ""
     # (provider, model) for this call instead of its role's: a motion debate's own line-up.
     route: tuple[str, str] | None = None
+    # The step of the state machine that makes the call. The calls of one step run at the same time,
+    # one in each lane (the branches of a Parallel state, the items of a Map), so none of them can read
+    # what another writes to a provider's prompt cache; a lane's calls follow one another. "": no call
+    # runs beside this one. The lane defaults to the stage invocation's (stage, round, side).
+    step: str = ""
+    lane: str = ""
 
     def key(self, task: Task[Any], suffix: str = "") -> str:
         return ":".join(str(p) for p in (self.stage, self.round, self.side, task.kind, suffix))
+
+    def step_name(self) -> str:
+        """What STEP_HEADER says: `<step>/<lane>`, or "" for a call that runs alone."""
+        if not self.step:
+            return ""
+        return f"{self.step}/{self.lane or ':'.join((self.stage, str(self.round), self.side))}"
 
 
 class Ledger(Protocol):
@@ -112,6 +188,18 @@ class Reply(Generic[OutT]):
     provider: str
     model: str
     replayed: bool = False  # True when a retried stage got the stored reply back
+
+
+def correction(feedback: str) -> str:
+    """What a correction adds after the prompt: the problems of the reply it asks again for."""
+    return (
+        f"\n\n<correction>\nYour previous reply was rejected. {feedback}\n"
+        "Reply again, correcting exactly these problems and following the schema.\n</correction>"
+    )
+
+
+def with_feedback(prompt: str, feedback: str | None) -> str:
+    return prompt + correction(feedback) if feedback else prompt
 
 
 def validate_reply(task: Task[OutT], content: Any) -> OutT:
@@ -166,6 +254,7 @@ def retry_malformed(
 CALL_HEADER = "X-Claimcourt-Call"  # the key; a second or later attempt of one call: "<key>#<attempt>"
 RUN_HEADER = "X-Claimcourt-Run"  # the run id
 RETRY_HEADER = "X-Claimcourt-Retry"  # why an attempt after the first was made: correction | truncated
+STEP_HEADER = "X-Claimcourt-Step"  # CallContext.step_name(): which calls run beside this one
 
 _call_headers: ContextVar[Mapping[str, str] | None] = ContextVar("claimcourt_call_headers", default=None)
 
@@ -176,11 +265,15 @@ def call_name(key: str, attempt: int) -> str:
 
 
 @contextmanager
-def naming_call(run_id: str, key: str, attempt: int, retry: str | None = None) -> Iterator[None]:
+def naming_call(
+    run_id: str, key: str, attempt: int, retry: str | None = None, step: str = ""
+) -> Iterator[None]:
     """While a provider makes this attempt of the call: `call_headers()` names it."""
     headers = {CALL_HEADER: call_name(key, attempt), RUN_HEADER: run_id}
     if retry is not None:
         headers[RETRY_HEADER] = retry
+    if step:
+        headers[STEP_HEADER] = step
     token = _call_headers.set(headers)
     try:
         yield

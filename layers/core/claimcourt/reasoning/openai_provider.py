@@ -13,7 +13,14 @@ from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 from openai.types.chat.completion_create_params import ResponseFormat
 
 from claimcourt.errors import ProviderError, TransientError
-from claimcourt.reasoning.base import ProviderReply, Task, call_headers, retry_malformed
+from claimcourt.reasoning.base import (
+    ProviderReply,
+    Task,
+    call_headers,
+    correction,
+    retry_malformed,
+    without_titles,
+)
 
 # A local OpenAI-compatible server usually wants no key, but the SDK insists on one.
 PLACEHOLDER_KEY = "not-needed"
@@ -37,7 +44,7 @@ def response_schema(task: Task[Any]) -> tuple[dict[str, Any], bool]:
     closed, every field required, optional ones nullable, as the SDK's own conversion makes it), with
     the run's list limits; the plain schema, not enforced, for an output strict mode cannot express."""
     try:
-        schema = to_strict_json_schema(task.output)
+        schema: dict[str, Any] = without_titles(to_strict_json_schema(task.output))
     except Exception:  # a construct strict mode has no form for: the schema then only guides the model
         return task.output_schema(), False
     for name, (low, high) in task.array_limits.items():
@@ -93,13 +100,36 @@ def _completion_problem(response: object) -> str | None:
     return None
 
 
-def _with_feedback(prompt: str, feedback: str | None) -> str:
-    if not feedback:
-        return prompt
-    return (
-        f"{prompt}\n\n<correction>\nYour previous reply was rejected. {feedback}\n"
-        "Reply again, correcting exactly these problems and following the schema.\n</correction>"
-    )
+def request_body(task: Task[Any], model: str, max_tokens: int, feedback: str | None = None) -> dict[str, Any]:
+    """The Chat Completions request for one attempt of `task`, as sent (without its headers).
+
+    OpenAI caches every prompt's prefix of 1,024 tokens or more by itself, so what the run's calls
+    share goes first: the system message opens with the shared prefix (`task.shared`), then the role's
+    own text; the user message is the round's material. The reply's schema comes before both, so only
+    calls of the same role (the same schema) share a cached prefix."""
+    schema, strict = response_schema(task)
+    response_format: ResponseFormat = {
+        "type": "json_schema",
+        "json_schema": {
+            "name": _SCHEMA_NAME.sub("_", task.output.__name__)[:64],
+            "schema": schema,
+            "strict": strict,
+        },
+    }
+    user = task.user_text + (correction(feedback) if feedback else "")
+    messages: list[ChatCompletionMessageParam] = [
+        {"role": "system", "content": task.system_text},
+        {"role": "user", "content": user},
+    ]
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": messages,
+        "response_format": response_format,
+        "max_completion_tokens": max_tokens,
+    }
+    if task.temperature is not None and takes_temperature(model):
+        body["temperature"] = task.temperature
+    return body
 
 
 class OpenAIProvider:
@@ -135,33 +165,13 @@ class OpenAIProvider:
         return takes_temperature(model)
 
     def complete(self, task: Task[Any], model: str, feedback: str | None = None) -> ProviderReply:
-        schema, strict = response_schema(task)
-        response_format: ResponseFormat = {
-            "type": "json_schema",
-            "json_schema": {
-                "name": _SCHEMA_NAME.sub("_", task.output.__name__)[:64],
-                "schema": schema,
-                "strict": strict,
-            },
-        }
-        temperature = task.temperature if task.temperature is not None and takes_temperature(model) else None
-        messages: list[ChatCompletionMessageParam] = [
-            {"role": "system", "content": task.system},
-            {"role": "user", "content": _with_feedback(task.prompt, feedback)},
-        ]
-        what = f"openai {model}"
         limit = task.max_output_tokens or self._max_output_tokens
+        body = request_body(task, model, limit, feedback)
+        what = f"openai {model}"
         headers = call_headers()  # which call this is (X-Claimcourt-Call): for proxies and the played corpus
         try:
             response = retry_malformed(
-                lambda: self._client.chat.completions.create(
-                    model=model,
-                    messages=messages,
-                    response_format=response_format,
-                    max_completion_tokens=limit,
-                    temperature=temperature if temperature is not None else openai.omit,
-                    extra_headers=headers,
-                ),
+                lambda: self._client.chat.completions.create(**body, extra_headers=headers),
                 _completion_problem,
                 what,
                 self._max_retries,

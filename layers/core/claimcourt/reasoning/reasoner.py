@@ -244,6 +244,7 @@ class Reasoner:
             count("InputTokens", spend.input_tokens)
             count("OutputTokens", spend.output_tokens)
             count("PromptCacheReadTokens", spend.cache_read_tokens)
+            count("PromptCacheWriteTokens", spend.cache_write_tokens)
             count("CostUsd", cost)
 
 
@@ -251,7 +252,8 @@ def _naming(where: _Where, spend: _Spend, retry: str | None) -> AbstractContextM
     """Name the provider's next request for this call (reasoning.base.CALL_HEADER): its key, and for
     a second or later attempt (a correction, a cut-off reply asked again) the attempt's number."""
     attempt = len(spend.replies) + 1
-    return naming_call(where.ctx.run_id, where.key, attempt, retry if attempt > 1 else None)
+    retried = retry if attempt > 1 else None
+    return naming_call(where.ctx.run_id, where.key, attempt, retried, where.ctx.step_name())
 
 
 def _read(task: Task[OutT], reply: ProviderReply) -> tuple[OutT | None, str | None]:

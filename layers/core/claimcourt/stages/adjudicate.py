@@ -13,6 +13,7 @@ from pydantic import Field
 from claimcourt import artifacts
 from claimcourt.adjudication.adjudicate import adjudicate
 from claimcourt.adjudication.anonymize import Label, anonymize, for_the_judge
+from claimcourt.adjudication.review import first_batch
 from claimcourt.adjudication.rubric import adjudicate_rubric
 from claimcourt.debate.relevance import measure
 from claimcourt.errors import NotFoundError
@@ -37,9 +38,17 @@ def by_position(ledger: list[LedgerEntry], mapping: Mapping[Label, Side]) -> lis
     return [for_the_judge(e, label) for e in ledger if e.side in label]
 
 
+def _step(p: AdjudicatePayload, total: int) -> str:
+    """The samples of the Judge Map run at once, then those of JudgeMore; the re-deliberation alone."""
+    if p.reconsider:
+        return ""
+    return "judge" if p.sample in first_batch(total) else "judge-more"
+
+
 def run(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
     record = deps.store.get_run(p.run_id)
     request = record.request
+    total = deps.settings.judgements(request.effort)
     arguments = artifacts.arguments_of(deps.store, p.run_id)
     retrievals = artifacts.retrievals_of(deps.store, p.run_id)
     pool = artifacts.evidence_pool(retrievals, request.context)
@@ -63,13 +72,14 @@ def run(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
         ledger=by_position(artifacts.ledger_of(deps.store, p.run_id, arguments, pool), mapping),
         today=record.created_at.date(),
         as_of=request.as_of_date,
+        samples=total,
         relevance=measure(
             decomposition.sub_claims,
             artifacts.retrieved_by_sub_claim(retrievals, request.context),
             source=run_evidence(deps, record).name,
         ),
     )
-    ctx = CallContext(p.run_id, STAGE)
+    ctx = CallContext(p.run_id, STAGE, step=_step(p, total), lane=f"s{p.sample}")
     rubric = None
     if request.judge == "rubric":
         judged = adjudicate_rubric(inputs, deps.reasoner, ctx)

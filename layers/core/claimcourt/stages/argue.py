@@ -60,13 +60,16 @@ def run(deps: Deps, p: ArguePayload) -> dict[str, Any]:
         ),
         today=record.created_at.date(),
         as_of=request.as_of_date,
+        judge=request.judge,
         relevance=measure(
             sub_claims,
             artifacts.retrieved_by_sub_claim(retrievals, request.context, up_to_round=p.round),
             source=run_evidence(deps, record).name,
         ),
     )
-    result = argue(inputs, deps.reasoner, CallContext(p.run_id, STAGE, p.round, p.side))
+    # Both sides at once are one step; in turn, each its own (the second reads what the first wrote).
+    step = f"argue:{p.round}" + ("" if p.turn == "together" else f":{p.turn}")
+    result = argue(inputs, deps.reasoner, CallContext(p.run_id, STAGE, p.round, p.side, step=step))
     deps.store.put_artifact(p.run_id, artifacts.argument_key(p.round, p.side), result.model_dump(mode="json"))
     return {
         "side": p.side,

@@ -10,7 +10,7 @@ from claimcourt.debate.argue import turns
 from claimcourt.debate.decompose import decompose
 from claimcourt.models import Directive, Stage
 from claimcourt.reasoning.base import CallContext
-from claimcourt.stages.payloads import Payload
+from claimcourt.stages.payloads import ASSESS, Payload
 from claimcourt.wiring import Deps, run_evidence
 
 STAGE = Stage.DECOMPOSE
@@ -25,8 +25,9 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         request.context,
         profile.max_sub_claims,
         deps.reasoner,
-        CallContext(p.run_id, STAGE),
+        CallContext(p.run_id, STAGE, step=ASSESS),
         evidence_source=run_evidence(deps, record).name,
+        judge=request.judge,
     )
     deps.store.put_artifact(p.run_id, artifacts.DECOMPOSITION, result.model_dump(mode="json"))
     directives = [Directive(sub_claim_id=s.id, query=s.directive).model_dump() for s in result.sub_claims]

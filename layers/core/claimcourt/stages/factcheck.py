@@ -11,7 +11,7 @@ from claimcourt.debate.factcheck import factcheck
 from claimcourt.models import FactcheckInput, FactcheckReply, Side, Stage, Turn
 from claimcourt.reasoning.base import CallContext
 from claimcourt.stages.motions import route_for, unless_budget_spent
-from claimcourt.stages.payloads import RoundPayload
+from claimcourt.stages.payloads import RoundPayload, round_end
 from claimcourt.wiring import Deps
 
 STAGE = Stage.FACTCHECK
@@ -48,6 +48,16 @@ def run(deps: Deps, p: FactcheckPayload) -> dict[str, Any]:
     route = route_for(deps, record.motion, f"factchecker_{p.side}") if record.motion else None
     ctx = CallContext(p.run_id, STAGE, p.round, p.side, route=route)
     if record.motion is None:
+        # A claim debate's checkers read what every call of the run reads first, and check beside the
+        # moderator (the RoundEnd Parallel).
+        inputs = inputs.model_copy(
+            update={
+                "sub_claims": artifacts.decomposition_of(deps.store, p.run_id).sub_claims,
+                "evidence": pool,
+                "judge": record.request.judge,
+            }
+        )
+        ctx = CallContext(p.run_id, STAGE, p.round, p.side, step=round_end(p.round))
         reply = factcheck(inputs, deps.reasoner, ctx)
     else:  # a motion debate goes on without the checks when its budget is spent, and ends at the statement
         reply = unless_budget_spent(lambda: factcheck(inputs, deps.reasoner, ctx)) or FactcheckReply()

@@ -11,7 +11,7 @@ from claimcourt.debate.moderate import moderate
 from claimcourt.errors import NotFoundError
 from claimcourt.models import ModerateInput, Stage
 from claimcourt.reasoning.base import CallContext
-from claimcourt.stages.payloads import RoundPayload
+from claimcourt.stages.payloads import RoundPayload, round_end
 from claimcourt.wiring import Deps, run_evidence
 
 STAGE = Stage.MODERATE
@@ -39,9 +39,10 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
             previous_queries=[doc["query"] for doc in retrievals.values()],
             today=record.created_at.date(),
             as_of=request.as_of_date,
+            judge=request.judge,
         ),
         deps.reasoner,
-        CallContext(p.run_id, STAGE, p.round),
+        CallContext(p.run_id, STAGE, p.round, step=round_end(p.round)),
     )
     doc = {"view": view.model_dump(mode="json") if view is not None else None}
     deps.store.put_artifact(p.run_id, artifacts.moderation_key(p.round), doc)

@@ -12,3 +12,13 @@ class Payload(BaseModel):
 
 class RoundPayload(Payload):
     round: int = Field(ge=1, le=20)
+
+
+# The steps of statemachine/debate.asl.json whose calls run at the same time (CallContext.step): a
+# provider's prompt cache written by one call of a step cannot be read by another of the same step.
+ASSESS = "assess"  # the Assess Parallel: suitability beside the decomposer
+
+
+def round_end(round: int) -> str:
+    """The RoundEnd Parallel of a round: the two fact-checkers beside the moderator."""
+    return f"roundend:{round}"

@@ -14,7 +14,7 @@ from claimcourt.models import MotionSuitabilityInput, Stage, SuitabilityInput
 from claimcourt.motions.suitability import combine, density, screen
 from claimcourt.reasoning.base import CallContext
 from claimcourt.stages.motions import route_for
-from claimcourt.stages.payloads import Payload
+from claimcourt.stages.payloads import ASSESS, Payload
 from claimcourt.wiring import Deps, run_evidence
 
 STAGE = Stage.SUITABILITY
@@ -34,7 +34,7 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
             as_of=request.as_of_date,
         ),
         deps.reasoner,
-        CallContext(p.run_id, STAGE),
+        CallContext(p.run_id, STAGE, step=ASSESS),
     )
     deps.store.put_artifact(p.run_id, artifacts.SUITABILITY, result.model_dump(mode="json"))
     return {"proceed": result.proceed, "flags": [f.value for f in result.flags]}
