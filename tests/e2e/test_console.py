@@ -229,7 +229,9 @@ def test_a_motion_debate_started_from_the_console_shows_the_crowds_vote_and_its_
 
 def test_a_motion_debates_options_and_line_up_reach_the_debate(page: Page, served: Served) -> None:
     page.goto("/")
-    page.get_by_label("Motion", exact=True).fill("Cities should ban cars from their centres.")
+    page.get_by_label("Motion", exact=True).fill(
+        "Wealthy nations should pay for climate damages in poorer countries."
+    )
     page.get_by_label("Voters").fill("6")
     page.get_by_text("Rules and line-up").click()
     options = page.locator("#motion-options")

@@ -228,3 +228,14 @@ def test_where_collections_are_not_available_the_routes_say_so(served: Served) -
     )
     assert (run.status_code, run.json()["field"]) == (422, "corpora")
     assert "not available on this deployment" in run.json()["detail"]
+
+
+def test_a_presigned_upload_asked_of_the_local_server_is_409_naming_the_way_it_can(api: Served) -> None:
+    assert made(api).status_code == 201
+    reply = api.client.post(
+        "/corpora/harbour/uploads", json={"filename": "report.pdf"}, headers=auth(api.key)
+    )
+    assert reply.status_code == 409, reply.text
+    problem = reply.json()
+    assert problem["code"] == "presigned_uploads_unavailable"
+    assert "PUT the file to /corpora/{name}/documents" in problem["detail"]

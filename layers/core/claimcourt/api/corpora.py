@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from claimcourt.errors import (
     ConfigurationError,
+    ConflictError,
     InvalidRequestError,
     MalformedRequestError,
     TooLargeError,
@@ -174,7 +175,12 @@ def register(app: APIGatewayHttpResolver, tenant: Callable[[], str]) -> None:
         …/documents shows it pending, then in, or skipped with the reason."""
         collections, owner = _collections(), tenant()
         if not isinstance(collections, Uploads):
-            raise ConfigurationError("uploads by presigned URL are a stack's: PUT /corpora/{name}/documents")
+            # A request this server cannot serve as asked, not a fault of its set-up: 409, with the way it can
+            raise ConflictError(
+                "uploads by presigned URL are a deployed stack's; "
+                "here, PUT the file to /corpora/{name}/documents",
+                code="presigned_uploads_unavailable",
+            )
         filename = _safe_name(request.filename)
         if kind_of(filename) is None:
             raise InvalidRequestError(
