@@ -159,9 +159,16 @@ class FakeServer:
         with self._lock:
             return len(self._queue)
 
+    def refuse(self, request: RecordedRequest) -> ScriptedResponse | None:
+        """What the vendor answers a request it does not accept (None: it accepts it)."""
+        return None
+
     def _take(self, request: RecordedRequest) -> ScriptedResponse:
+        refused = self.refuse(request)
         with self._lock:
             self.requests.append(request)
+            if refused is not None:
+                return refused
             if self._queue:
                 return self._queue.popleft()
         if self.default is not None:
@@ -194,6 +201,99 @@ class FakeOpenAIServer(FakeServer):
     """OpenAI's SDK posts to {base_url}/chat/completions, and its base URLs end in /v1."""
 
     base_path = "/v1"
+
+
+class FakeGeminiServer(FakeServer):
+    """Gemini's OpenAI-compatible endpoint: the SDK posts to {base_url}/chat/completions under
+    /v1beta/openai. It refuses what Gemini refuses, as Gemini words it (a JSON list holding the error,
+    with a google.rpc `status`): a request field its compatibility page does not show ("Unknown name
+    ... Cannot find field", 400 INVALID_ARGUMENT, as users report for frequency_penalty and others; so
+    `max_completion_tokens`, on which the page is silent), and a model it does not serve (404)."""
+
+    base_path = "/v1beta/openai"
+    FIELDS = frozenset({
+        "model", "messages", "response_format", "max_tokens", "temperature", "top_p", "n", "stop", "stream",
+        "stream_options", "tools", "tool_choice", "reasoning_effort", "seed", "service_tier", "extra_body",
+    })  # fmt: skip
+    MODELS = ("gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite")
+
+    def refuse(self, request: RecordedRequest) -> ScriptedResponse | None:
+        body = request.body if isinstance(request.body, dict) else {}
+        unknown = sorted(set(body) - self.FIELDS)
+        if unknown:
+            message = "\n".join(
+                f'Invalid JSON payload received. Unknown name "{n}": Cannot find field.' for n in unknown
+            )
+            return ScriptedResponse(
+                400, gemini_error(400, "INVALID_ARGUMENT", message), {"x-should-retry": "false"}
+            )
+        if body.get("model") not in self.MODELS:
+            message = (
+                f"models/{body.get('model')} is not found for API version v1beta, or is not supported for "
+                "generateContent. Call ListModels to see the list of available models and their supported "
+                "methods."
+            )
+            return ScriptedResponse(404, gemini_error(404, "NOT_FOUND", message), {"x-should-retry": "false"})
+        return None
+
+
+class FakeXaiServer(FakeServer):
+    """xAI's API at /v1. It refuses what docs.x.ai says its models refuse, as xAI words an error
+    ({"code": "...", "error": "the message"}): presence_penalty, frequency_penalty and stop on a
+    reasoning model, reasoning_effort on grok-4, minItems/maxItems in a reply schema (not among the
+    JSON Schema keywords its structured outputs support), a key other than `key` (400, the key masked
+    by xAI itself) and a model it does not serve (404)."""
+
+    base_path = "/v1"
+    MODELS = ("grok-4", "grok-4-0709", "grok-3-mini", "grok-4-fast-reasoning")
+
+    def __init__(self, default: Responder | None = None, key: str = "xai-test-key-0123456789") -> None:
+        super().__init__(default)
+        self.key = key
+
+    def refuse(self, request: RecordedRequest) -> ScriptedResponse | None:
+        body = request.body if isinstance(request.body, dict) else {}
+        model = str(body.get("model"))
+        offered = request.headers.get("authorization", "").removeprefix("Bearer ")
+        if offered != self.key:
+            masked = f"{offered[:2]}***{offered[-2:]}"
+            return _xai_refusal(
+                400,
+                f"Incorrect API key provided: {masked}. You can obtain an API key from https://console.x.ai.",
+            )
+        if model not in self.MODELS:
+            return _xai_refusal(
+                404, f"The model {model} does not exist or your team does not have access to it.",
+                "Some requested entity was not found",
+            )  # fmt: skip
+        refused = {
+            "presence_penalty": "presencePenalty",
+            "frequency_penalty": "frequencyPenalty",
+            "stop": "stop",
+        }
+        if model.startswith("grok-4"):  # grok-3-mini takes an effort; grok-4 has none
+            refused["reasoning_effort"] = "reasoningEffort"
+        for sent, name in refused.items():
+            if sent in body:
+                return _xai_refusal(400, f"Model {model} does not support parameter {name}.")
+        schema = json.dumps(body.get("response_format", {}))
+        for keyword in ("minItems", "maxItems"):
+            if f'"{keyword}"' in schema:
+                return _xai_refusal(
+                    400, f"Invalid request content: the JSON schema keyword {keyword} is not supported."
+                )
+        return None
+
+
+def _xai_refusal(
+    status: int, message: str, code: str = "Client specified an invalid argument"
+) -> ScriptedResponse:
+    return ScriptedResponse(status, {"code": code, "error": message}, {"x-should-retry": "false"})
+
+
+def gemini_error(code: int, status: str, message: str) -> list[dict[str, Any]]:
+    """An error as Gemini's OpenAI-compatible endpoint returns it: a JSON list holding it."""
+    return [{"error": {"code": code, "message": message, "status": status}}]
 
 
 def running(server_cls: type[FakeServer], default: Responder | None = None) -> Iterator[FakeServer]:
@@ -392,6 +492,15 @@ def openai_completion(
             "total_tokens": prompt_tokens + completion_tokens,
             "prompt_tokens_details": {"cached_tokens": cached_tokens},  # of prompt_tokens, not beside it
         }
+    return body
+
+
+def xai_completion(payload: Any, *, reasoning_tokens: int = 0, **kwargs: Any) -> dict[str, Any]:
+    """A grok reply: its reasoning tokens are counted beside completion_tokens, in total_tokens."""
+    body = openai_json_completion(payload, **kwargs)
+    usage = body["usage"]
+    usage["completion_tokens_details"] = {"reasoning_tokens": reasoning_tokens}
+    usage["total_tokens"] += reasoning_tokens
     return body
 
 

@@ -127,6 +127,7 @@ def test_settings_name_the_providers_and_each_roles_model_and_never_a_key(api: A
     providers = {p["name"]: p for p in body["providers"]}
     assert providers["anthropic"] == {"name": "anthropic", "configured": True, "default": True}
     assert providers["openai"]["configured"] is False
+    assert [p["name"] for p in body["providers"]] == ["anthropic", "openai", "gemini", "xai", "offline"]
     roles = {r["role"]: (r["provider"], r["model"]) for r in body["roles"]}
     assert roles["adjudicator"] == ("anthropic", "claude-opus-4-1")
     assert roles["case_for"] == ("anthropic", "claude-sonnet-4-6")

@@ -839,6 +839,26 @@ def test_a_bad_motion_is_refused_before_anything_starts(api: Api, body: dict[str
     assert api.executor.started == []
 
 
+@pytest.mark.parametrize(("wanted", "detail"), [
+    ("gemini:gemini-2.5-pro", "no key is set for gemini (GEMINI_API_KEY)"),
+    ("xai:grok-4", "no key is set for xai (XAI_API_KEY)"),
+])  # fmt: skip
+def test_a_motion_naming_gemini_or_xai_without_its_key_is_refused_where_it_is_typed(
+    api: Api, wanted: str, detail: str
+) -> None:
+    status, _, problem = api.call(
+        "POST", "/motions", body={"motion": "Resolved: x.", "lineup": {"judge": wanted}}
+    )
+    assert (status, problem["field"], problem["detail"]) == (422, "lineup.judge", detail)
+    assert api.executor.started == []
+    _settings(api, gemini_api_key=SecretStr("AIza-test"), xai_api_key=SecretStr("xai-test"))
+    with use_deps(api.deps):
+        status, _, view = api.call(
+            "POST", "/motions", body={"motion": "Resolved: x.", "lineup": {"judge": wanted}}
+        )
+    assert status == 202, view
+
+
 def test_a_motion_whose_lineup_names_a_provider_without_a_key_is_refused_before_anything_starts(
     api: Api,
 ) -> None:

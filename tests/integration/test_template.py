@@ -239,7 +239,7 @@ def test_provider_keys_come_from_secrets_manager_not_parameters_or_the_environme
     env = TEMPLATE["Globals"]["Function"]["Environment"]["Variables"]
     assert env["CLAIMCOURT_PROVIDER_KEYS_SECRET"] == {"Ref": "ProviderKeysSecret"}
     assert TEMPLATE["Resources"]["ProviderKeysSecret"]["Type"] == "AWS::SecretsManager::Secret"
-    secret_names = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")
+    secret_names = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "XAI_API_KEY")
     assert not [name for name in env if name in secret_names]
     assert not [p for p in TEMPLATE.get("Parameters", {}) if "key" in p.lower() or "secret" in p.lower()]
 

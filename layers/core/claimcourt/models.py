@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -1518,7 +1518,10 @@ MotionRole = Literal[
     "debater_for", "debater_against", "factchecker_for", "factchecker_against", "judge", "crowd"
 ]
 MotionPhase = Literal["opening", "rounds", "closing"]
-MODEL_NAME = r"^(anthropic|openai|offline):[A-Za-z0-9._:/-]{0,100}$"
+# The model providers a role, a line-up or CLAIMCOURT_MODELS_BY_ROLE may name (claimcourt.settings).
+ProviderName = Literal["anthropic", "openai", "gemini", "xai", "offline"]
+PROVIDERS: tuple[ProviderName, ...] = get_args(ProviderName)
+MODEL_NAME = rf"^({'|'.join(PROVIDERS)}):[A-Za-z0-9._:/-]{{0,100}}$"
 MAX_MOTION_ROUNDS = 6
 MAX_CROWD = 100
 

@@ -14,9 +14,16 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from claimcourt.errors import InvalidRequestError
-from claimcourt.models import ClaimAsked, MotionRole, RoundsMode, SearchName, WebAddress
+from claimcourt.models import (
+    PROVIDERS,
+    ClaimAsked,
+    MotionRole,
+    ProviderName,
+    RoundsMode,
+    SearchName,
+    WebAddress,
+)
 
-ProviderName = Literal["anthropic", "openai", "offline"]
 ROLES = (
     "suitability", "decomposer", "case_for", "case_against", "fact_checker", "moderator", "adjudicator",
     "hindsight",
@@ -25,7 +32,15 @@ ROLES = (
 # the provider's small model unless CLAIMCOURT_MODELS_BY_ROLE names one. An OpenAI-compatible server
 # (OPENAI_BASE_URL) serves only the model it was configured with.
 SMALL_MODEL_ROLES = frozenset({"hindsight"})
-SMALL_MODELS = {"anthropic": "claude-haiku-4-5", "openai": "gpt-4.1-mini"}
+SMALL_MODELS = {
+    "anthropic": "claude-haiku-4-5",
+    "openai": "gpt-4.1-mini",
+    "gemini": "gemini-2.5-flash-lite",
+    "xai": "grok-3-mini",
+}
+# Vendors that need their own key (their base URL is preset: an override alone, a proxy say, is not
+# enough), unlike OpenAI's protocol, which a local server without a key may speak.
+KEYED_VENDORS = {"gemini": "GEMINI_API_KEY", "xai": "XAI_API_KEY"}
 # The roles asked to sample at the model's natural temperature (Task.temperature None): the debaters.
 SAMPLED_ROLES = frozenset({"case_for", "case_against"})
 # A motion debate's roles (claimcourt.motions), each routed as the claim role it plays unless named in
@@ -85,6 +100,12 @@ class Settings(BaseSettings):
     anthropic_base_url: str | None = Field(default=None, validation_alias="ANTHROPIC_BASE_URL")
     openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
     openai_base_url: str | None = Field(default=None, validation_alias="OPENAI_BASE_URL")
+    # Gemini and xAI over their OpenAI-compatible endpoints (reasoning/vendors.py), at their preset base
+    # URLs unless these name another (a gateway, or a test's loopback server).
+    gemini_api_key: SecretStr | None = Field(default=None, validation_alias="GEMINI_API_KEY")
+    gemini_base_url: str | None = Field(default=None, validation_alias="GEMINI_BASE_URL")
+    xai_api_key: SecretStr | None = Field(default=None, validation_alias="XAI_API_KEY")
+    xai_base_url: str | None = Field(default=None, validation_alias="XAI_BASE_URL")
     provider_keys_known: bool = Field(
         default=True,
         description="False in a function that reads no provider keys (its CLAIMCOURT_PROVIDER_KEYS_SECRET "
@@ -92,6 +113,8 @@ class Settings(BaseSettings):
     )
     anthropic_model: str = "claude-sonnet-4-6"
     openai_model: str = "gpt-4.1"
+    gemini_model: str = "gemini-2.5-flash"
+    xai_model: str = "grok-4"
     models_by_role: dict[str, str] = Field(
         default_factory=dict, description='e.g. {"adjudicator": "anthropic:claude-opus-4-1"}'
     )
@@ -244,7 +267,7 @@ class Settings(BaseSettings):
             if role not in ROLES and role not in MOTION_ROLES:
                 known = ", ".join(ROLES + tuple(MOTION_ROLES))
                 found.append(f"CLAIMCOURT_MODELS_BY_ROLE names an unknown role {role!r}; roles: {known}")
-            elif wanted.partition(":")[0] not in ("anthropic", "openai", "offline"):
+            elif wanted.partition(":")[0] not in PROVIDERS:
                 found.append(f"CLAIMCOURT_MODELS_BY_ROLE[{role}] must be provider:model, got {wanted!r}")
         if (search := self.search_problem()) is not None:
             found.append(search)
@@ -348,6 +371,10 @@ class Settings(BaseSettings):
             return "anthropic"
         if self.openai_api_key is not None or self.openai_base_url is not None:
             return "openai"
+        if self.gemini_api_key is not None:
+            return "gemini"
+        if self.xai_api_key is not None:
+            return "xai"
         return "offline"
 
     def has_key(self, provider: str) -> bool:
@@ -355,7 +382,19 @@ class Settings(BaseSettings):
             return self.anthropic_api_key is not None
         if provider == "openai":
             return self.openai_api_key is not None or self.openai_base_url is not None
+        if provider == "gemini":
+            return self.gemini_api_key is not None
+        if provider == "xai":
+            return self.xai_api_key is not None
         return provider == "offline"
+
+    def missing_key(self, provider: str) -> str:
+        """What a line-up naming `provider` is told when has_key(provider) is False."""
+        if provider in KEYED_VENDORS:
+            return f"no key is set for {provider} ({KEYED_VENDORS[provider]})"
+        if provider not in PROVIDERS:
+            return f"unknown provider {provider!r}; providers: {', '.join(PROVIDERS)}"
+        return f"no key or base URL is set for {provider}"
 
     def check_lineup(self, lineup: Mapping[MotionRole, str]) -> None:
         """A motion's line-up may name only providers this deployment holds a key (or base URL) for:
@@ -366,7 +405,7 @@ class Settings(BaseSettings):
         for role, wanted in lineup.items():
             provider = wanted.partition(":")[0]
             if not self.has_key(provider):
-                raise InvalidRequestError(f"lineup.{role}", f"no key or base URL is set for {provider}")
+                raise InvalidRequestError(f"lineup.{role}", self.missing_key(provider))
 
     def named_route(self, wanted: str) -> tuple[str, str]:
         """(provider, model) of a "provider:model" name; an empty model is the provider's default."""
@@ -374,7 +413,13 @@ class Settings(BaseSettings):
         return provider, model or self.default_model(provider)
 
     def default_model(self, provider: str) -> str:
-        return {"anthropic": self.anthropic_model, "openai": self.openai_model}.get(provider, "offline")
+        defaults = {
+            "anthropic": self.anthropic_model,
+            "openai": self.openai_model,
+            "gemini": self.gemini_model,
+            "xai": self.xai_model,
+        }
+        return defaults.get(provider, "offline")
 
     def route(self, role: str) -> tuple[str, str]:
         """(provider, model) for a role; a role whose provider has no key falls back to the default
@@ -401,13 +446,17 @@ class Settings(BaseSettings):
 
 class _KeysSecret(BaseSettings):
     """Where the cloud keeps the provider keys: a Secrets Manager secret holding
-    {"ANTHROPIC_API_KEY": "...", "OPENAI_API_KEY": "..."}, never the environment itself."""
+    {"ANTHROPIC_API_KEY": "...", "OPENAI_API_KEY": "...", "GEMINI_API_KEY": "...", "XAI_API_KEY": "..."}
+    (any of them), never the environment itself."""
 
     model_config = SettingsConfigDict(env_prefix="CLAIMCOURT_", extra="ignore")
     provider_keys_secret: str | None = None
 
 
-SECRET_KEYS = {"ANTHROPIC_API_KEY": "anthropic_api_key", "OPENAI_API_KEY": "openai_api_key"}
+SECRET_KEYS = {
+    "ANTHROPIC_API_KEY": "anthropic_api_key", "OPENAI_API_KEY": "openai_api_key",
+    "GEMINI_API_KEY": "gemini_api_key", "XAI_API_KEY": "xai_api_key",
+}  # fmt: skip
 
 
 def provider_keys(secret: str) -> dict[str, SecretStr]:

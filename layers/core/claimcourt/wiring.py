@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from claimcourt.errors import ConfigurationError
 from claimcourt.evidence.base import EvidenceSource, Hit
 from claimcourt.execution import Executor, StepFunctionsExecutor
-from claimcourt.models import RunRecord
+from claimcourt.models import PROVIDERS, RunRecord
 from claimcourt.reasoning import stance_model
 from claimcourt.reasoning.base import Provider
 from claimcourt.reasoning.embedding import EmbeddingUnavailable
@@ -90,7 +90,7 @@ def build_providers(settings: Settings) -> dict[str, Provider]:
         offline = Paced(offline, settings.offline_pace_ms)
     providers: dict[str, Provider] = {"offline": offline}
     used = {settings.route(role)[0] for role in ROLES}
-    used |= {p for p in ("anthropic", "openai") if settings.has_key(p)}  # a motion's line-up may name it
+    used |= {p for p in PROVIDERS if settings.has_key(p)}  # a motion's line-up may name it
     if "anthropic" in used and settings.anthropic_api_key is not None:
         from claimcourt.reasoning.anthropic_provider import AnthropicProvider
 
@@ -101,16 +101,24 @@ def build_providers(settings: Settings) -> dict[str, Provider]:
             timeout=settings.provider_timeout_s,
             max_output_tokens=settings.max_output_tokens,
         )
-    if "openai" in used:
+    compatible = {
+        "openai": (settings.openai_api_key, settings.openai_base_url),
+        "gemini": (settings.gemini_api_key, settings.gemini_base_url),
+        "xai": (settings.xai_api_key, settings.xai_base_url),
+    }
+    for name, (secret, base_url) in compatible.items():
+        if name not in used or not settings.has_key(name):
+            continue
         from claimcourt.reasoning.openai_provider import OpenAIProvider
+        from claimcourt.reasoning.vendors import VENDORS
 
-        key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
-        providers["openai"] = OpenAIProvider(
-            api_key=key,
-            base_url=settings.openai_base_url,
+        providers[name] = OpenAIProvider(
+            api_key=secret.get_secret_value() if secret else None,
+            base_url=base_url,
             max_retries=settings.provider_max_retries,
             timeout=settings.provider_timeout_s,
             max_output_tokens=settings.max_output_tokens,
+            vendor=VENDORS[name],
         )
     return providers
 

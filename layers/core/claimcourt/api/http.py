@@ -37,6 +37,7 @@ from claimcourt.errors import (
 from claimcourt.evidence.collections import check_corpora
 from claimcourt.exports import MEDIA_TYPES, export
 from claimcourt.models import (
+    PROVIDERS,
     Argument,
     ClaimRecord,
     DriftPoint,
@@ -489,7 +490,7 @@ def build_app() -> APIGatewayHttpResolver:
         default = settings.default_provider()
         providers = [
             ProviderStatus(name=name, configured=settings.has_key(name), default=name == default)
-            for name in ("anthropic", "openai", "offline")
+            for name in PROVIDERS
         ]
 
         def routes(roles: Iterable[str]) -> list[RoleRoute]:

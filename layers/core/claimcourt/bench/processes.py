@@ -23,7 +23,7 @@ def free_port() -> int:
 
 def provider_setting(name: str) -> bool:
     """A variable that would send a child's calls to a model: a provider key or base URL."""
-    return name.endswith("_API_KEY") or name == "OPENAI_BASE_URL"
+    return name.endswith("_API_KEY") or name in ("OPENAI_BASE_URL", "GEMINI_BASE_URL", "XAI_BASE_URL")
 
 
 def chromium_path() -> str | None:

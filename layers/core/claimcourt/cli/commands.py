@@ -32,6 +32,7 @@ from claimcourt.local.processes import owner_gone, this_process
 from claimcourt.local.render import ProgressView, render_decisions, render_record, render_runs
 from claimcourt.models import (
     LOCAL_TENANT,
+    PROVIDERS,
     BacktestDating,
     Effort,
     JudgeKind,
@@ -653,11 +654,11 @@ def suite(
     pair = (
         tuple(m.strip() for m in models.split(",")) if models else (":".join(settings.route("case_for")),) * 2
     )
-    if len(pair) != 2 or not all(m.partition(":")[0] in ("anthropic", "openai", "offline") for m in pair):
+    if len(pair) != 2 or not all(m.partition(":")[0] in PROVIDERS for m in pair):
         _fail(f"models: {models!r} is not two provider:model names, A,B", EXIT_BAD_INPUT)
     for m in pair:
         if not settings.has_key(m.partition(":")[0]):
-            _fail(f"models: no key or base URL is set for {m.partition(':')[0]}", EXIT_BAD_INPUT)
+            _fail(f"models: {settings.missing_key(m.partition(':')[0])}", EXIT_BAD_INPUT)
     _quiet_logs(False)
 
     def progress(d: Any) -> None:

@@ -1,5 +1,6 @@
 """The OpenAI(-compatible) provider: structured output by `response_format: json_schema` over the
-official SDK's Chat Completions, so any server that speaks that API (vLLM, Ollama, llama.cpp…) works."""
+official SDK's Chat Completions, so any server that speaks that API (vLLM, Ollama, llama.cpp…) works,
+and so do Gemini and xAI at their preset base URLs (reasoning/vendors.py: where each one differs)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from claimcourt.reasoning.base import (
     retry_malformed,
     without_titles,
 )
+from claimcourt.reasoning.vendors import OPENAI, Vendor
 
 # A local OpenAI-compatible server usually wants no key, but the SDK insists on one.
 PLACEHOLDER_KEY = "not-needed"
@@ -39,16 +41,23 @@ def takes_temperature(model: str) -> bool:
     return not _REASONING_MODEL.match(model.rsplit("/", 1)[-1])
 
 
-def response_schema(task: Task[Any]) -> tuple[dict[str, Any], bool]:
+def response_schema(task: Task[Any], vendor: Vendor = OPENAI) -> tuple[dict[str, Any], bool]:
     """The reply's schema and whether the API can enforce it (strict structured outputs: every object
     closed, every field required, optional ones nullable, as the SDK's own conversion makes it), with
-    the run's list limits; the plain schema, not enforced, for an output strict mode cannot express."""
+    the run's list limits where the vendor takes them; the plain schema, not enforced, for an output
+    strict mode cannot express."""
     try:
         schema: dict[str, Any] = without_titles(to_strict_json_schema(task.output))
     except Exception:  # a construct strict mode has no form for: the schema then only guides the model
-        return task.output_schema(), False
-    for name, (low, high) in task.array_limits.items():
-        schema["properties"][name] |= {"minItems": low, "maxItems": high}
+        schema = task.output_schema()
+        if not vendor.schema_array_limits:
+            for name in task.array_limits:
+                for limit in ("minItems", "maxItems"):
+                    schema["properties"][name].pop(limit, None)
+        return schema, False
+    if vendor.schema_array_limits:
+        for name, (low, high) in task.array_limits.items():
+            schema["properties"][name] |= {"minItems": low, "maxItems": high}
     return schema, True
 
 
@@ -59,14 +68,27 @@ def _redact(text: str, secret: str | None) -> str:
     return re.sub(r"\bsk-[A-Za-z0-9_\-*]{6,}", "sk-[redacted]", text)
 
 
+def _error_body(body: object) -> dict[str, Any]:
+    """The error object of an error response, as {message, type|status, code}, whichever vendor wrote
+    it: OpenAI's {"error": {...}} (the SDK hands over the inner object), Gemini's [{"error": {...}}] (a
+    list, with a `status` such as NOT_FOUND) and xAI's {"code": "...", "error": "the message"} (the SDK
+    hands over the message alone)."""
+    if isinstance(body, list) and body and isinstance(body[0], dict):
+        inner = body[0].get("error", body[0])
+        return inner if isinstance(inner, dict) else {"message": inner}
+    if isinstance(body, str):
+        return {"message": body}
+    return body if isinstance(body, dict) else {}
+
+
 def raise_mapped(err: openai.OpenAIError, what: str, max_retries: int, api_key: str | None) -> NoReturn:
     """Turn an SDK error (raised after its own retries) into TransientError or ProviderError. The
     message names the status, error type and code; never the key. The SDK error is not chained
     (`from None`): its text embeds the raw response body."""
     if isinstance(err, openai.APIStatusError):
-        body = err.body if isinstance(err.body, dict) else {}
+        body = _error_body(err.body)
         detail = _redact(str(body.get("message") or ""), api_key) or "no message"
-        kind = err.type or err.code or "unknown_error"
+        kind = err.type or err.code or body.get("status") or "unknown_error"
         request_id = f" (request-id {err.request_id})" if err.request_id else ""
         status = err.status_code
         if status in _TRANSIENT_STATUS or status >= 500:
@@ -100,14 +122,16 @@ def _completion_problem(response: object) -> str | None:
     return None
 
 
-def request_body(task: Task[Any], model: str, max_tokens: int, feedback: str | None = None) -> dict[str, Any]:
-    """The Chat Completions request for one attempt of `task`, as sent (without its headers).
+def request_body(
+    task: Task[Any], model: str, max_tokens: int, feedback: str | None = None, vendor: Vendor = OPENAI
+) -> dict[str, Any]:
+    """The Chat Completions request for one attempt of `task`, as sent to `vendor` (without its headers).
 
     OpenAI caches every prompt's prefix of 1,024 tokens or more by itself, so what the run's calls
     share goes first: the system message opens with the shared prefix (`task.shared`), then the role's
     own text; the user message is the round's material. The reply's schema comes before both, so only
     calls of the same role (the same schema) share a cached prefix."""
-    schema, strict = response_schema(task)
+    schema, strict = response_schema(task, vendor)
     response_format: ResponseFormat = {
         "type": "json_schema",
         "json_schema": {
@@ -125,18 +149,20 @@ def request_body(task: Task[Any], model: str, max_tokens: int, feedback: str | N
         "model": model,
         "messages": messages,
         "response_format": response_format,
-        "max_completion_tokens": max_tokens,
+        vendor.output_limit_field: max_tokens,
     }
-    if task.temperature is not None and takes_temperature(model):
+    # Only OpenAI's own reasoning models refuse a temperature (Gemini's and xAI's documentation name no
+    # model that does).
+    if task.temperature is not None and (vendor is not OPENAI or takes_temperature(model)):
         body["temperature"] = task.temperature
     return body
 
 
 class OpenAIProvider:
-    """Provider over OpenAI's Chat Completions (or any compatible server at `base_url`)."""
+    """Provider over OpenAI's Chat Completions (or any compatible server at `base_url`), or over another
+    vendor's compatible endpoint (`vendor`: Gemini, xAI), at its preset base URL unless `base_url`."""
 
-    name = "openai"
-    sends_temperature = True  # but not to a reasoning model: see takes_temperature
+    sends_temperature = True  # but not to an OpenAI reasoning model: see takes_temperature
 
     def __init__(
         self,
@@ -147,27 +173,34 @@ class OpenAIProvider:
         timeout: float = 120.0,
         max_output_tokens: int = 4096,
         malformed_backoff_s: float = 0.5,
+        vendor: Vendor = OPENAI,
     ) -> None:
-        if api_key is None and base_url is None:
-            raise ProviderError("openai: an API key is needed unless base_url names a compatible server")
+        if api_key is None and (base_url is None or vendor is not OPENAI):
+            needs = " unless base_url names a compatible server" if vendor is OPENAI else ""
+            raise ProviderError(f"{vendor.name}: an API key ({vendor.key_variable}) is needed{needs}")
+        self.name = vendor.name
+        self._vendor = vendor
         self._api_key = api_key
         self._max_retries = max_retries
         self._max_output_tokens = max_output_tokens
         self._malformed_backoff_s = malformed_backoff_s  # the first wait before asking again, doubling
         self._client = openai.OpenAI(
-            api_key=api_key or PLACEHOLDER_KEY, base_url=base_url, max_retries=max_retries, timeout=timeout
+            api_key=api_key or PLACEHOLDER_KEY,
+            base_url=base_url or vendor.base_url,
+            max_retries=max_retries,
+            timeout=timeout,
         )
 
     def __repr__(self) -> str:  # never the key
-        return f"OpenAIProvider(base_url={str(self._client.base_url)!r})"
+        return f"OpenAIProvider(vendor={self.name!r}, base_url={str(self._client.base_url)!r})"
 
     def takes_temperature(self, model: str) -> bool:
-        return takes_temperature(model)
+        return self._vendor is not OPENAI or takes_temperature(model)
 
     def complete(self, task: Task[Any], model: str, feedback: str | None = None) -> ProviderReply:
         limit = task.max_output_tokens or self._max_output_tokens
-        body = request_body(task, model, limit, feedback)
-        what = f"openai {model}"
+        body = request_body(task, model, limit, feedback, self._vendor)
+        what = f"{self.name} {model}"
         headers = call_headers()  # which call this is (X-Claimcourt-Call): for proxies and the played corpus
         try:
             response = retry_malformed(
@@ -185,8 +218,11 @@ class OpenAIProvider:
         cached = (details.cached_tokens or 0) if details else 0
         # OpenAI counts cached tokens inside prompt_tokens; input_tokens here excludes them, as Anthropic's.
         input_tokens = (usage.prompt_tokens - cached) if usage else 0
-        output_tokens = usage.completion_tokens if usage else 0
-        served_by = response.model or model
+        # What the model wrote, reasoning included: OpenAI counts reasoning inside completion_tokens, xAI
+        # beside it (in total_tokens only), so whichever is larger is what is billed.
+        written = (usage.total_tokens or 0) - usage.prompt_tokens if usage else 0
+        output_tokens = max(usage.completion_tokens, written) if usage else 0
+        served_by = (response.model or model).removeprefix(self._vendor.served_model_prefix)
         if not response.choices:
             return ProviderReply("", None, served_by, input_tokens, output_tokens)
         choice = response.choices[0]

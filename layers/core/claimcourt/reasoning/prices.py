@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
     # Anthropic
     "claude-opus-4-1": (15.0, 75.0),
@@ -18,6 +20,22 @@ PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
     "gpt-4o-mini": (0.15, 0.6),
     "gpt-5": (1.25, 10.0),
     "gpt-5-mini": (0.25, 2.0),
+    # Gemini, standard tier, prompts up to 200k tokens (ai.google.dev/gemini-api/docs/pricing, as quoted
+    # with its date by deploybase.ai "Gemini API Pricing 2026", 2026-03, and hivebook.wiki's Gemini 2.5
+    # page; Google's own page was not in the docs search). Thinking tokens are billed as output.
+    "gemini-2.5-pro": (1.25, 10.0),
+    "gemini-2.5-flash": (0.30, 2.50),
+    "gemini-2.5-flash-lite": (0.10, 0.40),
+    # xAI (docs.x.ai "Models and Pricing"): grok-3 and grok-3-mini as that page read on 2025-06-02
+    # (archive.fo/dYUtw); grok-4 (grok-4-0709) as xAI's page is quoted by apidog.com, 2025; the grok-4
+    # fast models as quoted by getmaxim.ai's calculator (xAI's page renders its prices by script, so the
+    # search holds no copy of them). Reasoning tokens are billed as output.
+    "grok-4": (3.0, 15.0),
+    "grok-4-0709": (3.0, 15.0),
+    "grok-4-fast": (0.20, 0.50),
+    "grok-4-1-fast": (0.20, 0.50),
+    "grok-3": (3.0, 15.0),
+    "grok-3-mini": (0.30, 0.50),
     # No model at all
     "offline": (0.0, 0.0),
 }
@@ -26,15 +44,25 @@ PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
 # Prompt-cache rates, USD per million tokens (read from the cache, written to it), where they are not
 # the input rate. Anthropic (platform.claude.com, "Pricing → Prompt caching", as read 2026-11): a cache
 # read is 0.1× the input rate, a 5-minute cache write 1.25×. OpenAI (openai.com/api/pricing, "Cached
-# input", as read 2026-11): cached input is discounted per model and writing costs the input rate.
+# input", as read 2026-11): cached input is discounted per model and writing costs the input rate. So for
+# Gemini (implicit caching: a read at a tenth of the input rate, the same sources as above; storage is
+# not billed for implicit caches) and xAI (automatic caching, "Cached Input" on the same pages). A model
+# whose cached rate was not found (the grok-4 fast models) bills its cached tokens at the input rate.
 ANTHROPIC_CACHE_READ, ANTHROPIC_CACHE_WRITE = 0.1, 1.25
-OPENAI_CACHED_INPUT_PER_MTOK: dict[str, float] = {
+CACHED_INPUT_PER_MTOK: dict[str, float] = {
     "gpt-4.1": 0.5,
     "gpt-4.1-mini": 0.1,
     "gpt-4o": 1.25,
     "gpt-4o-mini": 0.075,
     "gpt-5": 0.125,
     "gpt-5-mini": 0.025,
+    "gemini-2.5-pro": 0.125,
+    "gemini-2.5-flash": 0.03,
+    "gemini-2.5-flash-lite": 0.01,
+    "grok-4": 0.75,
+    "grok-4-0709": 0.75,
+    "grok-3": 0.75,
+    "grok-3-mini": 0.075,
 }
 
 # Anthropic's server-side web search is billed per search on top of tokens ($10 per 1,000).
@@ -45,17 +73,19 @@ WEB_SEARCH_USD_PER_REQUEST = 0.01
 OPENAI_WEB_SEARCH_USD_PER_CALL = {"reasoning": 0.01, "other": 0.025}
 
 
+def _family(model: str, names: Iterable[str]) -> str | None:
+    """The longest known name `model` is, or is a variant of (a dated snapshot, "-latest"). A name
+    followed by a dot or a digit is another version (grok-4.3 is not grok-4), not a variant."""
+    matches = [
+        n for n in names if model.startswith(n) and model[len(n) : len(n) + 1] not in tuple(".0123456789")
+    ]
+    return max(matches, key=len) if matches else None
+
+
 def price_for(model: str) -> tuple[float, float] | None:
-    """Exact match first, then the longest known prefix (dated snapshots share their family's rate)."""
-    if model in PRICES_PER_MTOK:
-        return PRICES_PER_MTOK[model]
-    matches = [name for name in PRICES_PER_MTOK if model.startswith(name)]
-    return PRICES_PER_MTOK[max(matches, key=len)] if matches else None
-
-
-def _longest_prefix(model: str, table: dict[str, float]) -> float | None:
-    matches = [name for name in table if model.startswith(name)]
-    return table[max(matches, key=len)] if matches else None
+    """(input, output) USD per million tokens of the model's family (dated snapshots share its rate)."""
+    family = _family(model, PRICES_PER_MTOK)
+    return PRICES_PER_MTOK[family] if family else None
 
 
 def cache_rates(model: str) -> tuple[float, float] | None:
@@ -65,8 +95,8 @@ def cache_rates(model: str) -> tuple[float, float] | None:
         return None
     if model.startswith("claude"):
         return price[0] * ANTHROPIC_CACHE_READ, price[0] * ANTHROPIC_CACHE_WRITE
-    cached = _longest_prefix(model, OPENAI_CACHED_INPUT_PER_MTOK)
-    return (price[0] if cached is None else cached), price[0]
+    family = _family(model, CACHED_INPUT_PER_MTOK)
+    return (price[0] if family is None else CACHED_INPUT_PER_MTOK[family]), price[0]
 
 
 def cost_usd(
