@@ -99,6 +99,7 @@ def submit_run(
     if run_id is not None and _exists(store, run_id):
         raise run_exists(run_id)
     run_id = run_id or new_run_id()
+    request = settings.with_defaults(request)  # the saved (or configured) default effort and mode
     # The hourly cap guards spend: a run the offline reasoner serves (no paid model, no paid search)
     # still takes a slot under the concurrency cap, but is not counted against it.
     spends = settings.may_spend(request.lineup if isinstance(request, MotionRequest) else None)

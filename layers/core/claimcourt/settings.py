@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
@@ -17,6 +17,8 @@ from claimcourt.errors import InvalidRequestError
 from claimcourt.models import (
     PROVIDERS,
     ClaimAsked,
+    Effort,
+    Mode,
     MotionRole,
     ProviderName,
     RoundsMode,
@@ -24,6 +26,7 @@ from claimcourt.models import (
     WebAddress,
 )
 
+R = TypeVar("R", bound=BaseModel)
 ROLES = (
     "suitability", "decomposer", "case_for", "case_against", "fact_checker", "moderator", "adjudicator",
     "hindsight",
@@ -138,6 +141,10 @@ class Settings(BaseSettings):
     # Observability (claimcourt.observability): on in the deployed template, off on the laptop.
     tracing: bool = Field(default=False, description="Trace each invocation with X-Ray.")
     metrics: bool = Field(default=False, description="Write business metrics (CloudWatch EMF) to stdout.")
+
+    # What a request that names no effort or mode gets (the request models' own defaults otherwise).
+    default_effort: Effort = Field(default="standard", description="A run's effort when it names none.")
+    default_mode: Mode = Field(default="spectral", description="A run's headline when it names none.")
 
     # The round controller (debate/control.py): off = the effort's fixed rounds; shadow = fixed rounds,
     # with what the controller would have decided recorded beside; on = the controller decides.
@@ -284,6 +291,13 @@ class Settings(BaseSettings):
         if chosen is not None and chosen in needs and not self.search_configured(chosen):
             return f"CLAIMCOURT_SEARCH={chosen} but {needs[chosen]}"
         return None
+
+    def with_defaults(self, request: R) -> R:
+        """The request with this deployment's default effort and mode where it named none."""
+        unnamed = {"effort": self.default_effort, "mode": self.default_mode}
+        update = {k: v for k, v in unnamed.items() if k in type(request).model_fields}
+        update = {k: v for k, v in update.items() if k not in request.model_fields_set}
+        return request.model_copy(update=update) if update else request
 
     def effort(self, name: str) -> EffortProfile:
         return EFFORT_PROFILES[name]

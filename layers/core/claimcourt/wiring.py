@@ -6,6 +6,7 @@ that never talks to OpenAI never pays for importing it.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import tempfile
 import threading
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from claimcourt.bus import DeadLetters, Publisher
     from claimcourt.delivery import Poster
     from claimcourt.evidence.collections import Collections
+    from claimcourt.preferences import Preferences
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,9 @@ class Deps:
     dead_letters: DeadLetters | None = None
     # The tenants' document collections (None: none here: BM25 is not installed).
     collections: Collections | None = None
+    # Settings and provider keys saved from the console (None: a deployed stack, whose are its template's
+    # and Secrets Manager's). `settings` already holds them, under the environment's.
+    preferences: Preferences | None = None
 
 
 def build_store(settings: Settings) -> Store:
@@ -272,13 +277,19 @@ def forget_configuration() -> None:
 
 
 def build_deps(settings: Settings, store: Store | None = None) -> Deps:
+    """`settings` from the environment; beside the laptop's store, with what the console saved under them."""
+    from claimcourt.preferences import preferences_for
+
     store = store or build_store(settings)
-    reasoner = Reasoner(LazyProviders(settings), settings.route, store, settings.budget_usd)
+    preferences = preferences_for(settings, store)
+    if preferences is not None:
+        settings = preferences.settings()
     return Deps(
         settings=settings,
         store=store,
-        reasoner=reasoner,
+        reasoner=_reasoner(settings, store),
         evidence=LazyEvidence(settings),
+        preferences=preferences,
         idempotency=build_idempotency(settings, store),
         executor=build_executor(settings),
         poster=build_poster(settings),
@@ -286,6 +297,27 @@ def build_deps(settings: Settings, store: Store | None = None) -> Deps:
         dead_letters=build_dead_letters(settings),
         collections=build_collections(settings, store),
     )
+
+
+def _reasoner(settings: Settings, store: Store) -> Reasoner:
+    return Reasoner(LazyProviders(settings), settings.route, store, settings.budget_usd)
+
+
+def use_settings(settings: Settings) -> Deps:
+    """Later runs use `settings` (saved from the console): the process's collaborators that follow from
+    them are built anew (providers and evidence lazily, at their first use); the store, executor and
+    the rest are kept. A stage of a run already going reads them at its next invocation."""
+    global _current
+    with _lock:
+        if _current is None:
+            raise ConfigurationError("no collaborators to change: nothing is running here")
+        _current = dataclasses.replace(
+            _current,
+            settings=settings,
+            reasoner=_reasoner(settings, _current.store),
+            evidence=LazyEvidence(settings),
+        )
+        return _current
 
 
 def build_executor(settings: Settings) -> Executor | None:

@@ -60,11 +60,12 @@ from claimcourt.models import (
 )
 from claimcourt.motions.crowd import persona_set
 from claimcourt.observability import logger, observed
+from claimcourt.preferences import KeyStatus, Preferences, SavedSettings
 from claimcourt.runs import delete_tenant_run, run_usage, submit_run, tenant_run
 from claimcourt.settings import MOTION_ROLES, ROLES
 from claimcourt.store.base import Store, encode_cursor, listing_key
 from claimcourt.watching.drift import create_monitor
-from claimcourt.wiring import Deps, build_idempotency, current_deps
+from claimcourt.wiring import Deps, build_idempotency, current_deps, use_settings
 
 # Powertools idempotency imports boto3 (80 ms): only a POST with an Idempotency-Key needs it.
 if TYPE_CHECKING:
@@ -207,6 +208,44 @@ class ServiceSettings(BaseModel):
     max_active_runs: int
     hourly_runs_per_tenant: int
     websocket_url: str | None = Field(description="Where to subscribe to a run's live events.")
+    default_effort: str
+    default_mode: str
+    searxng_url: str | None
+    editable: bool = Field(
+        description="Whether PUT /settings may change them: the local server's; a deployed stack's are its "
+        "template's (PUT answers 409 settings_deployed)."
+    )
+    saved: SavedSettings = Field(description="What the console saved (empty where nothing was, or deployed).")
+    locked: dict[str, str] = Field(
+        default_factory=dict,
+        description="Saved fields the server's environment sets, with why: the environment wins.",
+    )
+    keys: list[KeyStatus] = Field(
+        default_factory=list, description="Provider keys: set or not, the last four characters, from where."
+    )
+    keys_note: str | None = Field(default=None, description="Why keys cannot be entered here, if not.")
+
+
+class ProviderKey(BaseModel):
+    key: str = Field(min_length=1, max_length=500, description="The provider's API key (never returned).")
+
+
+DEPLOYED_SETTINGS = (
+    "this deployment's settings are its stack's (the CLAIMCOURT_* variables in template.yaml): change "
+    "them there and deploy"
+)
+DEPLOYED_KEYS = (
+    "this deployment reads provider keys from Secrets Manager (CLAIMCOURT_PROVIDER_KEYS_SECRET): put "
+    "them there; the console cannot set them"
+)
+
+
+def _preferences(deps: Deps, keys: bool = False) -> Preferences:
+    if deps.preferences is None:
+        if keys:
+            raise ConflictError(DEPLOYED_KEYS, "keys_in_secrets_manager")
+        raise ConflictError(DEPLOYED_SETTINGS, "settings_deployed")
+    return deps.preferences
 
 
 class MonitorList(BaseModel):
@@ -221,6 +260,43 @@ class Health(BaseModel):
 
 def _deps() -> Deps:
     return current_deps()
+
+
+def _service_settings(deps: Deps, tenant_id: str) -> ServiceSettings:
+    settings, preferences = deps.settings, deps.preferences
+    default = settings.default_provider()
+    providers = [
+        ProviderStatus(name=name, configured=settings.has_key(name), default=name == default)
+        for name in PROVIDERS
+    ]
+
+    def routes(roles: Iterable[str]) -> list[RoleRoute]:
+        return [
+            RoleRoute(role=role, provider=p, model=m) for role in roles for p, m in [settings.route(role)]
+        ]
+
+    return ServiceSettings(
+        tenant_id=tenant_id,
+        providers=providers,
+        provider_keys_known=settings.provider_keys_known,
+        roles=routes(ROLES),
+        motion_roles=routes(MOTION_ROLES),
+        web_search=settings.web_search_source() != "none",
+        search=settings.web_search_source(),
+        dynamic_rounds=settings.dynamic_rounds,
+        budget_usd=settings.budget_usd,
+        max_active_runs=settings.max_active_runs,
+        hourly_runs_per_tenant=settings.hourly_runs_per_tenant,
+        websocket_url=settings.websocket_url,
+        default_effort=settings.default_effort,
+        default_mode=settings.default_mode,
+        searxng_url=settings.searxng_url,
+        editable=preferences is not None,
+        saved=preferences.saved() if preferences else SavedSettings(),
+        locked=preferences.locked() if preferences else {},
+        keys=preferences.key_status() if preferences else [],
+        keys_note=None if preferences else DEPLOYED_KEYS,
+    )
 
 
 def _view(record: RunRecord, full: bool = False) -> RunView:
@@ -485,33 +561,43 @@ def build_app() -> APIGatewayHttpResolver:
 
     @app.get("/settings")
     def service_settings() -> ServiceSettings:
-        """The providers and each role's model as this service will run them; never a key."""
-        settings = _deps().settings
-        default = settings.default_provider()
-        providers = [
-            ProviderStatus(name=name, configured=settings.has_key(name), default=name == default)
-            for name in PROVIDERS
-        ]
+        """The providers and each role's model as this service will run them, what the console saved and
+        which of it the environment overrides; of a key, only whether it is set and its last 4."""
+        return _service_settings(_deps(), tenant())
 
-        def routes(roles: Iterable[str]) -> list[RoleRoute]:
-            return [
-                RoleRoute(role=role, provider=p, model=m) for role in roles for p, m in [settings.route(role)]
-            ]
+    @app.put(
+        "/settings",
+        responses={
+            409: {"description": "A deployed stack: its settings are its template's (settings_deployed)."}
+        },
+    )
+    def put_settings(saved: SavedSettings) -> ServiceSettings:
+        """Save the settings later runs use (the local server's): the whole set, a field left out being
+        the environment's or the default. A field the environment sets is kept but does not apply."""
+        deps = _deps()
+        settings = _preferences(deps).save(saved)
+        logger.info("settings saved", extra={"fields": sorted(saved.model_fields_set)})
+        return _service_settings(use_settings(settings), tenant())
 
-        return ServiceSettings(
-            tenant_id=tenant(),
-            providers=providers,
-            provider_keys_known=settings.provider_keys_known,
-            roles=routes(ROLES),
-            motion_roles=routes(MOTION_ROLES),
-            web_search=settings.web_search_source() != "none",
-            search=settings.web_search_source(),
-            dynamic_rounds=settings.dynamic_rounds,
-            budget_usd=settings.budget_usd,
-            max_active_runs=settings.max_active_runs,
-            hourly_runs_per_tenant=settings.hourly_runs_per_tenant,
-            websocket_url=settings.websocket_url,
-        )
+    @app.put(
+        "/settings/keys/<provider>",
+        responses={409: {"description": "Deployed (keys_in_secrets_manager), or set in the environment."}},
+    )
+    def put_provider_key(provider: str, body: ProviderKey) -> ServiceSettings:
+        """Keep a provider's API key, encrypted, for later runs (the local server's). Never returned."""
+        settings = _preferences(_deps(), keys=True).put_key(provider, body.key)
+        logger.info("provider key saved", extra={"provider": provider})
+        return _service_settings(use_settings(settings), tenant())
+
+    @app.delete(
+        "/settings/keys/<provider>",
+        responses={204: {"description": "Forgotten."}, 409: {"description": "Deployed, or in use."}},
+    )
+    def delete_provider_key(provider: str) -> Response[None]:
+        settings = _preferences(_deps(), keys=True).remove_key(provider)
+        logger.info("provider key removed", extra={"provider": provider})
+        use_settings(settings)
+        return Response(status_code=204)
 
     corpora.register(app, tenant)
 

@@ -1,16 +1,120 @@
-// Settings: what runs will use as this service is configured (GET /settings: the providers, each
-// role's model, the cost guard; never a key), the theme, and the user's own API key.
+// Settings: what runs will use (GET /settings), edited and saved for later runs (PUT /settings: the
+// local server's; a deployed stack's are its template's), provider keys entered here (PUT/DELETE
+// /settings/keys/{provider}: never shown again, only "set" and the last 4), the theme, the user's API key.
 
-import { forgetKey, getKey, serviceSettings } from "./api.js";
-import { errorBox, h, mount, usd } from "./ui.js";
+import { api, forgetKey, getKey, serviceSettings } from "./api.js";
+import { errorBox, h, mount } from "./ui.js";
 
-// The web search runs use (GET /settings' search); null: this API cannot tell (it holds no keys).
-const SEARCH = { anthropic: "Anthropic", openai: "OpenAI", searxng: "SearXNG", none: "off (bundled corpus)" };
+const SEARCH = { "": "the first configured", anthropic: "Anthropic", openai: "OpenAI", searxng: "SearXNG", none: "off (bundled corpus)" };
+const PROVIDERS = ["anthropic", "openai", "offline"];
 
 export async function render(view) {
   mount(view, h("p.muted", "Loading…"));
   let s;
   try { s = await serviceSettings(true); } catch (err) { mount(view, errorBox(err)); return; }
+  sessionStorage.removeItem("cc.settings"); // other pages read the saved settings afresh
+  const locked = s.locked || {};
+  const saved = s.saved || {};
+  const status = h("p#settings-status", { role: "status" });
+  const fail = (err) => { status.className = "error"; status.textContent = err.field ? `${err.field}: ${err.message}` : err.message; };
+
+  // One control per saved field: what was saved, else what runs use now; locked where the environment sets it.
+  function control(name, input, label, current) {
+    input.name = name;
+    input.id = `set-${name}`;
+    const why = locked[name];
+    if (why) { input.disabled = true; input.title = why; }
+    return h("div.field", { dataset: { field: name } },
+      h("label", { for: input.id }, label, current !== undefined ? h("span.hint", ` (now ${current})`) : null),
+      input, why ? h("p.hint.locked", `Locked: ${why}`) : null);
+  }
+  const select = (options, value) => h("select", {}, options.map(([v, l]) => h("option", { value: v, selected: String(value ?? "") === v }, l)));
+  const number = (value, attrs) => h("input", { type: "number", value: value ?? "", ...attrs });
+
+  const roleRows = s.roles.map((r) => {
+    const wanted = (saved.models_by_role || {})[r.role] || "";
+    const [provider, model] = wanted ? [wanted.split(":")[0], wanted.split(":").slice(1).join(":")] : ["", ""];
+    const p = select([["", "default"], ...PROVIDERS.map((x) => [x, x])], provider);
+    const m = h("input.mono", { type: "text", value: model, placeholder: r.model, autocomplete: "off", spellcheck: "false" });
+    p.name = `role-provider-${r.role}`; p.setAttribute("aria-label", `${r.role} provider`);
+    m.name = `role-model-${r.role}`; m.setAttribute("aria-label", `${r.role} model`);
+    if (locked.models_by_role) { p.disabled = m.disabled = true; }
+    return { role: r.role, p, m, row: h("tr", { dataset: { role: r.role } }, h("td", r.role.replaceAll("_", " ")), h("td", p), h("td", m), h("td.mono.muted", `${r.provider}:${r.model}`)) };
+  });
+
+  const fields = {
+    provider: select([["", "from the keys present"], ...PROVIDERS.map((x) => [x, x])], saved.provider),
+    default_effort: select([["", "as configured"], ["low", "Low"], ["standard", "Standard"], ["high", "High"]], saved.default_effort),
+    default_mode: select([["", "as configured"], ["spectral", "Score 0–100"], ["verdict", "Verdict"]], saved.default_mode),
+    dynamic_rounds: select([["", "as configured"], ["off", "off"], ["shadow", "shadow"], ["on", "on"]], saved.dynamic_rounds),
+    budget_usd: number(saved.budget_usd, { step: "0.01", min: "0.01", max: "100" }),
+    max_active_runs: number(saved.max_active_runs, { step: "1", min: "1", max: "50" }),
+    hourly_runs_per_tenant: number(saved.hourly_runs_per_tenant, { step: "1", min: "1", max: "10000" }),
+    search: select(Object.entries(SEARCH), saved.search),
+    searxng_url: h("input.mono", { type: "text", inputmode: "url", value: saved.searxng_url || "", placeholder: "http://127.0.0.1:8888" }),
+  };
+  const form = h("form#settings-form", { novalidate: true },
+    h("div.grid.two",
+      h("section.card", h("h2", "Runs"),
+        control("provider", fields.provider, "Default provider", s.providers.find((p) => p.default)?.name),
+        control("default_effort", fields.default_effort, "Default effort", s.default_effort),
+        control("default_mode", fields.default_mode, "Default headline", s.default_mode),
+        control("dynamic_rounds", fields.dynamic_rounds, "Round controller", s.dynamic_rounds)),
+      h("section.card", h("h2", "Cost guard and evidence"),
+        control("budget_usd", fields.budget_usd, "Budget per run, $", s.budget_usd),
+        control("max_active_runs", fields.max_active_runs, "Debates at once", s.max_active_runs),
+        control("hourly_runs_per_tenant", fields.hourly_runs_per_tenant, "Runs per hour, per key's tenant", s.hourly_runs_per_tenant),
+        control("search", fields.search, "Web search", SEARCH[s.search ?? ""]),
+        control("searxng_url", fields.searxng_url, "SearXNG instance", s.searxng_url || "none"))),
+    h("section.card", { "aria-labelledby": "roles-title" }, h("h2#roles-title", "Models by role"),
+      locked.models_by_role ? h("p.hint.locked", `Locked: ${locked.models_by_role}`) : h("p.hint", "Empty: the default provider's model. The last column is what runs use now."),
+      h("div.scroll-x", h("table#roles", h("thead", h("tr", h("th", "Role"), h("th", "Provider"), h("th", "Model"), h("th", "Now"))), h("tbody", roleRows.map((r) => r.row))))),
+    h("div.row", h("button#save-settings", { type: "submit", disabled: !s.editable }, "Save settings"), status));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const body = { models_by_role: {} };
+    for (const [name, input] of Object.entries(fields)) {
+      if (input.value === "") continue;
+      body[name] = input.type === "number" ? Number(input.value) : input.value;
+    }
+    for (const r of roleRows) {
+      if (r.p.value || r.m.value) body.models_by_role[r.role] = `${r.p.value || r.m.value.split(":")[0]}:${r.p.value ? r.m.value : r.m.value.split(":").slice(1).join(":")}`;
+    }
+    status.className = ""; status.textContent = "Saving…";
+    try { await api("/settings", { method: "PUT", body }); await render(view); document.getElementById("settings-status").textContent = "Saved: later runs use these."; }
+    catch (err) { fail(err); form.querySelector(`[data-field="${(err.field || "").split(".")[0]}"] :is(input,select)`)?.focus(); }
+  });
+
+  mount(view,
+    h("div.card", h("h1", "Settings"), h("p.muted", `Tenant ${s.tenant_id}. ${s.editable
+      ? "What later runs use, saved on this server. A setting the server's environment sets wins, and is shown locked."
+      : "This deployment's settings are its stack's (template.yaml); they are shown, not edited, here."}`)),
+    form, keysCard(s, view, fail), youCard());
+}
+
+function keysCard(s, view, fail) {
+  if (!s.keys.length) return h("section.card#keys", h("h2", "Provider keys"), h("p.muted", s.keys_note || "No keys are entered here."));
+  const rows = s.keys.map((k) => {
+    const state = k.set ? `set, ending ${k.last4}${k.source === "environment" ? " (environment)" : ""}` : "not set";
+    const input = h("input.mono", { type: "password", id: `key-${k.provider}`, autocomplete: "off", placeholder: k.provider === "anthropic" ? "sk-ant-…" : "sk-…", disabled: Boolean(k.locked) });
+    const save = h("button", { type: "button", disabled: Boolean(k.locked) }, "Save key");
+    const remove = h("button.danger", { type: "button", disabled: !k.set || Boolean(k.locked) }, "Remove");
+    save.addEventListener("click", async () => {
+      try { await api(`/settings/keys/${k.provider}`, { method: "PUT", body: { key: input.value } }); input.value = ""; await render(view); }
+      catch (err) { input.value = ""; fail(err); }
+    });
+    remove.addEventListener("click", async () => {
+      try { await api(`/settings/keys/${k.provider}`, { method: "DELETE" }); await render(view); } catch (err) { fail(err); }
+    });
+    return h("tr", { dataset: { provider: k.provider } }, h("td", k.provider), h("td.key-state", state, k.locked ? h("p.hint.locked", `Locked: ${k.locked}`) : null),
+      h("td", h("label.sr-only", { for: input.id }, `${k.provider} key`), input), h("td.row", save, remove));
+  });
+  return h("section.card#keys", h("h2", "Provider keys"),
+    h("p.hint", "Kept encrypted on this server; never shown again, only whether one is set and its last four characters."),
+    h("div.scroll-x", h("table", h("tbody", rows))));
+}
+
+function youCard() {
   const key = getKey();
   const forget = h("button.danger#forget-key", { type: "button" }, "Forget this key");
   forget.addEventListener("click", () => { forgetKey(); location.hash = "#/key"; });
@@ -21,26 +125,8 @@ export async function render(view) {
     localStorage.setItem("cc.theme", theme.value);
     window.dispatchEvent(new CustomEvent("cc:theme"));
   });
-  mount(view,
-    h("div.card", h("h1", "Settings"), h("p.muted", `Tenant ${s.tenant_id}. What this service runs with; provider keys are never shown, nor sent to this page.`)),
-    h("div.grid.two",
-      h("section.card", { "aria-labelledby": "prov-title" }, h("h2#prov-title", "Providers"),
-        h("table#providers", h("thead", h("tr", h("th", "Provider"), h("th", "Configured"), h("th", "Default"))),
-          h("tbody", s.providers.map((p) => h("tr", h("td", p.name), h("td", s.provider_keys_known === false ? "not known here" : p.configured ? "yes" : "no"), h("td", p.default ? "default" : "")))))),
-      h("section.card", { "aria-labelledby": "roles-title" }, h("h2#roles-title", "Models by role"),
-        h("table#roles", h("thead", h("tr", h("th", "Role"), h("th", "Provider"), h("th", "Model"))),
-          h("tbody", s.roles.map((r) => h("tr", h("td", r.role.replace("_", " ")), h("td", r.provider), h("td.mono", r.model))))))),
-    h("div.grid.two",
-      h("section.card", { "aria-labelledby": "guard-title" }, h("h2#guard-title", "Limits"),
-        h("dl.kv",
-          h("dt", "debates at once"), h("dd", String(s.max_active_runs)),
-          h("dt", "runs per hour (yours)"), h("dd", String(s.hourly_runs_per_tenant)),
-          h("dt", "budget per run"), h("dd", usd(s.budget_usd)),
-          h("dt", "round controller"), h("dd", s.dynamic_rounds),
-          h("dt", "web search"), h("dd", SEARCH[s.search] || (s.web_search ? "the first configured" : "off (bundled corpus)")),
-          h("dt", "live events"), h("dd.mono", s.websocket_url || "—"))),
-      h("section.card", { "aria-labelledby": "you-title" }, h("h2#you-title", "You"),
-        h("div.field", h("label", { for: "theme-select" }, "Theme"), theme),
-        h("p", "API key: ", h("code#key-shown", key ? `${key.slice(0, 10)}…` : "none")),
-        h("div.row", h("a.button", { href: "#/key" }, "Use another key"), forget))));
+  return h("section.card", { "aria-labelledby": "you-title" }, h("h2#you-title", "You"),
+    h("div.field", h("label", { for: "theme-select" }, "Theme"), theme),
+    h("p", "API key: ", h("code#key-shown", key ? `${key.slice(0, 10)}…` : "none")),
+    h("div.row", h("a.button", { href: "#/key" }, "Use another key"), forget));
 }

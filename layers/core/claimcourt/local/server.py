@@ -258,6 +258,9 @@ class LocalServer:
         settings = deps.settings
         if websocket_url is not None:
             settings = settings.model_copy(update={"websocket_url": websocket_url})
+            if deps.preferences is not None:  # settings saved later are built on it: they keep the URL
+                base = deps.preferences.base
+                deps.preferences.base = base.model_copy(update={"websocket_url": websocket_url})
         self.deps = dataclasses.replace(deps, settings=settings, executor=self, poster=self.poster)
         self.runtime = LocalRuntime(self.deps)
         self.feed = Feed(deps.store, self.poster)

@@ -7,7 +7,7 @@ import binascii
 import hashlib
 import re
 from datetime import UTC, date, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from claimcourt.errors import ConflictError, InvalidRequestError, NotFoundError, RateLimitedError
 from claimcourt.models import (
@@ -373,6 +373,15 @@ class ConnectionStore(Protocol):
         ...
 
     def unsubscribe(self, connection_id: str, run_id: str) -> None: ...
+
+
+@runtime_checkable
+class SavedSettingsStore(Protocol):
+    """Small named records of the service's own (the console's saved settings, its encrypted provider
+    keys). The laptop's SQLite store only: a deployed stack's settings are its template's."""
+
+    def get_saved(self, name: str) -> dict[str, Any] | None: ...
+    def put_saved(self, name: str, value: dict[str, Any]) -> None: ...
 
 
 class Store(

@@ -14,6 +14,7 @@ from claimcourt.store.sqlite.events import SqliteEvents
 from claimcourt.store.sqlite.keys import SqliteKeys
 from claimcourt.store.sqlite.monitors import SqliteMonitors
 from claimcourt.store.sqlite.runs import SqliteRuns
+from claimcourt.store.sqlite.saved import SqliteSaved
 
 __all__ = ["SCHEMA_VERSION", "SqliteDatabase", "SqliteStore"]
 
@@ -29,5 +30,6 @@ class SqliteStore(
     SqliteAdmission,
     SqliteMonitors,
     SqliteConnections,
+    SqliteSaved,
 ):
     """Every capability over one file: `SqliteStore(path)` opens (or makes) it."""

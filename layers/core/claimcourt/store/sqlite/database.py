@@ -74,11 +74,13 @@ CREATE TABLE IF NOT EXISTS monitors (
 );
 CREATE INDEX IF NOT EXISTS monitors_due ON monitors (next_due);
 CREATE INDEX IF NOT EXISTS monitors_listed ON monitors (tenant_id, listing);
+CREATE TABLE IF NOT EXISTS saved_settings (name TEXT PRIMARY KEY, body TEXT NOT NULL);
 """
 # PRAGMA user_version. 1 was the single-tenant schema before API keys; 2 had no WebSocket tables,
 # 3 no monitors, 4 no prompt-cache tokens on calls, 5 no indexes on the cache's expiry and the runs'
 # source tag: each later version only adds tables, indexes or columns with defaults, so 2 to 5 are
-# upgraded in place.
+# upgraded in place. (Version 6 gained saved_settings by the same CREATE IF NOT EXISTS: a file an
+# older claimcourt opens has one table it does not read.)
 SCHEMA_VERSION = 6
 UPGRADES_IN_PLACE = (2, 3, 4, 5)
 # Columns added since a table was first made: (table, column, its definition).
