@@ -24,6 +24,7 @@ CAPABILITIES = [
     base.AdmissionStore,
     base.MonitorStore,
     base.ConnectionStore,
+    base.BenchmarkStore,
 ]
 
 
