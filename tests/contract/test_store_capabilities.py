@@ -24,6 +24,7 @@ CAPABILITIES = [
     base.AdmissionStore,
     base.MonitorStore,
     base.ConnectionStore,
+    base.BenchmarkStore,
 ]
 # The console's saved settings and keys: the laptop's store only (a stack's are its template's).
 LAPTOP_ONLY = [base.SavedSettingsStore]

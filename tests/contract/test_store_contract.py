@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from moto import mock_aws
 
+from claimcourt.benchmarks import BenchmarkCost, BenchmarkRecord, BenchmarkSection, BenchmarkValue
 from claimcourt.errors import ConflictError, InvalidRequestError, NotFoundError, RateLimitedError
 from claimcourt.models import (
     LOCAL_TENANT,
@@ -991,3 +992,85 @@ def test_events_after_the_largest_seq_are_none(store: Store) -> None:
     store.append_event(RunEvent(run_id="run_1", type="stage.started"), key="k1")
     assert store.list_events("run_1", after_seq=10**10 - 1) == []
     assert [e.seq for e in store.list_events("run_1", after_seq=0)] == [1]
+
+
+# ================================================================ benchmarks
+# A scorecard and its plots stored, listed newest first, read back by id; a resumed bench replaces what
+# it recorded; what is not there is a NotFoundError; plots that do not match the record are refused
+# before anything is written.
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
+
+
+def benchmark(
+    n: int, plots: tuple[str, ...] = ("calibration-calibration-curve.png",), **changes: object
+) -> BenchmarkRecord:
+    return BenchmarkRecord(
+        benchmark_id=f"b_{n:012x}",
+        recorded_at=T0 + timedelta(minutes=n),
+        model="the offline reasoner",
+        offline=True,
+        options={"benches": ["calibration"], "baselines": True},
+        wall_s=12.5,
+        directory=f"/tmp/bench-results/calibration-{n}",
+        sections=[
+            BenchmarkSection(
+                bench="calibration",
+                title="calibration",
+                systems=["judge", "debate"],
+                values=[
+                    BenchmarkValue(system="judge", metric="MAE to anchors (points)", value=20.5, n=4),
+                    BenchmarkValue(system="debate", metric="MAE to anchors (points)", value=11.0, n=4),
+                    BenchmarkValue(system="debate", metric="AUROC true vs false", value=None, n=4),
+                ],
+                costs=[BenchmarkCost(system="debate", n=4, spent_usd=0.0, metered_usd=0.12)],
+                plots=list(plots),
+            )
+        ],
+    ).model_copy(update=changes)
+
+
+def test_a_benchmark_reads_back_with_its_plots_and_lists_newest_first(store: Store) -> None:
+    assert store.list_benchmarks() == []
+    for n in (1, 3, 2):
+        store.put_benchmark(benchmark(n), {"calibration-calibration-curve.png": PNG + bytes([n])})
+    assert [b.benchmark_id for b in store.list_benchmarks()] == [f"b_{n:012x}" for n in (3, 2, 1)]
+    assert [b.benchmark_id for b in store.list_benchmarks(limit=2)] == [f"b_{n:012x}" for n in (3, 2)]
+    assert store.get_benchmark("b_000000000002") == benchmark(2)
+    assert store.get_benchmark_plot("b_000000000002", "calibration-calibration-curve.png") == PNG + b"\x02"
+
+
+def test_a_benchmark_recorded_again_replaces_the_first_and_its_plots(store: Store) -> None:
+    store.put_benchmark(benchmark(1), {"calibration-calibration-curve.png": PNG})
+    again = benchmark(1, plots=("calibration-reliability.png",), wall_s=30.0)
+    store.put_benchmark(again, {"calibration-reliability.png": PNG + b"!"})
+    assert store.list_benchmarks() == [again]
+    assert store.get_benchmark_plot("b_000000000001", "calibration-reliability.png") == PNG + b"!"
+    with pytest.raises(NotFoundError):
+        store.get_benchmark_plot("b_000000000001", "calibration-calibration-curve.png")
+
+
+def test_what_is_not_there_is_not_found(store: Store) -> None:
+    with pytest.raises(NotFoundError):
+        store.get_benchmark("b_000000000009")
+    with pytest.raises(NotFoundError):
+        store.get_benchmark_plot("b_000000000009", "calibration-calibration-curve.png")
+    store.put_benchmark(benchmark(1), {"calibration-calibration-curve.png": PNG})
+    with pytest.raises(NotFoundError):
+        store.get_benchmark_plot("b_000000000001", "averitec-confusion.png")
+
+
+@pytest.mark.parametrize(
+    "plots",
+    [
+        {},
+        {"calibration-calibration-curve.png": b"GIF89a"},
+        {"calibration-calibration-curve.png": PNG, "x.png": PNG},
+    ],
+)
+def test_plots_that_do_not_match_the_record_are_refused_and_nothing_is_stored(
+    store: Store, plots: dict[str, bytes]
+) -> None:
+    with pytest.raises(InvalidRequestError):
+        store.put_benchmark(benchmark(1), plots)
+    assert store.list_benchmarks() == []

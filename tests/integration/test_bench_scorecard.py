@@ -19,6 +19,16 @@ from claimcourt.store.sqlite import SqliteStore
 pytestmark = [pytest.mark.timeout(180), pytest.mark.usefixtures("clean_env")]
 
 
+@pytest.fixture(autouse=True)
+def data_dir(
+    clean_env: None, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """The store a bench records its scorecard in (CLAIMCOURT_DATA_DIR's), never the user's own."""
+    where = tmp_path_factory.mktemp("data")
+    monkeypatch.setenv("CLAIMCOURT_DATA_DIR", str(where))
+    return where
+
+
 def test_bench_all_with_baselines_prints_the_scorecard_and_writes_json_plots_and_report(
     tmp_path: Path,
 ) -> None:
@@ -99,3 +109,52 @@ def test_golden_evidence_debates_search_only_their_own_claims_gold_answers(tmp_p
         urls = {item["source_url"] for doc in found.values() for item in doc["items"]}
         assert urls and urls <= gold_urls, outcome["item"]
         assert store.get_run(outcome["run_id"]).request.mode == "verdict"
+
+
+def test_a_bench_records_its_scorecard_and_plots_in_the_store_the_api_reads(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        main, ["bench", "calibration", "--baselines", "--limit", "2", "--runs", "2", "--out", str(out)],
+        catch_exceptions=False,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    (run_dir,) = [p for p in out.iterdir() if p.is_dir()]
+    store = SqliteStore(data_dir / "claimcourt.sqlite3")  # the settings' store, not the bench directory's
+    (recorded,) = store.list_benchmarks()
+    assert f"recorded as benchmark {recorded.benchmark_id}" in result.stdout
+    assert recorded.offline is True and "offline reasoner" in recorded.model
+    assert recorded.directory == str(run_dir.resolve()) and recorded.options["benches"] == ["calibration"]
+    (section,) = recorded.sections
+    card = json.loads((run_dir / "scorecard.json").read_text())["sections"][0]
+    # every metric of every system, as scorecard.json has it, each over its 2 claims × 2 runs
+    assert {(v.metric, v.system): v.value for v in section.values} == {
+        (metric, system): value for metric, by in card["metrics"].items() for system, value in by.items()
+    }
+    assert {v.n for v in section.values} == {4} and section.systems == ["judge", "rag", "debate"]
+    costs = {c.system: c for c in section.costs}
+    assert costs["debate"].spent_usd == 0 and costs["debate"].metered_usd > costs["judge"].metered_usd > 0
+    assert section.plots == ["calibration-calibration-curve.png"]
+    png = store.get_benchmark_plot(recorded.benchmark_id, "calibration-calibration-curve.png")
+    assert png == (run_dir / "calibration-calibration-curve.png").read_bytes()
+    assert store.list_runs(LOCAL_TENANT, 10).runs == []  # its debates stay in the bench directory's store
+    store.close()
+
+
+def test_a_resumed_bench_records_again_under_the_same_id_and_no_record_records_nothing(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    args = ["calibration", "--limit", "1", "--runs", "1", "--out", str(tmp_path / "out"), "--no-plots"]
+    run_dir, _ = run([*args, "--no-record"])
+    assert (
+        not (data_dir / "claimcourt.sqlite3").exists()
+        or not SqliteStore(data_dir / "claimcourt.sqlite3").list_benchmarks()
+    )
+    run(["calibration", "--resume", str(run_dir)])
+    run(["calibration", "--resume", str(run_dir)])
+    store = SqliteStore(data_dir / "claimcourt.sqlite3")
+    (recorded,) = store.list_benchmarks()
+    assert recorded.directory == str(run_dir.resolve())
+    assert recorded.sections[0].plots == ["calibration-calibration-curve.png"]  # --no-plots was not resumed
+    store.close()

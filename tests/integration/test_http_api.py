@@ -3,6 +3,7 @@ SQLite store and an executor that records what it was asked to start."""
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
 import logging
@@ -872,3 +873,62 @@ def test_a_motion_whose_lineup_names_a_provider_without_a_key_is_refused_before_
     with use_deps(api.deps):
         status, _, view = api.call("POST", "/motions", body=body)
     assert status == 202, view
+
+
+# ---------------------------------------------------------------- benchmarks (the deployment's scorecards)
+
+
+def test_benchmarks_are_listed_newest_first_read_by_id_with_their_plots_and_the_same_for_every_tenant(
+    api: Api,
+) -> None:
+    from tests.contract.test_store_contract import PNG, benchmark
+
+    status, _, body = api.call("GET", "/benchmarks")
+    assert (status, body) == (200, {"benchmarks": []})
+    for n in (1, 2):
+        api.store.put_benchmark(benchmark(n), {"calibration-calibration-curve.png": PNG + bytes([n])})
+    for key in ("default", api.other_key):  # benchmarks are the deployment's: every tenant reads them
+        status, _, body = api.call("GET", "/benchmarks", key=key)
+        assert status == 200
+        assert [b["benchmark_id"] for b in body["benchmarks"]] == ["b_000000000002", "b_000000000001"]
+    status, _, body = api.call("GET", "/benchmarks", query={"limit": "1"})
+    assert [b["benchmark_id"] for b in body["benchmarks"]] == ["b_000000000002"]
+    status, _, one = api.call("GET", "/benchmarks/b_000000000001")
+    assert status == 200 and one["model"] == "the offline reasoner" and one["offline"] is True
+    value = one["sections"][0]["values"][0]
+    assert value == {"system": "judge", "metric": "MAE to anchors (points)", "value": 20.5, "n": 4}
+    plot = one["links"]["plots"]["calibration-calibration-curve.png"]
+    assert plot == "/benchmarks/b_000000000001/plots/calibration-calibration-curve.png"
+    reply = handler(http_event("GET", plot, headers={"authorization": f"Bearer {api.key}"}), LambdaContext())
+    assert (reply["statusCode"], reply["headers"]["Content-Type"]) == (200, "image/png")
+    assert reply["isBase64Encoded"] and base64.b64decode(reply["body"]) == PNG + b"\x01"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/benchmarks/b_00000000000f",  # never recorded
+        "/benchmarks/run_x",  # not a benchmark id
+        "/benchmarks/b_000000000001/plots/averitec-confusion.png",  # not one of its plots
+        "/benchmarks/b_000000000001/plots/..%2Fsecret.png",
+        "/benchmarks/b_00000000000f/plots/calibration-calibration-curve.png",
+    ],
+)
+def test_a_benchmark_or_plot_that_is_not_there_is_a_404(api: Api, path: str) -> None:
+    from tests.contract.test_store_contract import PNG, benchmark
+
+    api.store.put_benchmark(benchmark(1), {"calibration-calibration-curve.png": PNG})
+    status, _, body = api.call("GET", path)
+    assert (status, body["code"]) == (404, "not_found")
+
+
+def test_benchmarks_need_a_key(api: Api) -> None:
+    for path in ("/benchmarks", "/benchmarks/b_000000000001"):
+        status, _, body = api.call("GET", path, key=None)
+        assert (status, body["code"]) == (401, "unauthorized")
+
+
+def test_a_limit_out_of_range_is_refused_naming_it(api: Api) -> None:
+    for limit in ("0", "101", "many"):
+        status, _, body = api.call("GET", "/benchmarks", query={"limit": limit})
+        assert status == 422 and "limit" in json.dumps(body)

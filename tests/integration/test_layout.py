@@ -78,7 +78,7 @@ def test_every_stage_has_a_task_state_a_folder_and_a_module() -> None:
 # The package's layers, lowest first: a module may import its own layer and those below, never above.
 LAYERS: list[set[str]] = [
     {"contract", "errors"},
-    {"models", "settings", "prompts", "aws", "observability"},
+    {"models", "benchmarks", "settings", "prompts", "aws", "observability"},
     {"reasoning", "evidence", "store", "access", "execution", "bus", "delivery"},
     {"debate", "adjudication", "motions"},
     {"artifacts", "wiring"},

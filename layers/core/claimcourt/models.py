@@ -1066,6 +1066,31 @@ SEARCHED = (
 )
 
 
+class DebaterSpan(Strict):
+    """One debater's argue stage in a round, from its stage.started to its stage.completed event."""
+
+    side: Side
+    started_at: datetime
+    ended_at: datetime
+
+
+class RoundParallelism(Strict):
+    """Whether a round's two debaters ran at once (the seed's parallelism gate), from their stage events."""
+
+    round: int
+    in_turn: bool = Field(
+        description="The sides argued one after the other by design (a first speaker): nothing to gate."
+    )
+    debaters: list[DebaterSpan] = Field(description="Case for, then case against.")
+    overlap: float = Field(
+        ge=0, le=1, description="How much the two overlapped, as a share of the shorter one (0 to 1)."
+    )
+    gate: Literal["PASS", "FAIL"] | None = Field(
+        description="PASS: they overlapped (ran in parallel); FAIL: one ran after the other though both "
+        "were meant to run at once; null: in turn by design."
+    )
+
+
 class Result(Strict):
     run_id: str
     claim: str
@@ -1132,6 +1157,9 @@ class Result(Strict):
         default=None, description="How far each sub-claim's passages speak to it (the pool the judge read)."
     )
     searched: list[str] = Field(default_factory=list, description=SEARCHED)
+    parallelism: list[RoundParallelism] = Field(
+        default_factory=list, description="Per round: the debaters' times and whether they ran at once."
+    )
 
 
 # ---------------------------------------------------------------- records and events

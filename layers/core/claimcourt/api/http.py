@@ -21,7 +21,7 @@ from pydantic import AfterValidator, BaseModel, Field
 
 from claimcourt import __version__, artifacts
 from claimcourt.access import authenticate, presented_key
-from claimcourt.api import console, corpora
+from claimcourt.api import benchmarks, console, corpora
 from claimcourt.api.bodies import read_json
 from claimcourt.api.problems import PROBLEM, from_error, problem, problem_reply
 from claimcourt.claimreview import MEDIA_TYPE, claim_review, console_url, publisher_of, review_url, to_json
@@ -600,6 +600,7 @@ def build_app() -> APIGatewayHttpResolver:
         return Response(status_code=204)
 
     corpora.register(app, tenant)
+    benchmarks.register(app)
 
     @app.get("/health")
     def health() -> Health:

@@ -191,8 +191,10 @@ def write_index(out: Path) -> Path:
     return path
 
 
-def write_report(directory: Path, document: dict[str, Any]) -> list[Path]:
+def write_report(directory: Path, document: dict[str, Any]) -> dict[str, list[Path]]:
+    """The plots, report.html and the index beside it; returns the plots by bench."""
     images = {section["bench"]: plots(directory, section) for section in document["sections"]}
     report = directory / "report.html"
     report.write_text(html_report(directory, document, images), encoding="utf-8")
-    return [*(p for paths in images.values() for p in paths), report, write_index(directory.parent)]
+    write_index(directory.parent)
+    return images

@@ -9,7 +9,10 @@ RAG + LLM on the same model (claimcourt.bench.harness). Prints each bench's scor
 every system, then calls, tokens and dollars per item: spent, and, for the offline reasoner, metered as if
 billed at a model's prices) and writes a directory `<out>/<name>-<UTC time>/`
 with config.json, progress.jsonl, the store, scorecard.json, PNG plots and report.html
-(claimcourt.bench.report). Interrupted (Ctrl-C, a crash), it resumes with --resume DIR.
+(claimcourt.bench.report). Interrupted (Ctrl-C, a crash), it resumes with --resume DIR. At the end the
+scorecard and its plots are recorded in the configured store (CLAIMCOURT_DATA_DIR's, or --data-dir's, or
+a stack's DynamoDB table and bucket), where `GET /benchmarks` and the console's Benchmarks page read it
+(--no-record: not).
 
 With no provider key every role is the offline reasoner, and the figures are its own (they say so). With
 ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL set, the same command measures that model.
@@ -82,6 +85,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--resume", type=Path, default=None, help="carry on an interrupted run's directory")
     parser.add_argument("--data-dir", type=Path, default=None, help="the store (default: the run directory)")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots and the HTML report")
+    parser.add_argument(
+        "--no-record",
+        action="store_true",
+        help="do not record the scorecard in the store (GET /benchmarks, the console's Benchmarks page)",
+    )
     return parser
 
 
@@ -173,6 +181,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, list[Section]]:
     if done:
         print(f"resuming: {done} of {total} jobs already done", file=sys.stderr)
     sections: list[Section] = []
+    outcomes_of: dict[str, list[Outcome]] = {}
     started = time.perf_counter()
     bench_id = _digest(directory.resolve().as_posix())
     for name in options.benches:
@@ -182,6 +191,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, list[Section]]:
         )
         with session(stored, bench_id, spec.golden, options.effort) as active, bar:
             outcomes = run_jobs(active, jobs[name], progress_path, options.concurrency, advance)
+        outcomes_of[name] = list(outcomes)
         sections.append(spec.evaluate(outcomes, options))
     wall = time.perf_counter() - started
     for section in sections:
@@ -196,13 +206,50 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, list[Section]]:
     }
     (directory / SCORECARD).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     written = [directory / SCORECARD]
+    images: dict[str, list[Path]] = {}
     if not args.no_plots:
         from claimcourt.bench.report import write_report
 
-        written += write_report(directory, document)
+        images = write_report(directory, document)
+        written += [*(p for paths in images.values() for p in paths), directory / "report.html"]
+        written.append(directory.parent / "index.html")
     print()
     print(f"{total} jobs in {wall:.1f} s; wrote " + ", ".join(str(p) for p in written))
+    if not args.no_record:
+        _record(settings, bench_id, document, directory, sections, outcomes_of, images)
     return directory, sections
+
+
+def _record(
+    settings: Settings,
+    bench_id: str,
+    document: dict[str, Any],
+    directory: Path,
+    sections: list[Section],
+    outcomes: dict[str, list[Outcome]],
+    images: dict[str, list[Path]],
+) -> None:
+    """Into the store `serve` and the API read (the settings' own, not the bench directory's)."""
+    from claimcourt.bench.record import record_scorecard
+    from claimcourt.wiring import build_store
+
+    store = build_store(settings)
+    try:
+        record = record_scorecard(
+            store,
+            bench_id=bench_id,
+            document=document,
+            directory=directory,
+            sections=sections,
+            outcomes=outcomes,
+            plots=images,
+        )
+    finally:
+        close = getattr(store, "close", None)
+        if close is not None:
+            close()
+    where = settings.table_name if settings.store == "dynamodb" else settings.resolved_data_dir()
+    print(f"recorded as benchmark {record.benchmark_id} in {where}: GET /benchmarks/{record.benchmark_id}")
 
 
 def _done_keys(path: Path) -> set[str]:

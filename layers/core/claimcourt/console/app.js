@@ -23,6 +23,7 @@ const ROUTES = [
   [/^#\/monitors$/, "monitors", "page-monitors.js"],
   [/^#\/sources$/, "sources", "page-sources.js"],
   [/^#\/sources\/([\w-]+)$/, "sources", "page-sources.js"],
+  [/^#\/benchmarks$/, "benchmarks", "page-benchmarks.js"],
   [/^#\/settings$/, "settings", "page-settings.js"],
   [/^#\/key$/, "settings", "page-key.js"],
 ];

@@ -97,6 +97,30 @@ function stepView(step) {
     h("div.what.role-name", step.label), state, extra.length ? h("div.small", extra.join(" · ")) : null);
 }
 
+// The parallelism record of a round (the result's `parallelism`): both debaters' argue stages on one
+// time axis, their overlap as a share of the shorter, and the gate (PASS: they ran at once).
+export function parallelismView(p) {
+  const times = p.debaters.flatMap((d) => [new Date(d.started_at), new Date(d.ended_at)]);
+  const t0 = Math.min(...times), span = Math.max(1, Math.max(...times) - t0);
+  const pct = (t) => `${((t - t0) / span * 100).toFixed(2)}%`;
+  const verdict = p.gate === null
+    ? h("span.tag", "in turn by design")
+    : h(`span.pill.${p.gate === "PASS" ? "s-succeeded" : "s-failed"}`, p.gate);
+  return h("div.overlap", { "data-parallelism": p.round },
+    h("div.row.small", h("strong", "Debaters in parallel: "), verdict,
+      h("span", `overlap ${Math.round(p.overlap * 100)} % of the shorter`)),
+    p.debaters.map((d) => {
+      const start = new Date(d.started_at), end = new Date(d.ended_at);
+      return h(`div.overlap-lane.role-${d.side}`,
+        h("span.small.role-name", d.side === "for" ? "for" : "against"),
+        h("div.overlap-track", h("div.overlap-bar", {
+          style: `margin-left: ${pct(start)}; width: max(2px, ${((end - start) / span * 100).toFixed(2)}%)`,
+          title: `${d.side}: ${seconds(end - start)}`,
+        })),
+        h("span.small.mono", seconds(end - start)));
+    }));
+}
+
 function decisionView(round, d) {
   const sig = d.signals || {};
   const facts = [
@@ -149,6 +173,8 @@ export async function render(view, runId) {
   title.textContent = wasRunning ? "Live trace" : "Trace";
 
   const trace = new Trace();
+  // The result's parallelism record by round: there once the run has ended.
+  let parallel = new Map((run.result?.parallelism || []).map((p) => [p.round, p]));
   let frame = 0;
   let leaving = false;
   function draw() {
@@ -161,7 +187,7 @@ export async function render(view, runId) {
       rounds.map(([n, r]) => h("div.card", { "data-round": n },
         h("h2", `Round ${n}`),
         r.retrieve.length ? phase(`Retrieve (${plural(r.retrieve.length, "query", "queries")}${r.retrieve.length > 1 ? " in parallel" : ""})`, r.retrieve) : null,
-        r.argue.length ? phase("Argue (for ∥ against)", r.argue) : null,
+        r.argue.length ? phase("Argue (for ∥ against)", r.argue, parallel.has(n) ? parallelismView(parallel.get(n)) : null) : null,
         // A motion's turns are sequential: each team's fact-checker, then its statement, in the order they ran.
         r.speak.length
           ? phase("Turns (fact-check, then statement)", [...r.factcheck, ...r.speak].sort((a, b) => a.startedAt - b.startedAt))
@@ -201,6 +227,12 @@ export async function render(view, runId) {
         d.score !== undefined ? h("span", `score ${d.score}`) : null,
         d.error ? h("span.error", d.error) : null,
         h("a.button.primary", { href: `#/runs/${runId}` }, "Open the verdict")));
+      if (e.type === "run.succeeded" && !parallel.size) {
+        api(`/runs/${runId}`).then((ended) => {
+          parallel = new Map((ended.result?.parallelism || []).map((p) => [p.round, p]));
+          if (!frame) frame = requestAnimationFrame(draw);
+        }, () => {});
+      }
       api(`/runs/${runId}/round_decisions`).then((r) => {
         if (!r.decisions.length) return;
         mount(decisionsTable, h("section.card", h("h2", "The round controller's decisions"),

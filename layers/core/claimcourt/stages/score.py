@@ -7,6 +7,7 @@ from typing import Any
 
 from claimcourt import artifacts
 from claimcourt.adjudication.score import compose_result
+from claimcourt.debate import parallelism
 from claimcourt.debate.control import summarize
 from claimcourt.debate.relevance import measure
 from claimcourt.evidence import hindsight
@@ -67,6 +68,9 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
             "search": search_served(doc["source"] for doc in retrievals.values()),
             "pool_relevance": relevance,
             "searched": artifacts.searched(retrievals),
+            "parallelism": parallelism.record(
+                deps.store.list_events(p.run_id), in_turn=result.first is not None
+            ),
         }
     )
     # The four artifacts, kept with the run: stored first, so the run is never seen succeeded without them.

@@ -9,6 +9,7 @@ import re
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, Protocol, runtime_checkable
 
+from claimcourt.benchmarks import BenchmarkRecord
 from claimcourt.errors import ConflictError, InvalidRequestError, NotFoundError, RateLimitedError
 from claimcourt.models import (
     LOCAL_TENANT,
@@ -384,6 +385,37 @@ class SavedSettingsStore(Protocol):
     def put_saved(self, name: str, value: dict[str, Any]) -> None: ...
 
 
+class BenchmarkStore(Protocol):
+    """The scorecards `claimcourt bench` recorded: the deployment's, not a tenant's (benchmarks.py)."""
+
+    def put_benchmark(self, record: BenchmarkRecord, plots: dict[str, bytes]) -> None:
+        """Record a scorecard and its PNG plots (by name, as the record's sections list them); a
+        resumed bench records again under the same id, replacing what it recorded before."""
+        ...
+
+    def list_benchmarks(self, limit: int = 20) -> list[BenchmarkRecord]:
+        """Newest first."""
+        ...
+
+    def get_benchmark(self, benchmark_id: str) -> BenchmarkRecord:
+        """NotFoundError if there is none."""
+        ...
+
+    def get_benchmark_plot(self, benchmark_id: str, name: str) -> bytes:
+        """A plot's PNG; NotFoundError if the benchmark or its plot of that name is not there."""
+        ...
+
+
+def plots_of(record: BenchmarkRecord, plots: dict[str, bytes]) -> dict[str, bytes]:
+    """The plots a record may be stored with: exactly the ones its sections name, each a PNG."""
+    if set(plots) != record.plot_names:
+        raise InvalidRequestError("plots", f"expected {sorted(record.plot_names)}, got {sorted(plots)}")
+    for name, data in plots.items():
+        if not data.startswith(b"\x89PNG\r\n\x1a\n"):
+            raise InvalidRequestError("plots", f"{name} is not a PNG")
+    return plots
+
+
 class Store(
     RunStore,
     EventLog,
@@ -395,6 +427,7 @@ class Store(
     AdmissionStore,
     MonitorStore,
     ConnectionStore,
+    BenchmarkStore,
     Protocol,
 ):
     """Every capability, as each adapter (SQLite, DynamoDB) provides them all; a consumer that needs

@@ -18,6 +18,8 @@ Main table (pk, sk; GSI `gsi1` on gsi1pk, gsi1sk; stream NEW_IMAGE):
                                                                   gsi2: DUE / <next_due>#<id>
     LEASES              COUNT                   how many leases are held (the concurrency cap's counter)
     LEASES              LEASE#<run_id>          a running debate's lease
+    BENCH#<id>          BENCH                   a benchmark    gsi1: BENCHMARKS / <recorded_at>#<id>
+                                                (its PNG plots in the bucket: benchmarks/<id>/<name>)
 
 A soft-deleted run's item loses its gsi1/gsi2 keys, so the sparse indexes stop listing it; its claim
 counts it out and its drift point goes (a claim with no runs left loses its gsi1 keys too). Listings
@@ -50,6 +52,7 @@ from __future__ import annotations
 
 from claimcourt.store.dynamodb.admission import DynamoAdmission
 from claimcourt.store.dynamodb.artifacts import DynamoArtifacts
+from claimcourt.store.dynamodb.benchmarks import DynamoBenchmarks
 from claimcourt.store.dynamodb.cache import DynamoCache
 from claimcourt.store.dynamodb.calls import DynamoCalls
 from claimcourt.store.dynamodb.claims import DynamoClaims
@@ -76,6 +79,7 @@ class DynamoStore(
     DynamoAdmission,
     DynamoMonitors,
     DynamoConnections,
+    DynamoBenchmarks,
 ):
     """Every capability over one set of tables: `DynamoStore(table, cache_table, limits_table,
     connections_table, bucket, …)` (see DynamoTables)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from claimcourt.store.sqlite.admission import SqliteAdmission
 from claimcourt.store.sqlite.artifacts import SqliteArtifacts
+from claimcourt.store.sqlite.benchmarks import SqliteBenchmarks
 from claimcourt.store.sqlite.cache import SqliteCache
 from claimcourt.store.sqlite.calls import SqliteCalls
 from claimcourt.store.sqlite.claims import SqliteClaims
@@ -31,5 +32,6 @@ class SqliteStore(
     SqliteMonitors,
     SqliteConnections,
     SqliteSaved,
+    SqliteBenchmarks,
 ):
     """Every capability over one file: `SqliteStore(path)` opens (or makes) it."""

@@ -75,12 +75,19 @@ CREATE TABLE IF NOT EXISTS monitors (
 CREATE INDEX IF NOT EXISTS monitors_due ON monitors (next_due);
 CREATE INDEX IF NOT EXISTS monitors_listed ON monitors (tenant_id, listing);
 CREATE TABLE IF NOT EXISTS saved_settings (name TEXT PRIMARY KEY, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS benchmarks (
+    benchmark_id TEXT PRIMARY KEY, recorded_at TEXT NOT NULL, body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS benchmarks_listed ON benchmarks (recorded_at);
+CREATE TABLE IF NOT EXISTS benchmark_plots (
+    benchmark_id TEXT NOT NULL, name TEXT NOT NULL, png BLOB NOT NULL, PRIMARY KEY (benchmark_id, name)
+);
 """
 # PRAGMA user_version. 1 was the single-tenant schema before API keys; 2 had no WebSocket tables,
 # 3 no monitors, 4 no prompt-cache tokens on calls, 5 no indexes on the cache's expiry and the runs'
 # source tag: each later version only adds tables, indexes or columns with defaults, so 2 to 5 are
-# upgraded in place. (Version 6 gained saved_settings by the same CREATE IF NOT EXISTS: a file an
-# older claimcourt opens has one table it does not read.)
+# upgraded in place. (Version 6 gained saved_settings and the benchmark tables by CREATE IF NOT EXISTS:
+# new tables only, which an older claimcourt opening the file leaves alone, so the version did not move.)
 SCHEMA_VERSION = 6
 UPGRADES_IN_PLACE = (2, 3, 4, 5)
 # Columns added since a table was first made: (table, column, its definition).
