@@ -79,7 +79,7 @@ def test_every_stage_has_a_task_state_a_folder_and_a_module() -> None:
 LAYERS: list[set[str]] = [
     {"contract", "errors"},
     {"models", "benchmarks", "settings", "prompts", "aws", "observability"},
-    {"reasoning", "evidence", "store", "access", "execution", "bus", "delivery"},
+    {"reasoning", "evidence", "store", "access", "execution", "bus", "delivery", "preferences"},
     {"debate", "adjudication", "motions"},
     {"artifacts", "wiring"},
     {"runs", "stages", "watching", "exports", "claimreview", "indexing"},

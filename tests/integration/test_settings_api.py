@@ -160,9 +160,31 @@ def test_a_malformed_key_is_refused_without_echoing_it(api: Api) -> None:
 
 
 def test_a_key_is_kept_encrypted_under_a_0600_key_file_shown_as_its_last_four_and_removed(
-    api: Api, tmp_path: Path, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    caplog.set_level(logging.DEBUG)
+    # Every record the service logs, whatever an earlier test left its level or handlers at
+    logged_records = _Records()
+    service = logging.getLogger("claimcourt")
+    monkeypatch.setattr(service, "level", logging.DEBUG)
+    service.addHandler(logged_records)
+    try:
+        _keys_kept_shown_and_removed(api, tmp_path)
+    finally:
+        service.removeHandler(logged_records)
+    logged = "\n".join(logged_records.lines) + "".join(capsys.readouterr())
+    assert "provider key saved" in logged and KEY not in logged and KEY[8:20] not in logged
+
+
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(f"{record.getMessage()} {record.__dict__}")
+
+
+def _keys_kept_shown_and_removed(api: Api, tmp_path: Path) -> None:
     status, _, body = api.call("PUT", "/settings/keys/openai", body={"key": KEY})
     assert status == 200, body
     assert KEY not in str(body)
@@ -178,8 +200,6 @@ def test_a_key_is_kept_encrypted_under_a_0600_key_file_shown_as_its_last_four_an
     assert status == 204
     assert [k["set"] for k in _get(api)["keys"]] == [False] * 4  # anthropic, openai, gemini, xai
     assert _deps(tmp_path).settings.openai_api_key is None
-    logged = caplog.text + "".join(capsys.readouterr())
-    assert "provider key saved" in logged and KEY not in logged and KEY[8:20] not in logged
 
 
 def test_a_key_in_the_environment_is_shown_locked_and_cannot_be_replaced(
