@@ -140,8 +140,8 @@ def test_the_judges_check_names_a_lead_on_a_sub_claim_the_run_does_not_have() ->
     ]  # fmt: skip
     leads = [WouldChange.model_validate(LEAD), WouldChange.model_validate(LEAD | {"sub_claim": "sc9"})]
     judgement = Judgement(
-        sub_claims=judged, overall_score=60, overall_interval=Interval(low=50, high=70), adjustment_reason=None,
-        decisive_evidence_id=None, what_would_change=leads,
+        sub_claims=judged, overall_score=60, overall_interval=Interval(low=50, high=70),
+        adjustment_reason=None, decisive_evidence_id=None, what_would_change=leads,
     )  # fmt: skip
     task = adjudicate_task(_inputs())
     assert task.problems(judgement) == ["what_would_change[1].sub_claim sc9 is not a sub-claim"]
