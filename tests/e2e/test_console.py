@@ -132,7 +132,8 @@ def test_a_run_started_from_the_console_streams_live_and_lands_on_its_verdict_wi
         expect(row.locator(".lead-what")).to_have_text(lead["what"])
         expect(row.locator(".lead-where")).to_have_text(f"Look: {lead['where_to_look']}")
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.locator("section[aria-labelledby='wwc-title']").screenshot(path=str(SHOTS / "what-would-change-light.png"))
+    card = page.locator("section[aria-labelledby='wwc-title']")
+    card.screenshot(path=str(SHOTS / "what-would-change-light.png"))
     expect(page.locator("#cost")).to_contain_text("offline")
     with page.expect_download() as download:
         page.locator("#dl-result").click()
