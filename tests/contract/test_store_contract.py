@@ -20,6 +20,7 @@ from claimcourt.models import (
     ApiKeyRecord,
     CallRecord,
     ConnectionRecord,
+    Direction,
     Interval,
     Lease,
     Monitor,
@@ -29,6 +30,7 @@ from claimcourt.models import (
     RunRecord,
     RunRequest,
     RunStatus,
+    ScoreMover,
     SourceTag,
     Stage,
     StructuralAnalysis,
@@ -218,7 +220,9 @@ def test_finishing_twice_keeps_one_drift_point_and_the_first_finish_time(store: 
 
 def test_a_result_too_big_for_one_item_round_trips(store: Store) -> None:
     store.create_run(_record("run_a"))
-    big = _result("run_a", what_would_change=[BIG])
+    big = _result(
+        "run_a", what_would_change=[ScoreMover(direction=Direction.TOWARD_100, what=BIG, sub_claim="sc1")]
+    )
     assert store.finish_run("run_a", big) is True
     assert store.get_run("run_a").result == big
     assert [r.result for r in _listed(store)] == [big]
@@ -842,7 +846,14 @@ def test_every_item_of_a_big_run_stays_under_400_kb(dynamo: DynamoStore) -> None
     dynamo.put_artifact("run_a", "judgements", {"text": BIG * 2})
     dynamo.put_call(CallRecord("run_a", "argue:1:for:argue:", "p", "m", 1, 1, 0.1, True, BIG, None))
     dynamo.append_event(_event("run_a", note="e" * 10_000), key="k")
-    dynamo.finish_run("run_a", _result("run_a", what_would_change=[BIG], warnings=[BIG]))
+    dynamo.finish_run(
+        "run_a",
+        _result(
+            "run_a",
+            what_would_change=[ScoreMover(direction=Direction.TOWARD_100, what=BIG, sub_claim="sc1")],
+            warnings=[BIG],
+        ),
+    )
     items = _items(dynamo, "RUN#run_a")
     sizes = sorted(_item_size(item) for item in items)
     assert sizes[-1] < ITEM_LIMIT

@@ -121,6 +121,19 @@ def test_a_run_started_from_the_console_streams_live_and_lands_on_its_verdict_wi
         assert (sources.nth(i).locator("a").get_attribute("href") or "").startswith("http")
     expect(page.locator("#decisive")).to_be_visible()
     expect(page.locator("[data-subclaim]").first).to_be_visible()
+    # what would change the score: a lead a row, its direction, the sub-claim it bears on, where to look
+    leads, wanted = page.locator("li.lead"), run["result"]["what_would_change"]
+    assert leads.count() == len(wanted) >= 1
+    for i, lead in enumerate(wanted):
+        row = leads.nth(i)
+        arrow = "↑" if lead["direction"] == "toward 100" else "↓"
+        expect(row.locator(".lead-dir")).to_have_text(f"{arrow} {lead['direction']}")
+        expect(row.locator(".lead-on")).to_have_text(lead["sub_claim"] or "the claim")
+        expect(row.locator(".lead-what")).to_have_text(lead["what"])
+        expect(row.locator(".lead-where")).to_have_text(f"Look: {lead['where_to_look']}")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    card = page.locator("section[aria-labelledby='wwc-title']")
+    card.screenshot(path=str(SHOTS / "what-would-change-light.png"))
     expect(page.locator("#cost")).to_contain_text("offline")
     with page.expect_download() as download:
         page.locator("#dl-result").click()

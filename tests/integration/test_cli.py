@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from claimcourt.cli import main
-from claimcourt.models import LOCAL_TENANT, RunStatus
+from claimcourt.models import LOCAL_TENANT, Direction, RunStatus, ScoreMover
 from claimcourt.runs import create_run, parse_request
 from claimcourt.store.sqlite import SqliteStore
 from tests.fakes.provider_servers import FakeOpenAIServer, openai_json_completion
@@ -678,3 +678,25 @@ def test_the_console_script_starts_without_the_collector_and_the_runtime_resumes
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout) == [True, 0, False, True, True]
+
+
+def test_an_offline_run_leaves_leads_a_client_can_act_on_and_show_prints_one_line_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "400")  # one lead, one line: no wrapping to read around
+    body = json.loads(invoke(tmp_path, "run", "Arctic sea ice has declined since 1979", "--json").stdout)
+    scored = body["result"]
+    verdicts = {s["id"]: s["verdict"] for s in scored["sub_claims"]}
+    leads = [ScoreMover.model_validate(lead) for lead in scored["what_would_change"]]
+    assert leads and {lead.sub_claim for lead in leads} <= set(verdicts)
+    for lead in leads:
+        # The offline judge's lead points against what the pool said: a supported sub-claim's, down.
+        if verdicts[lead.sub_claim or ""] == "supported":
+            assert lead.direction is Direction.TOWARD_0
+        elif verdicts[lead.sub_claim or ""] == "refuted":
+            assert lead.direction is Direction.TOWARD_100
+        assert lead.where_to_look.startswith("primary sources")
+    shown = invoke(tmp_path, "show", body["run_id"]).stdout.splitlines()
+    assert [f"  {lead.line()}" for lead in leads] == [
+        line for line in shown if line.startswith(("  ↑", "  ↓"))
+    ]

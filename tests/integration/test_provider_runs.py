@@ -81,7 +81,14 @@ CANNED: dict[str, dict[str, Any]] = {
         "overall_interval": {"low": 72, "high": 90},
         "adjustment_reason": None,
         "decisive_evidence_id": None,
-        "what_would_change": ["Satellite data showing no rise."],
+        "what_would_change": [
+            {
+                "direction": "toward 0",
+                "what": "Satellite altimetry showing no rise since 1993.",
+                "where_to_look": "satellite sea-level records",
+                "sub_claim": "sc1",
+            }
+        ],
     },
 }
 

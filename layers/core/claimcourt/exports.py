@@ -287,7 +287,7 @@ def transcript(
             lines += ["", f"Decisive source: [{_cell(d.title)}]({d.source_url}) ({d.tier}{_page(d.page)})"]
         if result.what_would_change:
             lines += ["", "What would change this score:", ""] + [
-                f"- {_linked(_cell(w), {}, by_id)}" for w in result.what_would_change
+                f"- {_linked(_cell(w.line()), {}, by_id)}" for w in result.what_would_change
             ]
         lines += ["", "## Sub-claims", ""]
         for s in result.sub_claims:

@@ -757,6 +757,58 @@ class Interval(Strict):
         return self
 
 
+class Direction(StrEnum):
+    """Which way new evidence would move a score."""
+
+    TOWARD_0 = "toward 0"
+    TOWARD_100 = "toward 100"
+
+
+WOULD_CHANGE = "The specific new evidence that would move the score most, most decisive first."
+_DIRECTION = (
+    "Which way that evidence would move the claim's score: toward 0 (against it) or toward 100 (for it)."
+)
+_WHAT = "The evidence that would move it, in a sentence: what it would have to show."
+_WHERE = "Where to look for it: the kind of source that would hold it, or a search query for it."
+_SUB_CLAIM = "The id of the sub-claim it bears on, or null when it bears on the claim as a whole."
+
+
+class WouldChange(Strict):
+    """One piece of new evidence that would move the score, as a judge names it: a lead a reader can
+    follow (what to find, where, which sub-claim it bears on, and which way it would move the score)."""
+
+    direction: Direction = Field(description=_DIRECTION)
+    what: str = Field(min_length=1, description=_WHAT)
+    where_to_look: str = Field(description=_WHERE)
+    sub_claim: str | None = Field(description=_SUB_CLAIM)
+
+
+class ScoreMover(Strict):
+    """A result's `what_would_change` item: a judge's `WouldChange`, or one read from a result stored
+    before those were objects (a sentence: `what` is it, direction and sub-claim unknown)."""
+
+    direction: Direction | None = Field(
+        description=_DIRECTION + " Null: not recorded (a result from before directions were)."
+    )
+    what: str = Field(description=_WHAT)
+    where_to_look: str = Field(default="", description=_WHERE + " Empty: not recorded.")
+    sub_claim: str | None = Field(default=None, description=_SUB_CLAIM)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_sentence(cls, value: Any) -> Any:
+        # Results stored before issue 27 hold each item as a sentence: it stays readable, unguessed.
+        return {"direction": None, "what": value} if isinstance(value, str) else value
+
+    def line(self) -> str:
+        """One readable line: "↑ toward 100 — sc2: what (look: where)"; a stored sentence as it was."""
+        if self.direction is None:
+            return self.what + (f" (look: {self.where_to_look})" if self.where_to_look else "")
+        arrow = "↑" if self.direction is Direction.TOWARD_100 else "↓"
+        look = f" (look: {self.where_to_look})" if self.where_to_look else ""
+        return f"{arrow} {self.direction.value} — {self.sub_claim or 'the claim'}: {self.what}{look}"
+
+
 class Judgement(Strict):
     """The final moderator's reply, over anonymized positions A and B."""
 
@@ -767,7 +819,7 @@ class Judgement(Strict):
         description="Null when overall_score follows the composition rule; else why it departs from it."
     )
     decisive_evidence_id: str | None = Field(description="The single evidence id that decided it, or null.")
-    what_would_change: list[str] = Field(default_factory=list)
+    what_would_change: list[WouldChange] = Field(default_factory=list, description=WOULD_CHANGE)
     structural_analysis: StructuralAnalysis = Field(default_factory=StructuralAnalysis)
 
     @model_validator(mode="after")
@@ -828,7 +880,7 @@ class RubricJudgement(Strict):
         description="Null when rating follows the composition rule; else why it departs from it."
     )
     decisive_evidence_id: str | None = Field(description="The single evidence id that decided it, or null.")
-    what_would_change: list[str] = Field(default_factory=list)
+    what_would_change: list[WouldChange] = Field(default_factory=list, description=WOULD_CHANGE)
     structural_analysis: StructuralAnalysis = Field(default_factory=StructuralAnalysis)
 
 
@@ -1138,7 +1190,9 @@ class Result(Strict):
     )
     sub_claims: list[SubClaimResult]
     decisive_source: SourceRef | None = None
-    what_would_change: list[str]
+    what_would_change: list[ScoreMover] = Field(
+        description="What new evidence would move the score, which way, and where to look for it."
+    )
     structural_analysis: StructuralAnalysis
     sources: list[SourceRef] = Field(description="Every cited source, T1 first.")
     warnings: list[str] = Field(default_factory=list)

@@ -12,7 +12,15 @@ from claimcourt.adjudication.review import first_batch
 from claimcourt.contract import COMPOSITION_RULES, SHAPES
 from claimcourt.debate.prefix import case_prefix, run_tools
 from claimcourt.errors import MalformedReplyError, ProviderError, RefusedJudgementError, TruncatedReplyError
-from claimcourt.models import AdjudicateInput, JudgeKind, Judgement, Reconsider, SubClaimJudgement, Verdict
+from claimcourt.models import (
+    AdjudicateInput,
+    JudgeKind,
+    Judgement,
+    Reconsider,
+    SubClaimJudgement,
+    Verdict,
+    WouldChange,
+)
 from claimcourt.observability import logger
 from claimcourt.prompts import dates_note, ledger_block, points_block, relevance_block, render
 from claimcourt.reasoning.base import CallContext, Task
@@ -81,6 +89,16 @@ def once_each(wanted: Iterable[str], ids: list[str], what: str) -> list[str]:
     return problems + [f"{s} judged more than once" for s in sorted({i for i in ids if ids.count(i) > 1})]
 
 
+def leads_problems(wanted: Iterable[str], leads: list[WouldChange]) -> list[str]:
+    """The problems with a judge's what_would_change: each names a sub-claim of this run, or none."""
+    known = set(wanted)
+    return [
+        f"what_would_change[{i}].sub_claim {lead.sub_claim} is not a sub-claim"
+        for i, lead in enumerate(leads)
+        if lead.sub_claim is not None and lead.sub_claim not in known
+    ]
+
+
 JUDGE_KINDS: dict[str, JudgeKind] = {"adjudicate": "contract", "adjudicate_rubric": "rubric"}
 
 
@@ -123,7 +141,8 @@ def adjudicate_task(inputs: AdjudicateInput) -> Task[Judgement]:
     wanted = [s.id for s in inputs.sub_claims]
 
     def every_sub_claim_once(judgement: Judgement) -> list[str]:
-        return once_each(wanted, [j.sub_claim_id for j in judgement.sub_claims], "judgement")
+        judged = once_each(wanted, [j.sub_claim_id for j in judgement.sub_claims], "judgement")
+        return judged + leads_problems(wanted, judgement.what_would_change)
 
     return judge_task(
         "adjudicate",

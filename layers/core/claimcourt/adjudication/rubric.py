@@ -18,6 +18,7 @@ from claimcourt.adjudication.adjudicate import (
     complete,
     judge_task,
     judge_values,
+    leads_problems,
     once_each,
     reconsider_note,
 )
@@ -92,7 +93,7 @@ def rubric_task(inputs: AdjudicateInput) -> Task[RubricJudgement]:
         for label in labels:
             rated = [h.sub_claim_id for h in reply.hierarchy if h.position == label]
             problems += [f"position {label}: {p}" for p in once_each(wanted, rated, "hierarchy level")]
-        return problems
+        return problems + leads_problems(wanted, reply.what_would_change)
 
     again = reconsider_note(inputs.reconsider, RUBRIC_ANSWER)
     return judge_task(KIND, RubricJudgement, inputs, system, prompt, every_sub_claim_once, again)

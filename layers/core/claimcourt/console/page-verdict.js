@@ -71,6 +71,24 @@ function list(items) {
   return items?.length ? h("ul", items.map((i) => h("li", i))) : h("p.muted", "None.");
 }
 
+// What would change the score: each lead's direction (an arrow, and its words), the sub-claim it bears
+// on (its text on hover), what to find and where to look. A result stored before leads had directions
+// holds sentences: each is shown alone.
+function leads(items, subClaims) {
+  if (!items?.length) return h("p.muted", "None.");
+  const texts = Object.fromEntries(subClaims.map((sc) => [sc.id, sc.text]));
+  return h("ul.leads", items.map((w) => {
+    const up = w.direction === "toward 100";
+    return h("li.lead", { "data-direction": w.direction || "unknown" },
+      w.direction ? [
+        h(`span.lead-dir.${up ? "up" : "down"}`, `${up ? "↑" : "↓"} ${w.direction}`),
+        h("span.lead-on", w.sub_claim ? { title: texts[w.sub_claim] || "" } : {}, w.sub_claim || "the claim"),
+      ] : null,
+      h("span.lead-what", w.what),
+      w.where_to_look ? h("span.small.muted.lead-where", `Look: ${w.where_to_look}`) : null);
+  }));
+}
+
 // The scoring contract's adjustments: a table, and on a narrow screen a stack of rows, each cell named
 // (the prose of "What" cannot be read in a column a few words wide, nor scrolled sideways).
 const ADJUSTMENT_COLUMNS = ["Applies to", "Kind", "What", "Before → after"];
@@ -211,7 +229,7 @@ export async function render(view, runId) {
 
   const s = r.structural_analysis;
   const analysis = h("section.card", { "aria-labelledby": "wwc-title" },
-    h("h2#wwc-title", "What would change the score"), list(r.what_would_change),
+    h("h2#wwc-title", "What would change the score"), leads(r.what_would_change, r.sub_claims),
     h("details", h("summary", "Structural analysis"),
       h("div.grid.two",
         h("div", h("h3", "Assumptions"), list(s.assumptions)),

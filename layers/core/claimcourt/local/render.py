@@ -276,7 +276,8 @@ def render_result(console: Console, r: Result) -> None:
     if r.what_would_change:
         console.print("\n[bold]What would change this score[/]")
         for item in r.what_would_change:
-            console.print(f"  • {escape(item)}")
+            # A lead stored before directions were has no arrow: a bullet keeps the list's shape.
+            console.print(f"  {'' if item.direction else '• '}{escape(item.line())}")
     if r.sources:
         console.print("\n[bold]Sources[/] (T1 primary first)")
         for src in r.sources:

@@ -76,6 +76,7 @@ from claimcourt.models import (
     DecomposeInput,
     Decomposition,
     DecompositionCheck,
+    Direction,
     Evidence,
     FrontierIssue,
     Interval,
@@ -90,6 +91,7 @@ from claimcourt.models import (
     SuitabilityFlag,
     SuitabilityInput,
     Verdict,
+    WouldChange,
 )
 from claimcourt.prompts import SOURCE_COVERAGE
 from claimcourt.reasoning import offline_factcheck, offline_motion
@@ -664,13 +666,33 @@ class OfflineReasoner:
         )
 
     @staticmethod
-    def _would_change(sub: SubClaim, j: SubClaimJudgement) -> str:
+    def _would_change(sub: SubClaim, j: SubClaimJudgement) -> WouldChange:
+        """The lead a sub-claim's judgement leaves: a primary source against what the pool says, or,
+        where the pool is undecided, direct evidence for the way it leans; found by its directive."""
+        said = f'{sub.id} ("{_excerpt(sub.text, 80)}")'
         if j.verdict is Verdict.SUPPORTED:
-            return (
-                f'A primary source contradicting {sub.id} ("{_excerpt(sub.text, 80)}") would lower the score.'
+            direction, what = (
+                Direction.TOWARD_0,
+                f"A primary source contradicting {said} would lower the score.",
             )
-        if j.verdict is Verdict.REFUTED:
-            return (
-                f'A primary source establishing {sub.id} ("{_excerpt(sub.text, 80)}") would raise the score.'
+        elif j.verdict is Verdict.REFUTED:
+            direction, what = (
+                Direction.TOWARD_100,
+                f"A primary source establishing {said} would raise the score.",
             )
-        return f"Direct, dated evidence on {sub.id} (search: {sub.directive}) would move the score most."
+        elif j.score >= 50:
+            direction, what = (
+                Direction.TOWARD_100,
+                f"Direct, dated evidence establishing {said} would raise the score most.",
+            )
+        else:
+            direction, what = (
+                Direction.TOWARD_0,
+                f"Direct, dated evidence against {said} would lower the score most.",
+            )
+        return WouldChange(
+            direction=direction,
+            what=what,
+            where_to_look=f"primary sources (government, regulator, peer-reviewed): '{sub.directive}'",
+            sub_claim=sub.id,
+        )
