@@ -44,6 +44,7 @@ from claimcourt.models import (
     RunRequest,
     RunStatus,
     Side,
+    Verdict,
     first_problem,
 )
 from claimcourt.runs import follow, run_usage, submit_when_free, tenant_run
@@ -635,6 +636,25 @@ def _motion_json(record: RunRecord, result: MotionResult | None) -> str:
     show_default=True,
     help="Where suite.json, the CSV tables and the PNG plots go.",
 )
+@click.option(
+    "--grid",
+    is_flag=True,
+    help="The core hypothesis: each claim at 1, 2, 4 and 6 rounds x both orders (x both line-ups); "
+    "prints accuracy against ground truth by length and order.",
+)
+@click.option("--claim", "own_claim", default=None, help="Debate this claim (with --gt-verdict/--gt-score).")
+@click.option(
+    "--gt-verdict",
+    type=click.Choice([v.value for v in Verdict]),
+    default=None,
+    help="--claim's ground-truth verdict.",
+)
+@click.option(
+    "--gt-score", type=click.IntRange(0, 100), default=None, help="--claim's ground-truth score, 0-100."
+)
+@click.option(
+    "--topic", default=None, help="Sample only the bundled claims of this topic (health, climate…)."
+)
 @data_dir_option
 def suite(
     claims: int,
@@ -644,11 +664,44 @@ def suite(
     seed: int,
     models: str | None,
     out: Path,
+    grid: bool,
+    own_claim: str | None,
+    gt_verdict: str | None,
+    gt_score: int | None,
+    topic: str | None,
     data_dir: Path | None,
 ) -> None:
     """Run an experiment suite: a 2x2 per claim and motion (which model argues which side x who speaks
-    first), verdict stability by rounds; every debate tagged source=experiment. Prints the report."""
-    from claimcourt.bench.suite import report, run_suite, write
+    first), verdict stability by rounds; every debate tagged source=experiment. Prints the report.
+    With --grid: each claim at 1, 2, 4, 6 rounds x both orders, and accuracy by length and order."""
+    from claimcourt.bench.suite import (
+        claim_cases,
+        claim_topics,
+        fact_checked,
+        report,
+        run_grid,
+        run_suite,
+        write,
+    )
+
+    if (gt_verdict is not None or gt_score is not None) and own_claim is None:
+        _fail(
+            "--gt-verdict and --gt-score are the ground truth of --claim TEXT: name the claim", EXIT_BAD_INPUT
+        )
+    if own_claim is not None and gt_verdict is None and gt_score is None:
+        _fail("--claim needs its ground truth: --gt-verdict and/or --gt-score", EXIT_BAD_INPUT)
+    if own_claim is not None and not grid:
+        _fail("--claim is debated by --grid (the 2x2 suite samples the bundled sets)", EXIT_BAD_INPUT)
+    if own_claim is not None:
+        try:
+            own_claim = RunRequest(claim=own_claim).claim
+        except ValidationError as e:
+            _fail("--claim: " + first_problem(e, "claim")[1], EXIT_BAD_INPUT)
+    if topic is not None and topic not in claim_topics():
+        _fail(
+            f"--topic: {topic!r} is none of the bundled claims' topics: {', '.join(claim_topics())}",
+            EXIT_BAD_INPUT,
+        )
 
     settings = _settings(data_dir)
     pair = (
@@ -664,16 +717,31 @@ def suite(
     def progress(d: Any) -> None:
         err.print(f"[dim]{d.kind:<6} {d.cell:<18} r{d.rounds} {d.status:<9} {escape(d.case[:70])}[/]")
 
-    debates = run_suite(
-        settings,
-        claims=claims,
-        motions=motions,
-        rounds=rounds,
-        max_rounds=max_rounds,
-        seed=seed,
-        models=(pair[0], pair[1]),
-        progress=progress,
-    )
+    if grid:
+        if own_claim is not None:
+            truth = {"verdict": gt_verdict, "score": gt_score, "topic": topic, "source": "--gt flags"}
+            cases = [(own_claim, truth)]
+        else:
+            cases = [(c["claim"], fact_checked(c)) for c in claim_cases(claims, seed, topic)]
+        debates = run_grid(
+            settings,
+            cases,
+            models=(pair[0], pair[1]),
+            suite=f"grid-{seed}-{len(cases)}c",
+            progress=progress,
+        )
+    else:
+        debates = run_suite(
+            settings,
+            claims=claims,
+            motions=motions,
+            rounds=rounds,
+            max_rounds=max_rounds,
+            seed=seed,
+            models=(pair[0], pair[1]),
+            topic=topic,
+            progress=progress,
+        )
     for line in report(debates):
         click.echo(line)
     for path in write(debates, out):
