@@ -42,7 +42,7 @@ from claimcourt.models import (
 )
 from claimcourt.motions.crowd import HERE as MOTION_DATA
 from claimcourt.runs import submit_when_free
-from claimcourt.settings import Settings
+from claimcourt.settings import ROLES, Settings
 from claimcourt.wiring import Deps, build_deps
 
 EXPERIMENT = "experiment"  # the artifact each debate of a suite carries
@@ -161,7 +161,8 @@ def debate(
         except Exception as err:  # refused, or its execution could not start: nothing to follow
             problem = f"not started: {err}"
             continue
-        deps.store.put_artifact(started.run_id, EXPERIMENT, {**tag, "attempt": attempt})
+        models = {role: ":".join(deps.settings.route(role)) for role in ROLES}
+        deps.store.put_artifact(started.run_id, EXPERIMENT, {"models": models, **tag, "attempt": attempt})
         runtime.follow(started.run_id)
         record = deps.store.get_run(started.run_id)
         if record.status is RunStatus.SUCCEEDED:

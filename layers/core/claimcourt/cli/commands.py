@@ -751,6 +751,78 @@ def suite(
 
 
 @main.command()
+@click.option("--topic", default=None, help="Only this topic.")
+@click.option(
+    "--verdict", type=click.Choice([v.value for v in Verdict]), default=None, help="Only this verdict."
+)
+@click.option(
+    "--truth", type=click.Choice([v.value for v in Verdict]), default=None, help="Only this ground truth."
+)
+@click.option("--model", default=None, help="Only debates with this provider:model (in --role, if named).")
+@click.option("--role", type=click.Choice(ROLES), default=None, help="The role --model played.")
+@click.option("--rounds", type=click.IntRange(1, 6), default=None, help="Only debates of this many rounds.")
+@click.option("--first", type=click.Choice(get_args(Side)), default=None, help="Only this order.")
+@click.option("--min-score", type=click.IntRange(0, 100), default=None)
+@click.option("--max-score", type=click.IntRange(0, 100), default=None)
+@click.option("--since", type=click.DateTime(), default=None, help="Created at or after (UTC).")
+@click.option("--until", type=click.DateTime(), default=None, help="Created at or before (UTC).")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), default=None)
+@click.option("--jsonl", "jsonl_path", type=click.Path(dir_okay=False, path_type=Path), default=None)
+@click.option(
+    "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose runs: the CLI's own are 'local'."
+)
+@data_dir_option
+@stack_option
+def experiments(
+    topic: str | None,
+    verdict: str | None,
+    truth: str | None,
+    model: str | None,
+    role: str | None,
+    rounds: int | None,
+    first: str | None,
+    min_score: int | None,
+    max_score: int | None,
+    since: Any,
+    until: Any,
+    csv_path: Path | None,
+    jsonl_path: Path | None,
+    tenant: str,
+    data_dir: Path | None,
+    stack: str | None,
+) -> None:
+    """List the stored experiment debates (suite's), filtered; print stats per cell; export CSV/JSONL."""
+    from claimcourt.bench.experiments import Filters, load, select, stats, write_csv, write_jsonl
+
+    if min_score is not None and max_score is not None and min_score > max_score:
+        _fail(f"--min-score {min_score} is above --max-score {max_score}", EXIT_BAD_INPUT)
+    filters = Filters(topic, verdict, truth, model, role, rounds, first, min_score, max_score, since, until)
+    rows = select(load(_store(data_dir, stack), tenant), filters)
+    for r in rows:
+        truth_text = r.truth_verdict or "–"
+        mark = {True: "right", False: "wrong", None: ""}[r.correct]
+        click.echo(
+            f"{r.run_id}  {r.created_at[:19]}  {r.status:<9} r{r.rounds or '-'} {r.first or 'both':<7} "
+            f"{r.score if r.score is not None else '–':>3} {r.verdict or '–':<19} truth {truth_text:<19} "
+            f"{mark:<5} {r.topic or '–':<11} {r.claim[:60]}"
+        )
+    click.echo(f"{len(rows)} experiment debates")
+    if rows:
+        click.echo("per cell: n, failed, mean score (sd), verdict = truth")
+        for c in stats(rows):
+            mean = f"{c.mean_score:5.1f}" if c.mean_score is not None else "    –"
+            sd = f"({c.sd_score:4.1f})" if c.sd_score is not None else "(   –)"
+            acc = f"{c.correct}/{c.judged}" + (f" {c.correct / c.judged:.0%}" if c.judged else "")
+            click.echo(
+                f"  {c.cell or '–':<22} r{c.rounds or '-'} {c.first or 'both':<7} "
+                f"n {c.n:<3} failed {c.failed:<3} {mean} {sd}  {acc}"
+            )
+    for path, writer in ((csv_path, write_csv), (jsonl_path, write_jsonl)):
+        if path is not None:
+            click.echo(str(writer(rows, path)))
+
+
+@main.command()
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
 @click.option("--json", "as_json", is_flag=True, help="One JSON record per line.")
 @click.option(
