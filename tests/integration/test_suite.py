@@ -44,7 +44,7 @@ def test_a_suite_runs_every_cell_tags_its_debates_and_writes_its_tables_and_plot
     assert any(line.startswith("verdict stability:") for line in lines)
     written = write(debates, tmp_path / "out")
     names = {p.name for p in written}
-    assert names == {"suite.json", "claims.csv", "motions.csv", "stability.png", "swing.png"}
+    assert names == {"suite.json", "claims.csv", "motions.csv", "stability.png", "swing.png", "grid.png"}
     assert (tmp_path / "out" / "stability.png").read_bytes()[:4] == b"\x89PNG"
     assert len(json.loads((tmp_path / "out" / "suite.json").read_text())) == len(debates)
 
@@ -85,3 +85,7 @@ def test_the_grid_debates_each_claim_at_every_length_in_both_orders_and_scores_i
     assert tallies[(None, None)].correct == sum(d.outcome["verdict"] == d.truth["verdict"] for d in debates)
     assert all(tallies[(r, None)].judged == 4 for r in GRID_ROUNDS)
     assert report(debates)[-7].startswith("  rounds")
+    written = {p.name: p for p in write(debates, tmp_path / "out")}
+    assert "grid.png" in written
+    png = written["grid.png"].read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000

@@ -440,7 +440,53 @@ def write(debates: list[Debate], out: Path) -> list[Path]:
         written.append(stability_plot(debates, out / "stability.png"))
     if any(d.kind == "motion" for d in debates):
         written.append(swing_plot(debates, out / "swing.png"))
+    if any(d.outcome.get("by_round") and d.first for d in debates):
+        written.append(grid_plot(debates, out / "grid.png"))
     return written
+
+
+def grid_plot(debates: list[Debate], path: Path) -> Path:
+    """One panel per length: each round's implied scores, for (blue) and against (red), averaged over
+    the claims, for-first solid and against-first dashed; the panel's title holds its accuracy."""
+    plt = _pyplot()
+    runs = [d for d in debates if d.first and d.outcome.get("by_round")]
+    lengths = sorted({d.rounds for d in runs})
+    tallies = accuracy(debates)
+    fig, axes = plt.subplots(1, len(lengths), figsize=(3.2 * len(lengths), 3.6), sharey=True, squeeze=False)
+    for axis, length in zip(axes[0], lengths, strict=True):
+        for first, style in zip(ORDERS, ("-", "--"), strict=True):
+            mine = [d for d in runs if d.rounds == length and d.first == first]
+            for side, colour in (("for", "#1f77b4"), ("against", "#d62728")):
+                points = []
+                for r in range(1, length + 1):
+                    got = [
+                        row[side]
+                        for d in mine
+                        for row in d.outcome["by_round"]
+                        if row["round"] == r and row.get(side) is not None
+                    ]
+                    if got:
+                        points.append((r, statistics.mean(got)))
+                if points:
+                    axis.plot(
+                        *zip(*points, strict=True),
+                        style,
+                        color=colour,
+                        marker="o",
+                        markersize=3,
+                        label=f"{side} ({first} first)",
+                    )
+        tally = tallies.get((length, None))
+        title = f"{length} round{'s' if length > 1 else ''}"
+        if tally and tally.accuracy is not None:
+            title += f": accuracy {tally.accuracy:.0%}"
+        axis.set(title=title, xlabel="round", ylim=(0, 100), xticks=range(1, length + 1))
+    axes[0][0].set_ylabel("debater's implied score")
+    axes[0][-1].legend(fontsize=6, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
 
 
 def stability(debates: list[Debate]) -> dict[int, float]:
