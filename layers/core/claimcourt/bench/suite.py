@@ -30,10 +30,19 @@ from typing import Any
 from claimcourt import artifacts
 from claimcourt.bench.report import _pyplot
 from claimcourt.local.runtime import LocalRuntime
-from claimcourt.models import LOCAL_TENANT, MotionRequest, RunRecord, RunRequest, RunStatus, Side, SourceTag
+from claimcourt.models import (
+    LOCAL_TENANT,
+    Effort,
+    MotionRequest,
+    RunRecord,
+    RunRequest,
+    RunStatus,
+    Side,
+    SourceTag,
+)
 from claimcourt.motions.crowd import HERE as MOTION_DATA
 from claimcourt.runs import submit_when_free
-from claimcourt.settings import Settings
+from claimcourt.settings import ROLES, Settings
 from claimcourt.wiring import Deps, build_deps
 
 EXPERIMENT = "experiment"  # the artifact each debate of a suite carries
@@ -62,6 +71,10 @@ class Cell:
 CELLS = (Cell("A", "for"), Cell("A", "against"), Cell("B", "for"), Cell("B", "against"))
 
 
+GRID_ROUNDS = (1, 2, 4, 6)  # the lengths `suite --grid` debates each claim at
+ORDERS: tuple[Side, Side] = ("for", "against")
+
+
 @dataclass
 class Debate:
     kind: str  # claim | motion
@@ -73,11 +86,20 @@ class Debate:
     attempts: int
     truth: dict[str, Any]
     outcome: dict[str, Any] = field(default_factory=dict)
+    first: str = ""  # who spoke first: for | against ("" both at once)
 
 
-def claim_cases(n: int, seed: int) -> list[dict[str, Any]]:
+def claim_cases(n: int, seed: int, topic: str | None = None) -> list[dict[str, Any]]:
+    """A seeded sample of the bundled fact-checked claims, of one topic if named."""
     found = [c for name in CLAIM_SETS for c in json.loads((MOTION_DATA / name).read_text(encoding="utf-8"))]
+    if topic is not None:
+        found = [c for c in found if c.get("topic") == topic]
     return random.Random(seed).sample(found, min(n, len(found)))
+
+
+def claim_topics() -> list[str]:
+    found = [c for name in CLAIM_SETS for c in json.loads((MOTION_DATA / name).read_text(encoding="utf-8"))]
+    return sorted({c["topic"] for c in found if c.get("topic")})
 
 
 def motion_cases(n: int, seed: int) -> list[dict[str, Any]]:
@@ -122,6 +144,7 @@ def debate(
     guard refused it, say) is recorded as such and the suite goes on."""
     kind = "motion" if isinstance(request, MotionRequest) else "claim"
     text = request.motion if isinstance(request, MotionRequest) else request.claim
+    first = request.first or ""
     record: RunRecord | None = None
     problem = ""
     for attempt in (1, 2):
@@ -138,20 +161,35 @@ def debate(
         except Exception as err:  # refused, or its execution could not start: nothing to follow
             problem = f"not started: {err}"
             continue
-        deps.store.put_artifact(started.run_id, EXPERIMENT, {**tag, "attempt": attempt})
+        models = {role: ":".join(deps.settings.route(role)) for role in ROLES}
+        deps.store.put_artifact(started.run_id, EXPERIMENT, {"models": models, **tag, "attempt": attempt})
         runtime.follow(started.run_id)
         record = deps.store.get_run(started.run_id)
         if record.status is RunStatus.SUCCEEDED:
             break
     if record is None:
-        return Debate(kind, text, cell, rounds, "", problem, attempt, tag["truth"])
-    outcome = _motion_outcome(deps, record) if kind == "motion" else _claim_outcome(record)
+        return Debate(kind, text, cell, rounds, "", problem, attempt, tag["truth"], first=first)
+    outcome = _motion_outcome(deps, record) if kind == "motion" else _claim_outcome(deps, record)
+    if record.error:
+        outcome["error"] = record.error
     status = record.status.value
-    return Debate(kind, text, cell, rounds, record.run_id, status, attempt, tag["truth"], outcome)
+    return Debate(kind, text, cell, rounds, record.run_id, status, attempt, tag["truth"], outcome, first)
 
 
-def _claim_outcome(record: RunRecord) -> dict[str, Any]:
-    return {"score": record.score, "verdict": record.verdict.value if record.verdict else None}
+def _claim_outcome(deps: Deps, record: RunRecord) -> dict[str, Any]:
+    """The verdict and score, and each round's debaters' own implied scores (None: that side refused)."""
+    by_round: dict[int, dict[str, int | None]] = {}
+    refusals = []
+    for argument in artifacts.arguments_of(deps.store, record.run_id):
+        by_round.setdefault(argument.round, {})[argument.side] = argument.implied_score()
+        if argument.refusal is not None:
+            refusals.append({"round": argument.round, "side": argument.side})
+    return {
+        "score": record.score,
+        "verdict": record.verdict.value if record.verdict else None,
+        "by_round": [{"round": r, **sides} for r, sides in sorted(by_round.items())],
+        "refusals": refusals,
+    }
 
 
 def _motion_outcome(deps: Deps, record: RunRecord) -> dict[str, Any]:
@@ -184,6 +222,7 @@ def run_suite(
     max_rounds: int,
     seed: int,
     models: tuple[str, str],
+    topic: str | None = None,
     progress: Callable[[Debate], None] = lambda d: None,
 ) -> list[Debate]:
     suite = f"suite-{seed}-{claims}c{motions}m{rounds}r"
@@ -193,7 +232,7 @@ def run_suite(
         done.append(d)
         progress(d)
 
-    claim_set, motion_set = claim_cases(claims, seed), motion_cases(motions, seed)
+    claim_set, motion_set = claim_cases(claims, seed, topic), motion_cases(motions, seed)
     # A suite is admitted as one batch: its debates (and a retry each) on top of the hour's cap; the
     # concurrency cap still holds (one debate at a time here).
     planned = len(CELLS) * (len(claim_set) + len(motion_set)) + len(claim_set) * max_rounds
@@ -243,6 +282,131 @@ def run_suite(
     return done
 
 
+def fact_checked(case: dict[str, Any]) -> dict[str, Any]:
+    """A bundled fact-checked claim's ground truth, in claimcourt's verdicts."""
+    return {
+        "verdict": FACT_CHECK_VERDICTS.get(case["verdict"], case["verdict"]),
+        "score": None,
+        "topic": case.get("topic"),
+        "publisher": case.get("publisher"),
+        "url": case.get("url"),
+    }
+
+
+def run_grid(
+    settings: Settings,
+    cases: list[tuple[str, dict[str, Any]]],
+    *,
+    models: tuple[str, str],
+    suite: str,
+    lengths: tuple[int, ...] = GRID_ROUNDS,
+    effort: Effort = "low",
+    progress: Callable[[Debate], None] = lambda d: None,
+) -> list[Debate]:
+    """The core hypothesis: each (claim, ground truth) debated at every length × both orders × both
+    line-ups (A for and B against, or swapped), 2 × 8 debates per claim and model pair. With one model
+    twice the swap is the same debate, so it runs once: 8 per claim."""
+    done: list[Debate] = []
+    keys = ("A", "B") if models[0] != models[1] else ("A",)
+    planned = len(cases) * len(lengths) * len(ORDERS) * len(keys)
+    # Admitted as one batch on top of the hour's cap (a retry each); one debate at a time still.
+    settings = settings.model_copy(
+        update={"hourly_runs_per_tenant": settings.hourly_runs_per_tenant + 2 * planned}
+    )
+    for key in keys:
+        for_model, against_model = lineup(models, Cell(key, "for"))
+        with runtime_for(settings, for_model, against_model) as (deps, runtime):
+            for text, truth in cases:
+                for first in ORDERS:
+                    cell = Cell(key, first).label
+                    for rounds in lengths:
+                        request = RunRequest(claim=text, first=first, rounds=rounds, effort=effort)
+                        tag = {
+                            "suite": suite,
+                            "cell": cell,
+                            "grid": True,
+                            "topic": truth.get("topic"),
+                            "for_model": for_model,
+                            "against_model": against_model,
+                            "rounds": rounds,
+                            "first": first,
+                            "effort": effort,
+                            "truth": truth,
+                        }
+                        d = debate(deps, runtime, request, tag, cell, rounds)
+                        done.append(d)
+                        progress(d)
+    return done
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Verdicts that match the ground truth among the debates that reached one; failures apart."""
+
+    correct: int = 0
+    judged: int = 0
+    failed: int = 0
+    abs_errors: tuple[float, ...] = ()  # |score − ground-truth score|, where the truth has a score
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.correct / self.judged if self.judged else None
+
+    @property
+    def mae(self) -> float | None:
+        return statistics.mean(self.abs_errors) if self.abs_errors else None
+
+    def add(self, d: Debate) -> Tally:
+        verdict, score, truth = d.outcome.get("verdict"), d.outcome.get("score"), d.truth
+        if d.status != "succeeded" or verdict is None:
+            return Tally(self.correct, self.judged, self.failed + 1, self.abs_errors)
+        errors = self.abs_errors
+        if truth.get("score") is not None and score is not None:
+            errors = (*errors, abs(score - truth["score"]))
+        return Tally(self.correct + (verdict == truth.get("verdict")), self.judged + 1, self.failed, errors)
+
+
+def accuracy(debates: list[Debate]) -> dict[tuple[int | None, str | None], Tally]:
+    """The grid's accuracy against ground truth per (rounds, first), and the margins: (rounds, None)
+    per length over both orders, (None, first) per order over every length, (None, None) all."""
+    tallies: dict[tuple[int | None, str | None], Tally] = {}
+    for d in debates:
+        if d.kind != "claim" or not d.truth.get("verdict"):
+            continue
+        for key in ((d.rounds, d.first), (d.rounds, None), (None, d.first), (None, None)):
+            tallies[key] = tallies.get(key, Tally()).add(d)
+    return tallies
+
+
+def accuracy_table(debates: list[Debate]) -> list[str]:
+    """Accuracy by length (rows) and by order (columns), each cell `k/n pct`, failures and MAE apart."""
+    tallies = accuracy(debates)
+    if not tallies:
+        return []
+    firsts = [f for f in (*ORDERS, "") if (None, f) in tallies]
+    lengths = sorted(r for r, f in tallies if r is not None and f is None)
+    has_mae = any(t.abs_errors for t in tallies.values())
+
+    def cell(t: Tally | None) -> str:
+        if t is None:
+            return "–"
+        text = f"{t.correct}/{t.judged} {t.accuracy:4.0%}" if t.judged else "0/0   –"
+        if has_mae:
+            text += f" mae {t.mae:4.1f}" if t.mae is not None else " mae    –"
+        return text + (f" ({t.failed} failed)" if t.failed else "")
+
+    width = 24 if has_mae else 14
+    heads = [f"{f} first" if f else "both at once" for f in firsts]
+    lines = ["accuracy against ground truth: verdict = the truth's, by rounds and by who spoke first"]
+    lines.append(f"  {'rounds':<8}" + "".join(f"{h:<{width}}" for h in [*heads, "both orders"]))
+    for r in lengths:
+        row = [cell(tallies.get((r, f))) for f in firsts] + [cell(tallies.get((r, None)))]
+        lines.append(f"  {r:<8}" + "".join(f"{c:<{width}}" for c in row))
+    row = [cell(tallies.get((None, f))) for f in firsts] + [cell(tallies.get((None, None)))]
+    lines.append(f"  {'all':<8}" + "".join(f"{c:<{width}}" for c in row))
+    return lines
+
+
 # ---------------------------------------------------------------- the report
 
 
@@ -276,7 +440,53 @@ def write(debates: list[Debate], out: Path) -> list[Path]:
         written.append(stability_plot(debates, out / "stability.png"))
     if any(d.kind == "motion" for d in debates):
         written.append(swing_plot(debates, out / "swing.png"))
+    if any(d.outcome.get("by_round") and d.first for d in debates):
+        written.append(grid_plot(debates, out / "grid.png"))
     return written
+
+
+def grid_plot(debates: list[Debate], path: Path) -> Path:
+    """One panel per length: each round's implied scores, for (blue) and against (red), averaged over
+    the claims, for-first solid and against-first dashed; the panel's title holds its accuracy."""
+    plt = _pyplot()
+    runs = [d for d in debates if d.first and d.outcome.get("by_round")]
+    lengths = sorted({d.rounds for d in runs})
+    tallies = accuracy(debates)
+    fig, axes = plt.subplots(1, len(lengths), figsize=(3.2 * len(lengths), 3.6), sharey=True, squeeze=False)
+    for axis, length in zip(axes[0], lengths, strict=True):
+        for first, style in zip(ORDERS, ("-", "--"), strict=True):
+            mine = [d for d in runs if d.rounds == length and d.first == first]
+            for side, colour in (("for", "#1f77b4"), ("against", "#d62728")):
+                points = []
+                for r in range(1, length + 1):
+                    got = [
+                        row[side]
+                        for d in mine
+                        for row in d.outcome["by_round"]
+                        if row["round"] == r and row.get(side) is not None
+                    ]
+                    if got:
+                        points.append((r, statistics.mean(got)))
+                if points:
+                    axis.plot(
+                        *zip(*points, strict=True),
+                        style,
+                        color=colour,
+                        marker="o",
+                        markersize=3,
+                        label=f"{side} ({first} first)",
+                    )
+        tally = tallies.get((length, None))
+        title = f"{length} round{'s' if length > 1 else ''}"
+        if tally and tally.accuracy is not None:
+            title += f": accuracy {tally.accuracy:.0%}"
+        axis.set(title=title, xlabel="round", ylim=(0, 100), xticks=range(1, length + 1))
+    axes[0][0].set_ylabel("debater's implied score")
+    axes[0][-1].legend(fontsize=6, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
 
 
 def stability(debates: list[Debate]) -> dict[int, float]:
@@ -367,6 +577,7 @@ def report(debates: list[Debate]) -> list[str]:
         if len(per_case) >= 3 and len({ai for _, ai in per_case.values()}) > 1:
             real, ai = zip(*per_case.values(), strict=True)
             lines.append(f"  correlation (Pearson r): {statistics.correlation(real, ai):+.2f}")
+    lines += accuracy_table(debates)
     shares = stability(debates)
     if shares:
         lines.append("verdict stability: " + ", ".join(f"{r} rounds {s:.0%}" for r, s in shares.items()))

@@ -44,6 +44,7 @@ from claimcourt.models import (
     RunRequest,
     RunStatus,
     Side,
+    Verdict,
     first_problem,
 )
 from claimcourt.runs import follow, run_usage, submit_when_free, tenant_run
@@ -635,6 +636,25 @@ def _motion_json(record: RunRecord, result: MotionResult | None) -> str:
     show_default=True,
     help="Where suite.json, the CSV tables and the PNG plots go.",
 )
+@click.option(
+    "--grid",
+    is_flag=True,
+    help="The core hypothesis: each claim at 1, 2, 4 and 6 rounds x both orders (x both line-ups); "
+    "prints accuracy against ground truth by length and order.",
+)
+@click.option("--claim", "own_claim", default=None, help="Debate this claim (with --gt-verdict/--gt-score).")
+@click.option(
+    "--gt-verdict",
+    type=click.Choice([v.value for v in Verdict]),
+    default=None,
+    help="--claim's ground-truth verdict.",
+)
+@click.option(
+    "--gt-score", type=click.IntRange(0, 100), default=None, help="--claim's ground-truth score, 0-100."
+)
+@click.option(
+    "--topic", default=None, help="Sample only the bundled claims of this topic (health, climate…)."
+)
 @data_dir_option
 def suite(
     claims: int,
@@ -644,11 +664,44 @@ def suite(
     seed: int,
     models: str | None,
     out: Path,
+    grid: bool,
+    own_claim: str | None,
+    gt_verdict: str | None,
+    gt_score: int | None,
+    topic: str | None,
     data_dir: Path | None,
 ) -> None:
     """Run an experiment suite: a 2x2 per claim and motion (which model argues which side x who speaks
-    first), verdict stability by rounds; every debate tagged source=experiment. Prints the report."""
-    from claimcourt.bench.suite import report, run_suite, write
+    first), verdict stability by rounds; every debate tagged source=experiment. Prints the report.
+    With --grid: each claim at 1, 2, 4, 6 rounds x both orders, and accuracy by length and order."""
+    from claimcourt.bench.suite import (
+        claim_cases,
+        claim_topics,
+        fact_checked,
+        report,
+        run_grid,
+        run_suite,
+        write,
+    )
+
+    if (gt_verdict is not None or gt_score is not None) and own_claim is None:
+        _fail(
+            "--gt-verdict and --gt-score are the ground truth of --claim TEXT: name the claim", EXIT_BAD_INPUT
+        )
+    if own_claim is not None and gt_verdict is None and gt_score is None:
+        _fail("--claim needs its ground truth: --gt-verdict and/or --gt-score", EXIT_BAD_INPUT)
+    if own_claim is not None and not grid:
+        _fail("--claim is debated by --grid (the 2x2 suite samples the bundled sets)", EXIT_BAD_INPUT)
+    if own_claim is not None:
+        try:
+            own_claim = RunRequest(claim=own_claim).claim
+        except ValidationError as e:
+            _fail("--claim: " + first_problem(e, "claim")[1], EXIT_BAD_INPUT)
+    if topic is not None and topic not in claim_topics():
+        _fail(
+            f"--topic: {topic!r} is none of the bundled claims' topics: {', '.join(claim_topics())}",
+            EXIT_BAD_INPUT,
+        )
 
     settings = _settings(data_dir)
     pair = (
@@ -664,22 +717,109 @@ def suite(
     def progress(d: Any) -> None:
         err.print(f"[dim]{d.kind:<6} {d.cell:<18} r{d.rounds} {d.status:<9} {escape(d.case[:70])}[/]")
 
-    debates = run_suite(
-        settings,
-        claims=claims,
-        motions=motions,
-        rounds=rounds,
-        max_rounds=max_rounds,
-        seed=seed,
-        models=(pair[0], pair[1]),
-        progress=progress,
-    )
+    if grid:
+        if own_claim is not None:
+            truth = {"verdict": gt_verdict, "score": gt_score, "topic": topic, "source": "--gt flags"}
+            cases = [(own_claim, truth)]
+        else:
+            cases = [(c["claim"], fact_checked(c)) for c in claim_cases(claims, seed, topic)]
+        debates = run_grid(
+            settings,
+            cases,
+            models=(pair[0], pair[1]),
+            suite=f"grid-{seed}-{len(cases)}c",
+            progress=progress,
+        )
+    else:
+        debates = run_suite(
+            settings,
+            claims=claims,
+            motions=motions,
+            rounds=rounds,
+            max_rounds=max_rounds,
+            seed=seed,
+            models=(pair[0], pair[1]),
+            topic=topic,
+            progress=progress,
+        )
     for line in report(debates):
         click.echo(line)
     for path in write(debates, out):
         click.echo(str(path))
     if any(d.status != "succeeded" for d in debates):
         sys.exit(EXIT_FAILED)
+
+
+@main.command()
+@click.option("--topic", default=None, help="Only this topic.")
+@click.option(
+    "--verdict", type=click.Choice([v.value for v in Verdict]), default=None, help="Only this verdict."
+)
+@click.option(
+    "--truth", type=click.Choice([v.value for v in Verdict]), default=None, help="Only this ground truth."
+)
+@click.option("--model", default=None, help="Only debates with this provider:model (in --role, if named).")
+@click.option("--role", type=click.Choice(ROLES), default=None, help="The role --model played.")
+@click.option("--rounds", type=click.IntRange(1, 6), default=None, help="Only debates of this many rounds.")
+@click.option("--first", type=click.Choice(get_args(Side)), default=None, help="Only this order.")
+@click.option("--min-score", type=click.IntRange(0, 100), default=None)
+@click.option("--max-score", type=click.IntRange(0, 100), default=None)
+@click.option("--since", type=click.DateTime(), default=None, help="Created at or after (UTC).")
+@click.option("--until", type=click.DateTime(), default=None, help="Created at or before (UTC).")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), default=None)
+@click.option("--jsonl", "jsonl_path", type=click.Path(dir_okay=False, path_type=Path), default=None)
+@click.option(
+    "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose runs: the CLI's own are 'local'."
+)
+@data_dir_option
+@stack_option
+def experiments(
+    topic: str | None,
+    verdict: str | None,
+    truth: str | None,
+    model: str | None,
+    role: str | None,
+    rounds: int | None,
+    first: str | None,
+    min_score: int | None,
+    max_score: int | None,
+    since: Any,
+    until: Any,
+    csv_path: Path | None,
+    jsonl_path: Path | None,
+    tenant: str,
+    data_dir: Path | None,
+    stack: str | None,
+) -> None:
+    """List the stored experiment debates (suite's), filtered; print stats per cell; export CSV/JSONL."""
+    from claimcourt.bench.experiments import Filters, load, select, stats, write_csv, write_jsonl
+
+    if min_score is not None and max_score is not None and min_score > max_score:
+        _fail(f"--min-score {min_score} is above --max-score {max_score}", EXIT_BAD_INPUT)
+    filters = Filters(topic, verdict, truth, model, role, rounds, first, min_score, max_score, since, until)
+    rows = select(load(_store(data_dir, stack), tenant), filters)
+    for r in rows:
+        truth_text = r.truth_verdict or "–"
+        mark = {True: "right", False: "wrong", None: ""}[r.correct]
+        click.echo(
+            f"{r.run_id}  {r.created_at[:19]}  {r.status:<9} r{r.rounds or '-'} {r.first or 'both':<7} "
+            f"{r.score if r.score is not None else '–':>3} {r.verdict or '–':<19} truth {truth_text:<19} "
+            f"{mark:<5} {r.topic or '–':<11} {r.claim[:60]}"
+        )
+    click.echo(f"{len(rows)} experiment debates")
+    if rows:
+        click.echo("per cell: n, failed, mean score (sd), verdict = truth")
+        for c in stats(rows):
+            mean = f"{c.mean_score:5.1f}" if c.mean_score is not None else "    –"
+            sd = f"({c.sd_score:4.1f})" if c.sd_score is not None else "(   –)"
+            acc = f"{c.correct}/{c.judged}" + (f" {c.correct / c.judged:.0%}" if c.judged else "")
+            click.echo(
+                f"  {c.cell or '–':<22} r{c.rounds or '-'} {c.first or 'both':<7} "
+                f"n {c.n:<3} failed {c.failed:<3} {mean} {sd}  {acc}"
+            )
+    for path, writer in ((csv_path, write_csv), (jsonl_path, write_jsonl)):
+        if path is not None:
+            click.echo(str(writer(rows, path)))
 
 
 @main.command()
