@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from markdown_it import MarkdownIt
 
 from claimcourt.cli import main
-from claimcourt.exports import MEDIA_TYPES, SCHEMAS, build_exports, write_schemas
+from claimcourt.exports import CLAIM_ARTIFACTS, SCHEMAS, build_exports, write_schemas
 from claimcourt.models import RunRecord
 from claimcourt.store.sqlite import SqliteStore
 
@@ -42,7 +42,8 @@ def test_an_offline_run_exports_four_artifacts_that_a_person_can_read_audit_and_
     out = tmp_path / "export"
     exported = runner.invoke(main, ["export", run_id, "--dir", str(out), "--data-dir", str(tmp_path)])
     assert exported.exit_code == 0, exported.output
-    files = {name: (out / f"{run_id}-{name}").read_text() for name in MEDIA_TYPES}
+    files = {name: (out / f"{run_id}-{name}").read_text() for name in CLAIM_ARTIFACTS}
+    assert sorted(p.name for p in out.iterdir()) == sorted(f"{run_id}-{n}" for n in CLAIM_ARTIFACTS)
 
     # The JSON artifacts hold to their published schemas
     for name, model in SCHEMAS.items():

@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from claimcourt import artifacts
+from claimcourt import artifacts, motion_artifacts
 from claimcourt.debate.argue import opposite
 from claimcourt.debate.citations import CITATION_MARKER
 from claimcourt.errors import NotFoundError
@@ -53,7 +53,18 @@ MEDIA_TYPES = {
     "citation_ledger.json": "application/json",
     "debate_logic_map.json": "application/json",
     "score_trajectory.csv": "text/csv; charset=utf-8",
+    # a motion debate's, beside the four (the seed spec's: claimcourt/motion_artifacts.py)
+    "history_chat.json": "application/json",
+    "crowd_opinion.json": "application/json",
+    "voter_sentiment_graph.csv": "text/csv; charset=utf-8",
 }
+CLAIM_ARTIFACTS = (
+    "transcript_full.md",
+    "citation_ledger.json",
+    "debate_logic_map.json",
+    "score_trajectory.csv",
+)
+MOTION_ARTIFACTS = (*CLAIM_ARTIFACTS, "history_chat.json", "crowd_opinion.json", "voter_sentiment_graph.csv")
 EXPORT_PREFIX = "export/"
 
 
@@ -107,9 +118,14 @@ def save_exports(store: Store, record: RunRecord, pool: list[Evidence] | None = 
         store.put_artifact(record.run_id, EXPORT_PREFIX + name, doc)
 
 
+def artifact_names(record: RunRecord) -> tuple[str, ...]:
+    """The artifacts this run has: a claim run's four; a motion debate's seven."""
+    return MOTION_ARTIFACTS if record.motion is not None else CLAIM_ARTIFACTS
+
+
 def export(store: Store, run_id: str, name: str) -> str:
-    """One artifact: as stored with the run, else built now."""
-    if name not in MEDIA_TYPES:
+    """One artifact: as stored with the run, else built now. KeyError: not one this run has."""
+    if name not in artifact_names(store.get_run(run_id)):
         raise KeyError(name)
     return stored_export(store, run_id, name) or build_exports(store, run_id)[name]
 
@@ -386,24 +402,15 @@ def ledger_table(ledger: list[LedgerEntry]) -> list[str]:
 
 
 def motion_exports(store: Store, record: RunRecord) -> dict[str, str]:
-    """A motion debate's four artifacts: its statements in speaking order, the ledger, the judge's maps,
-    and every voter's score per round (score_trajectory.csv, beside the debaters' implied scores)."""
+    """A motion debate's artifacts: its transcript, and every voter's score per round beside the
+    debaters' implied scores (score_trajectory.csv, as before the spec's names); the ledger, the judge's
+    maps, the chat, the crowd's opinions and the sentiment graph in the seed spec's shapes."""
     run_id, motion = record.run_id, record.motion
     assert motion is not None
     arguments = artifacts.spoken_in_order(store, run_id)
     pool = artifacts.evidence_pool(artifacts.retrievals_of(store, run_id), motion.context)
     ledger = artifacts.ledger_of(store, run_id, arguments, pool)
     maps = artifacts.maps_of(store, run_id)
-    logic = DebateLogicMap(
-        run_id=run_id,
-        claim=motion.motion,
-        rounds=[
-            RoundMap(
-                round=r, consensus=m.consensus, disagreement_frontier=m.disagreement_frontier, rule=m.summary
-            )
-            for r, m in sorted(maps.items())
-        ],
-    )
     tallies = artifacts.tallies_of(store, run_id)
     out = io.StringIO()
     rows = csv.writer(out, lineterminator="\n")
@@ -416,13 +423,14 @@ def motion_exports(store: Store, record: RunRecord) -> dict[str, str]:
     for a in arguments:
         rows.writerows([a.round, a.side, "motion", p.implied_score, f"{p.confidence:.2f}"] for p in a.points)
     result = artifacts.motion_result_of(store, run_id)
+    events = store.list_events(run_id)
+    spec = motion_artifacts.build(
+        store, run_id, record.created_at, motion, arguments, ledger, maps, tallies, events
+    )
     return {
         "transcript_full.md": motion_transcript(record, arguments, ledger, maps, tallies, result),
-        "citation_ledger.json": CitationLedger(
-            run_id=run_id, claim=motion.motion, citations=ledger
-        ).model_dump_json(indent=2),
-        "debate_logic_map.json": logic.model_dump_json(indent=2),
         "score_trajectory.csv": out.getvalue(),
+        **spec,
     }
 
 
@@ -494,11 +502,13 @@ def motion_transcript(
 
 
 def write_schemas(directory: Path) -> list[Path]:
-    """The JSON Schemas of the JSON artifacts (docs/schemas/): `python -m claimcourt.exports DIR`."""
+    """The JSON Schemas of the artifacts (docs/schemas/): a claim run's JSON artifacts, and a motion
+    debate's spec-shaped ones (a CSV's: one row's): `python -m claimcourt.exports DIR`."""
     directory.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, model in SCHEMAS.items():
-        path = directory / name.replace(".json", ".schema.json")
+    files = [(name.replace(".json", ".schema.json"), model) for name, model in SCHEMAS.items()]
+    for file, model in [*files, *motion_artifacts.SCHEMAS.values()]:
+        path = directory / file
         path.write_text(json.dumps(model.model_json_schema(), indent=2) + "\n", encoding="utf-8")
         written.append(path)
     return written

@@ -35,7 +35,7 @@ from claimcourt.errors import (
     UnauthorizedError,
 )
 from claimcourt.evidence.collections import check_corpora
-from claimcourt.exports import MEDIA_TYPES, export
+from claimcourt.exports import MEDIA_TYPES, artifact_names, export
 from claimcourt.models import (
     PROVIDERS,
     Argument,
@@ -444,13 +444,14 @@ def build_app() -> APIGatewayHttpResolver:
     @app.get(
         "/runs/<run_id>/artifacts/<name>",
         responses={200: _artifact_file("transcript_full.md, citation_ledger.json, debate_logic_map.json "
-                                      "or score_trajectory.csv")},
+                                      "or score_trajectory.csv; a motion debate's also history_chat.json, "
+                                      "crowd_opinion.json or voter_sentiment_graph.csv")},
     )  # fmt: skip
     def get_artifact(run_id: str, name: str) -> Response[str]:
-        """One of the run's four artifacts, as a file: the transcript, the citation ledger, the
-        debate's logic map, the score trajectory."""
-        tenant_run(_deps().store, tenant(), run_id)
-        return _artifact(run_id, name)
+        """One of the run's artifacts, as a file: the transcript, the citation ledger, the debate's
+        logic map, the score trajectory; a motion debate's chat history, crowd opinion and voter
+        sentiment graph too (schemas: docs/schemas/)."""
+        return _artifact(tenant_run(_deps().store, tenant(), run_id), name)
 
     @app.get(
         "/runs/<run_id>/claimreview",
@@ -517,9 +518,8 @@ def build_app() -> APIGatewayHttpResolver:
         responses={200: _artifact_file("the debate's artifact, by name")},
     )
     def get_motion_artifact(run_id: str, name: str) -> Response[str]:
-        """One of the debate's four artifacts; score_trajectory.csv holds every voter's score per round."""
-        _tenant_motion(tenant(), run_id)
-        return _artifact(run_id, name)
+        """One of the debate's seven artifacts, as GET /runs/{id}/artifacts/{name} serves them."""
+        return _artifact(_tenant_motion(tenant(), run_id), name)
 
     @app.get("/claims")
     def list_claims(limit: Annotated[int, Query(ge=1, le=200)] = 50) -> ClaimList:
@@ -628,11 +628,12 @@ def _artifact_file(description: str) -> OpenAPIResponse:
     }
 
 
-def _artifact(run_id: str, name: str) -> Response[str]:
-    if name not in MEDIA_TYPES:
-        raise NotFoundError(f"no artifact {name}: one of {', '.join(MEDIA_TYPES)}")
-    headers = {"Content-Disposition": f'attachment; filename="{run_id}-{name}"'}
-    return Response(200, MEDIA_TYPES[name], export(_deps().store, run_id, name), headers=headers)
+def _artifact(record: RunRecord, name: str) -> Response[str]:
+    names = artifact_names(record)
+    if name not in names:
+        raise NotFoundError(f"no artifact {name}: one of {', '.join(names)}")
+    headers = {"Content-Disposition": f'attachment; filename="{record.run_id}-{name}"'}
+    return Response(200, MEDIA_TYPES[name], export(_deps().store, record.run_id, name), headers=headers)
 
 
 def _origin(event: APIGatewayProxyEventV2) -> str:

@@ -920,9 +920,10 @@ def export_run(
     data_dir: Path | None,
     stack: str | None,
 ) -> None:
-    """Write RUN's four artifacts: transcript_full.md, citation_ledger.json, debate_logic_map.json,
-    score_trajectory.csv (named <run>-<artifact>); or, with --claimreview, its ClaimReview."""
-    from claimcourt.exports import MEDIA_TYPES, export
+    """Write RUN's artifacts: transcript_full.md, citation_ledger.json, debate_logic_map.json,
+    score_trajectory.csv, and a motion debate's history_chat.json, crowd_opinion.json and
+    voter_sentiment_graph.csv (named <run>-<artifact>); or, with --claimreview, its ClaimReview."""
+    from claimcourt.exports import artifact_names, export
 
     if url is not None and not claimreview:
         _fail("url: --url names the page of a ClaimReview: use it with --claimreview", EXIT_BAD_INPUT)
@@ -936,7 +937,7 @@ def export_run(
         _export_claimreview(record, directory, url, settings)
         return
     directory.mkdir(parents=True, exist_ok=True)
-    for name in MEDIA_TYPES:
+    for name in artifact_names(record):
         path = directory / f"{run_id}-{name}"
         path.write_text(export(store, run_id, name), encoding="utf-8")
         click.echo(str(path))

@@ -1,0 +1,159 @@
+"""A motion debate's artifacts as the seed spec names them: an offline debate through the real motion
+state machine, every artifact exported by `claimcourt export` and served by the API, each valid against
+its schema in docs/schemas/; today's names kept beside them; a claim run still serving its four."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema_rs
+import pytest
+from click.testing import CliRunner
+
+from claimcourt import artifacts
+from claimcourt.access import issue_key
+from claimcourt.api.http import handler
+from claimcourt.cli import main
+from claimcourt.exports import CLAIM_ARTIFACTS, MEDIA_TYPES, MOTION_ARTIFACTS
+from claimcourt.models import LOCAL_TENANT, MotionRequest
+from claimcourt.motion_artifacts import SCHEMAS
+from claimcourt.motions.crowd import persona_set
+from claimcourt.runs import create_run, parse_request
+from claimcourt.store.sqlite import SqliteStore
+from claimcourt.wiring import use_deps
+from tests.fakes.apigw import LambdaContext, http_event
+
+pytestmark = [pytest.mark.timeout(120), pytest.mark.usefixtures("clean_env")]
+ROOT = Path(__file__).parent.parent.parent
+MOTION = "Resolved: sea levels are rising."  # the tests' passages speak to it both ways: both teams cite
+
+
+def _schema(file: str) -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads((ROOT / "docs" / "schemas" / file).read_text())
+    return schema
+
+
+def _validate(name: str, content: str) -> None:
+    """Against the committed schema: a JSON artifact whole, a CSV row by row."""
+    file, _ = SCHEMAS[name]
+    if name.endswith(".csv"):
+        rows = list(csv.DictReader(io.StringIO(content)))
+        assert rows, f"{name} has no rows"
+        for row in rows:
+            jsonschema_rs.validate(_schema(file), row)
+    else:
+        jsonschema_rs.validate(_schema(file), json.loads(content))
+
+
+@pytest.fixture
+def debate(make_deps: Any, runtime: Any, store: SqliteStore) -> tuple[Any, str]:
+    record = create_run(store, MotionRequest(motion=MOTION, first="against"))
+    deps = make_deps()
+    execution = runtime(deps).execute(record.run_id, timeout_s=60)
+    assert execution.status == "SUCCEEDED", execution.error
+    return deps, record.run_id
+
+
+def test_every_artifact_of_a_motion_debate_is_exported_and_served_valid_against_its_schema(
+    debate: tuple[Any, str], store: SqliteStore, tmp_path: Path
+) -> None:
+    deps, run_id = debate
+    out = tmp_path / "export"
+    exported = CliRunner().invoke(main, ["export", run_id, "--dir", str(out), "--data-dir", str(tmp_path)])
+    assert exported.exit_code == 0, exported.output
+    files = {name: (out / f"{run_id}-{name}").read_text() for name in MOTION_ARTIFACTS}
+    assert sorted(p.name for p in out.iterdir()) == sorted(f"{run_id}-{n}" for n in MOTION_ARTIFACTS)
+    for name in SCHEMAS:
+        _validate(name, files[name])
+
+    key, _ = issue_key(store, LOCAL_TENANT)
+    with use_deps(deps):
+        for name in MOTION_ARTIFACTS:
+            for path in (f"/runs/{run_id}/artifacts/{name}", f"/motions/{run_id}/artifacts/{name}"):
+                reply = handler(
+                    http_event("GET", path, headers={"authorization": f"Bearer {key}"}), LambdaContext()
+                )
+                headers = {k.lower(): v for k, v in reply["headers"].items()}
+                assert reply["statusCode"] == 200, (path, reply["body"])
+                assert headers["content-type"] == MEDIA_TYPES[name]
+                assert reply["body"] == files[name], f"{path} differs from the CLI's export"
+
+    # citation_ledger.json: per team, a_/b_ keys (team a spoke first: here the team against), today's
+    # for_/against_ keys as aliases, who added and who verified each, when, from the run's own events
+    ledger = json.loads(files["citation_ledger.json"])
+    assert ledger["teams"] == {"a": "against", "b": "for"}
+    team_a, team_b = ledger["citations"]["team a"], ledger["citations"]["team b"]
+    assert team_a and team_b
+    assert all(k.startswith("a_") and c["alias"].startswith("against_") for k, c in team_a.items())
+    assert all(k.startswith("b_") and c["alias"].startswith("for_") for k, c in team_b.items())
+    assert {c["added_by"] for c in team_a.values()} == {"debator_a"}
+    checked = [c for c in team_a.values() if c["verification"]["content_correspondence_score"] is not None]
+    assert checked and all(c["verification"]["verified_by"] == "factchecker_b" for c in checked)
+    events = store.list_events(run_id)
+    stamps = {e.at.isoformat().replace("+00:00", "Z") for e in events if e.type == "stage.completed"}
+    stamped = [c["added_at"] for c in team_a.values()] + [c["verification"]["verified_at"] for c in checked]
+    assert all(s is not None and s.replace("+00:00", "Z") in stamps for s in stamped)
+    assert sorted(k for keys in ledger["index_by_round"].values() for k in keys) == sorted([*team_a, *team_b])
+
+    # debate_logic_map.json: an array of the judge's states, round by round, in a/b stances
+    logic = json.loads(files["debate_logic_map.json"])
+    assert [s["round_number"] for s in logic] == [1, 2, 3, 4]
+    assert [s["round_label"] for s in logic] == ["Opening", "Debate", "Debate", "Closing"]
+    frontier = [f for s in logic for f in s["disagreement_frontier"]]
+    assert frontier and all(f["a_stance"] and f["b_stance"] for f in frontier)
+
+    # history_chat.json: every turn, in speaking order, its citations by their team keys
+    chat = json.loads(files["history_chat.json"])
+    turns = chat["public_transcript"]
+    assert [t["turn_id"] for t in turns] == [f"turn_{i:03d}" for i in range(1, 9)]
+    assert [t["agent"] for t in turns[:2]] == ["debator_a", "debator_b"]
+    assert all(t["timestamp"] is not None for t in turns)
+    assert [t["timestamp"] for t in turns] == sorted(t["timestamp"] for t in turns)
+    cited = {k for t in turns for k in t["citations_used"]}
+    assert cited == {*team_a, *team_b}
+    spoken = artifacts.spoken_in_order(store, run_id)
+    assert [t["statement"] for t in turns] == [a.points[0].argument for a in spoken]
+
+    # crowd_opinion.json and voter_sentiment_graph.csv: every voter, every round, with its reason
+    opinion = json.loads(files["crowd_opinion.json"])
+    names = {p.id: p.name for p in persona_set()[1]}
+    said = {(r, v.persona_id): v for r in range(5) for v in artifacts.votes_of(store, run_id, r)}
+    assert len(opinion["voters"]) == 24
+    for voter in opinion["voters"]:
+        assert voter["persona"] == names[voter["voter_id"]]
+        assert [v["round_sequence"] for v in voter["voting_record"]] == [0, 1, 2, 3, 4]
+        for v in voter["voting_record"]:
+            vote = said[(v["round_sequence"], voter["voter_id"])]
+            assert (v["score"], v["reason"]) == (vote.score, vote.reason)
+    rows = list(csv.DictReader(io.StringIO(files["voter_sentiment_graph.csv"])))
+    assert len(rows) == 24 * 5
+    tallies = {t.round: t for t in artifacts.tallies_of(store, run_id)}
+    assert all(int(r["score"]) == tallies[int(r["round_sequence"])].scores[r["voter_id"]] for r in rows)
+
+    # today's name stays: score_trajectory.csv still carries every voter's score per round
+    trajectory = list(csv.DictReader(io.StringIO(files["score_trajectory.csv"])))
+    assert len([r for r in trajectory if r["role"].startswith("voter:")]) == 24 * 5
+
+
+def test_a_claim_run_serves_its_four_and_not_a_motions(make_deps: Any, store: SqliteStore) -> None:
+    run = create_run(store, parse_request({"claim": "Arctic sea ice has declined since 1979"}))
+    key, _ = issue_key(store, LOCAL_TENANT)
+    deps = make_deps()
+    with use_deps(deps):
+
+        def fetch(name: str) -> dict[str, Any]:
+            event = http_event(
+                "GET", f"/runs/{run.run_id}/artifacts/{name}", headers={"authorization": f"Bearer {key}"}
+            )
+            reply: dict[str, Any] = handler(event, LambdaContext())
+            return reply
+
+        for name in CLAIM_ARTIFACTS:
+            assert fetch(name)["statusCode"] == 200, name
+        for name in set(MOTION_ARTIFACTS) - set(CLAIM_ARTIFACTS):
+            reply = fetch(name)
+            assert reply["statusCode"] == 404 and "score_trajectory.csv" in reply["body"]
