@@ -160,17 +160,19 @@ def test_a_malformed_key_is_refused_without_echoing_it(api: Api) -> None:
 
 
 def test_a_key_is_kept_encrypted_under_a_0600_key_file_shown_as_its_last_four_and_removed(
-    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Every record the service logs, whatever an earlier test left its level or handlers at
     logged_records = _Records()
     service = logging.getLogger("claimcourt")
-    monkeypatch.setattr(service, "level", logging.DEBUG)
+    level = service.level
+    service.setLevel(logging.DEBUG)  # setLevel, not the attribute: it clears the loggers' cached answers
     service.addHandler(logged_records)
     try:
         _keys_kept_shown_and_removed(api, tmp_path)
     finally:
         service.removeHandler(logged_records)
+        service.setLevel(level)
     logged = "\n".join(logged_records.lines) + "".join(capsys.readouterr())
     assert "provider key saved" in logged and KEY not in logged and KEY[8:20] not in logged
 
