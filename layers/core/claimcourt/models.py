@@ -1789,6 +1789,10 @@ class PublicStatement(Strict):
     phase: MotionPhase
     statement: str
     citations: list[str] = Field(default_factory=list)
+    made: bool = Field(
+        default=True,
+        description="False: the team made no statement this turn (the other team's view of a refusal).",
+    )
 
 
 class CrowdInput(Strict):
