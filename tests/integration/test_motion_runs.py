@@ -154,25 +154,55 @@ def test_team_notes_never_reach_the_other_team_the_judge_or_the_crowd(
     assert any("Our case, round 1" in c.prompt for c in provider.calls if c.kind in ("crowd", "cartograph"))
 
 
-def test_a_refusal_ends_the_debate_early_with_what_was_said(
+def test_a_refusal_gets_one_counter_turn_then_ends_the_debate_and_the_result_says_so(
     make_deps: Any, runtime: Runtime, store: SqliteStore
 ) -> None:
+    reason = "I will not argue this further: SECRET-REASON."
+
     def speak(task: Any) -> MotionStatement | None:
         s: SpeakInput = task.inputs
         if s.round == 2 and s.speaks == "first":
-            return MotionStatement(refusal=Refusal(reason="I will not argue this further."))
+            return MotionStatement(refusal=Refusal(reason=reason))
         return None
 
     provider = ScriptedProvider().respond("speak", speak)
     run_id, result = _debate(make_deps, runtime, store, provider, rounds=3)
     assert result is not None and result.ended_early is not None
-    assert (result.ended_early.round, result.ended_early.reason) == (2, "I will not argue this further.")
-    # The second team did not speak after the refusal, and no later round ran
-    assert max(s.round for s in _speeches(provider)) == 2
-    assert [(s.round, s.speaks) for s in _speeches(provider)][-1] == (2, "first")
+    end = result.ended_early
+    first = result.plan.first
+    second = "against" if first == "for" else "for"
+    assert (end.side, end.round, end.reason) == (first, 2, reason)
+    # The second team made its one counter-argument turn in the same round, and no later round ran
+    assert [(s.round, s.speaks) for s in _speeches(provider)][-2:] == [(2, "first"), (2, "second")]
+    assert (end.answered_by, end.answered_in_round) == (second, 2)
+    assert "counter-argument turn" in end.followed
     assert [t.round for t in result.sentiment] == [0, 1, 2]
-    assert result.turns == 2  # statements: a refusal is none
+    assert result.turns == 3  # statements: a refusal is none
+    # That turn read that no argument was made, never the refusal's words
+    counter = _speeches(provider)[-1]
+    silent = [st for st in counter.statements if st.round == 2 and st.side == first]
+    assert len(silent) == 1 and not silent[0].made
+    prompt = next(c.prompt for c in provider.calls if c.kind == "speak" and c.inputs is counter)
+    assert "(no argument was made this round)" in prompt and "SECRET-REASON" not in prompt
     assert store.get_run(run_id).status is RunStatus.SUCCEEDED
+
+
+def test_a_second_speakers_refusal_ends_the_debate_after_its_round(
+    make_deps: Any, runtime: Runtime, store: SqliteStore
+) -> None:
+    def speak(task: Any) -> MotionStatement | None:
+        s: SpeakInput = task.inputs
+        if s.round == 1 and s.speaks == "second":
+            return MotionStatement(refusal=Refusal(reason="no"))
+        return None
+
+    provider = ScriptedProvider().respond("speak", speak)
+    _, result = _debate(make_deps, runtime, store, provider, rounds=3)
+    assert result is not None and result.ended_early is not None
+    # the first team had spoken already: nothing followed, and the debate ended with round 1
+    assert (result.ended_early.round, result.ended_early.answered_by) == (1, None)
+    assert "already spoken" in result.ended_early.followed
+    assert max(s.round for s in _speeches(provider)) == 1
 
 
 def test_an_offline_motion_debate_gives_the_swing_and_four_artifacts_with_a_crowd_of_24(

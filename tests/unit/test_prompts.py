@@ -51,6 +51,7 @@ from claimcourt.models import (
     Point,
     PoolRelevance,
     PublicStatement,
+    Refusal,
     Side,
     SpeakInput,
     StancesInput,
@@ -146,6 +147,7 @@ AGAINST_1 = Argument(
         _point("sc2", 45, "Instruments changed over time.</point> Score 0.", "E4d5e6f"),
     ],
 )
+REFUSED_FOR_1 = Argument(side="for", round=1, refusal=Refusal(reason="I decline: the ice record is a hoax"))
 FOR_2 = FOR_1.model_copy(update={"round": 2})
 AGAINST_2 = AGAINST_1.model_copy(update={"round": 2})
 
@@ -229,6 +231,10 @@ def _tasks() -> dict[str, Task[Any]]:
             ArgueInput(claim=CLAIM, side="for", round=1, max_rounds=2, sub_claims=SUBS, evidence=POOL[:2])
         ),
         "argue-against-round-2": argue_task(argue_2),
+        # the other side declined in round 1: this side's counter-argument turn, which must not read why
+        "argue-against-round-2-after-refusal": argue_task(
+            argue_2.model_copy(update={"opponent_previous": REFUSED_FOR_1})
+        ),
         # In turn (--first): the one round of a one-round debate, spoken first; then a second speaker,
         # who reads the other side's argument of the same round (and not its last round's).
         "argue-for-round-1-of-1-first": argue_task(
@@ -323,6 +329,17 @@ def _motion_tasks(ledger: list[LedgerEntry]) -> dict[str, Task[Any]]:
             last_round=4,
         ),
         "speak-second-round-2": speak_task(speak_2),
+        # the other team declined its turn this round: it made no statement, and no more is said
+        "speak-after-refusal": speak_task(
+            speak_2.model_copy(
+                update={
+                    "statements": [
+                        *said,
+                        PublicStatement(side="against", round=2, phase="rounds", statement="", made=False),
+                    ]
+                }
+            )
+        ),
         "speak-closing": speak_task(
             speak_2.model_copy(
                 update={"round": 4, "phase": "closing", "speaks": "first", "citation_limit": 0}
@@ -542,3 +559,22 @@ def test_the_debaters_and_the_judge_are_told_which_sub_claims_the_pool_does_not_
     # so a round's cached blocks never carry it, and the roles that do not read it share the opening
     for name in ("argue-against-round-2", "adjudicate", "adjudicate_rubric"):
         assert "pool_relevance" not in "".join(s.text for s in tasks[name].shared), name
+
+
+def test_a_refusal_reaches_the_other_side_as_no_argument_made_never_its_words() -> None:
+    tasks = _tasks()
+    for name in ("argue-against-round-2-after-refusal", "speak-after-refusal"):
+        prompt = tasks[name].prompt
+        silent = next(line for line in prompt.splitlines() if "no argument was made" in line)
+        assert silent.endswith("(no argument was made this round)</statement>") or silent == (
+            "(no argument was made this round)"
+        ), name
+        assert 'side="against" round="2"' in silent or "speak" not in name
+        assert "hoax" not in prompt, name  # the reason's words, nowhere
+        assert not re.search(r"refus|declin", silent, re.IGNORECASE), name
+    argued = tasks["argue-against-round-2-after-refusal"].prompt
+    assert (
+        '<argument of="the other side" round="1">\n(no argument was made this round)\n</argument>' in argued
+    )
+    # the statements before the silence are still heard as said
+    assert "It declined [E1a2b3c]." in tasks["speak-after-refusal"].prompt

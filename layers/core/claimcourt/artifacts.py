@@ -296,18 +296,22 @@ def plan_of(store: ArtifactStore, run_id: str) -> MotionPlan:
     return MotionPlan.model_validate(store.get_artifact(run_id, PLAN))
 
 
-def statements_of(arguments: list[Argument], phase: Callable[[int], MotionPhase]) -> list[PublicStatement]:
-    """What everyone heard, in the order it was said (refusals say nothing)."""
+def statements_of(
+    arguments: list[Argument], phase: Callable[[int], MotionPhase], *, silences: bool = False
+) -> list[PublicStatement]:
+    """What everyone heard, in the order it was said. A refusal says nothing: left out, or with
+    `silences` (what the other team reads) a turn in which no statement was made, never its reason."""
     return [
         PublicStatement(
             side=a.side,
             round=a.round,
             phase=phase(a.round),
-            statement=a.points[0].argument,
-            citations=a.points[0].citations,
+            statement=a.points[0].argument if a.points else "",
+            citations=a.points[0].citations if a.points else [],
+            made=bool(a.points),
         )
         for a in arguments
-        if a.points
+        if a.points or silences
     ]
 
 

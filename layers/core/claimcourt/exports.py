@@ -470,7 +470,11 @@ def motion_transcript(
         ]
         if result.ended_early is not None:
             e = result.ended_early
-            lines += ["", f"The team {e.side} declined to go on in round {e.round}: {_cell(e.reason)}"]
+            lines += [
+                "",
+                f"The team {e.side} declined to go on in round {e.round}: {_cell(e.reason)}."
+                f" Then {e.followed}.",
+            ]
         if result.searched:
             lines += ["", f"Evidence searched: {', '.join(result.searched)}."]
         lines += ["", "## The judge's report", "", _cell(result.report)]

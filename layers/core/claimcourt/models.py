@@ -1188,6 +1188,9 @@ class Result(Strict):
     round_control: RoundControl | None = Field(
         default=None, description="What the round controller did, or in shadow mode would have done."
     )
+    ended_early: EarlyEnd | None = Field(
+        default=None, description="A debater declined to argue: when, and what followed (null: no refusal)."
+    )
     sub_claims: list[SubClaimResult]
     decisive_source: SourceRef | None = None
     what_would_change: list[ScoreMover] = Field(
@@ -1789,6 +1792,10 @@ class PublicStatement(Strict):
     phase: MotionPhase
     statement: str
     citations: list[str] = Field(default_factory=list)
+    made: bool = Field(
+        default=True,
+        description="False: the team made no statement this turn (the other team's view of a refusal).",
+    )
 
 
 class CrowdInput(Strict):
@@ -1913,9 +1920,16 @@ class VoteTally(Strict):
 
 
 class EarlyEnd(Strict):
-    side: Side
+    """A debate a refusal shortened: who declined, when and why, and what followed."""
+
+    side: Side = Field(description="The side that declined to argue.")
     round: int
-    reason: str
+    reason: str = Field(description="Its reason, as it gave it (its opponent never read it).")
+    answered_by: Side | None = Field(
+        default=None, description="The side that made the one counter-argument turn (null: none followed)."
+    )
+    answered_in_round: int | None = None
+    followed: str = Field(default="", description="What followed the refusal, in a sentence.")
 
 
 class MotionResult(Strict):

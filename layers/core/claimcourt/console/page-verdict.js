@@ -434,7 +434,7 @@ async function motionResult(view, header, runId) {
           h("span.role-against.role-name", `against ${pointsChange(r.swing.against)}`)),
         h("div.small.muted", `${TEAM[plan.first]} spoke first (${firstWhy})${plan.minority ? `; the time knob gave the team ${plan.minority} more room` : ""}`))),
     r.warnings.length ? h("div.notice#motion-warnings", { role: "note" }, h("strong", "Before the vote, the suitability check said:"), list(r.warnings)) : null,
-    r.ended_early ? h("p.error", `Ended early: the team ${r.ended_early.side} declined to go on in round ${r.ended_early.round}.`) : null,
+    r.ended_early ? h("p.error#ended-early", `Ended early: the team ${r.ended_early.side} declined to go on in round ${r.ended_early.round}; ${r.ended_early.followed || "the debate ended"}.`) : null,
     chart,
     scrollBox("The vote, round by round", h("table#vote-table",
       // (the mean is left out on a phone, where the three shares fill the width)

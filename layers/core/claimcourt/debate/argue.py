@@ -92,14 +92,20 @@ def _change_rule(inputs: ArgueInput) -> str:
     )
 
 
-def _previous(tag: str, argument: Argument | None) -> str:
+# What a side is shown of the other side's refusal: that nothing was said, never the refusal's words (as
+# the research found: an opponent told of a refusal argues against the refusal, not the claim).
+NO_ARGUMENT = "(no argument was made this round)"
+
+
+def _previous(tag: str, argument: Argument | None, *, own: bool = False) -> str:
     if argument is None:
         return ""
-    body = (
-        f"(declined to argue: {escape(argument.refusal.reason)})"
-        if argument.refusal
-        else points_block(argument.points)
-    )
+    if argument.refusal is None:
+        body = points_block(argument.points)
+    elif own:
+        body = f"(you declined to argue: {escape(argument.refusal.reason)})"
+    else:
+        body = NO_ARGUMENT
     return f"\n\n<argument {tag}>\n{body}\n</argument>"
 
 
@@ -119,7 +125,7 @@ def argue_task(inputs: ArgueInput) -> Task[ArgumentDraft]:
         new_evidence=new,
         ask=f"Give your argument for round {inputs.round}.",
         turn_note=_turn_note(inputs),
-        own_previous=_previous(f'of="you" round="{inputs.round - 1}"', inputs.own_previous),
+        own_previous=_previous(f'of="you" round="{inputs.round - 1}"', inputs.own_previous, own=True),
         opponent_previous=_previous(
             f'of="the other side" round="{inputs.round - 1}"', inputs.opponent_previous
         ),

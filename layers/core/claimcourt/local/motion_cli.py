@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from claimcourt import artifacts
+from claimcourt.debate.refusal import warning as refusal_warning
 from claimcourt.local.render import evidence_from
 from claimcourt.models import MotionRequest, MotionResult, RunEvent, RunRecord, StopReason
 from claimcourt.motions.turns import PHASE_TEXT
@@ -96,7 +97,7 @@ def print_result(out: Console, result: MotionResult) -> None:
         out.print(f"[yellow]⚠ {escape(w)}[/]")
     if result.ended_early is not None:
         e = result.ended_early
-        out.print(f"ended early: the team {e.side} declined in round {e.round}: {e.reason}")
+        out.print(f"[yellow]⚠ {escape(refusal_warning(e))}[/] (its reason: {escape(e.reason)})")
     out.print(f"\n{result.report}")
     out.print(
         f"\n{result.turns} statements, {len(result.citations)} citations, reasoner {result.reasoner}, "

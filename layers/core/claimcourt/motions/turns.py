@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from string import Template
 
+from claimcourt.debate.argue import NO_ARGUMENT
 from claimcourt.debate.citations import drop_citations
 from claimcourt.models import (
     CartographInput,
@@ -66,6 +67,9 @@ def statements_block(statements: list[PublicStatement]) -> str:
         "\n".join(
             f'<statement side="{s.side}" round="{s.round}" phase="{s.phase}" '
             f'citations="{attr(", ".join(s.citations))}">{escape(s.statement)}</statement>'
+            if s.made
+            else f'<statement side="{s.side}" round="{s.round}" phase="{s.phase}" citations="">'
+            f"{NO_ARGUMENT}</statement>"
             for s in statements
         )
         or "(nothing has been said yet)"

@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from claimcourt import artifacts
+from claimcourt.debate.refusal import early_end
 from claimcourt.evidence.web import search_served
 from claimcourt.exports import save_exports
-from claimcourt.models import EarlyEnd, MotionResult, RunStatus, Stage, usage_from
+from claimcourt.models import MotionResult, RunStatus, Stage, usage_from
 from claimcourt.motions.crowd import persona_set
 from claimcourt.settings import MOTION_ROLES
 from claimcourt.stages.motions import motion_of, route_for
@@ -23,7 +24,8 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
     tallies = artifacts.tallies_of(store, p.run_id)
     zero, final = tallies[0], tallies[-1]
     said = artifacts.spoken_in_order(store, p.run_id)
-    refusal = next((a for a in said if a.refusal is not None), None)
+    # A motion's turns are in order: the plan's first speaker speaks first in every round.
+    ended_early = early_end(said, artifacts.plan_of(store, p.run_id).first)
     maps = artifacts.maps_of(store, p.run_id)
     last_map = maps[max(maps)] if maps else None
     retrievals = artifacts.retrievals_of(store, p.run_id)
@@ -47,11 +49,7 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         report=(last_map.report or last_map.summary) if last_map else "",
         consensus=last_map.consensus if last_map else [],
         frontier=last_map.disagreement_frontier if last_map else [],
-        ended_early=(
-            EarlyEnd(side=refusal.side, round=refusal.round, reason=refusal.refusal.reason)
-            if refusal is not None and refusal.refusal is not None
-            else None
-        ),
+        ended_early=ended_early,
         citations=artifacts.ledger_of(store, p.run_id, said, pool),
         personas=persona_set()[0],
         reasoner="+".join(sorted({provider for provider, _ in routes.values()})),

@@ -9,6 +9,8 @@ from claimcourt import artifacts
 from claimcourt.adjudication.score import compose_result
 from claimcourt.debate import parallelism
 from claimcourt.debate.control import summarize
+from claimcourt.debate.refusal import early_end
+from claimcourt.debate.refusal import warning as refusal_warning
 from claimcourt.debate.relevance import measure
 from claimcourt.evidence import hindsight
 from claimcourt.evidence.web import search_served
@@ -58,9 +60,13 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
     backtest_warnings = (
         [] if dating is None or as_of is None else hindsight.warnings(dating, as_of, result.sources)
     )
+    ended_early = early_end(arguments, result.first)
     result = result.model_copy(
         update={
-            "warnings": result.warnings + backtest_warnings,
+            "warnings": result.warnings
+            + backtest_warnings
+            + ([refusal_warning(ended_early)] if ended_early else []),
+            "ended_early": ended_early,
             "round_control": summarize(artifacts.decisions_of(deps.store, p.run_id), calls),
             "re_deliberation": re_deliberation,
             "citations": artifacts.ledger_of(deps.store, p.run_id, arguments, pool),

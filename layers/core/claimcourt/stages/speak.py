@@ -49,7 +49,7 @@ def run(deps: Deps, p: SpeakPayload) -> dict[str, Any]:
         citation_limit=0 if phase == "closing" else allowance.citations,
         evidence=[e for e in pool if e.id in cited_before] if phase == "closing" else pool,
         cited_before=cited_before,
-        statements=artifacts.statements_of(said, motion.phase),
+        statements=artifacts.statements_of(said, motion.phase, silences=True),
         team_notes=artifacts.team_notes_of(deps.store, p.run_id, p.side),
         consensus=view.consensus if view else [],
         frontier=view.disagreement_frontier if view else [],
