@@ -69,7 +69,10 @@ def test_a_suite_runs_every_cell_tags_its_debates_and_writes_its_tables_and_plot
     assert any(line.startswith("verdict stability:") for line in lines)
     written = write(debates, tmp_path / "out")
     names = {p.name for p in written}
-    assert names == {"suite.json", "claims.csv", "motions.csv", "stability.png", "swing.png", "grid.png"}
+    assert names == {
+        *("suite.json", "claims.csv", "motions.csv", "stability.png", "swing.png", "grid.png"),
+        *("turns.png", "self_vs_judge.png", "verdict_violins.png", "motion_rounds.png"),
+    }
     assert (tmp_path / "out" / "stability.png").read_bytes()[:4] == b"\x89PNG"
     assert len(json.loads((tmp_path / "out" / "suite.json").read_text())) == len(debates)
 

@@ -243,6 +243,14 @@ def _motion_outcome(deps: Deps, record: RunRecord) -> dict[str, Any]:
             _decided_for(final.for_pct, final.against_pct) - _decided_for(zero.for_pct, zero.against_pct), 1
         ),
         "first": result.plan.first,
+        "sentiment": [
+            {"round": t.round, "mean": t.mean, "for_pct": t.for_pct, "against_pct": t.against_pct}
+            for t in result.sentiment
+        ],
+        "frontier_by_round": [
+            {"round": r, "issues": len(m.disagreement_frontier)}
+            for r, m in sorted(artifacts.maps_of(deps.store, record.run_id).items())
+        ],
     }
 
 
@@ -582,7 +590,9 @@ def write(debates: list[Debate], out: Path) -> list[Path]:
         written.append(swing_plot(debates, out / "swing.png"))
     if any(d.outcome.get("by_round") and d.first for d in debates):
         written.append(grid_plot(debates, out / "grid.png"))
-    return written
+    from claimcourt.bench.plots import write_plots  # it draws on this module's Debate
+
+    return written + write_plots(debates, out)
 
 
 def grid_plot(debates: list[Debate], path: Path) -> Path:
