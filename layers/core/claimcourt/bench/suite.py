@@ -43,6 +43,7 @@ from claimcourt.models import (
 from claimcourt.motions.crowd import HERE as MOTION_DATA
 from claimcourt.runs import submit_when_free
 from claimcourt.settings import ROLES, Settings
+from claimcourt.store.base import Store
 from claimcourt.wiring import Deps, build_deps
 
 EXPERIMENT = "experiment"  # the artifact each debate of a suite carries
@@ -206,18 +207,24 @@ def debate(
             break
     if record is None:
         return Debate(kind, text, cell, rounds, "", problem, attempt, tag["truth"], first=first)
-    outcome = _motion_outcome(deps, record) if kind == "motion" else _claim_outcome(deps, record)
-    if record.error:
-        outcome["error"] = record.error
+    outcome = outcome_of(deps.store, record)
     status = record.status.value
     return Debate(kind, text, cell, rounds, record.run_id, status, attempt, tag["truth"], outcome, first)
 
 
-def _claim_outcome(deps: Deps, record: RunRecord) -> dict[str, Any]:
+def outcome_of(store: Store, record: RunRecord) -> dict[str, Any]:
+    """What a finished experiment debate came to, from the stored run: `suite.json`'s `outcome`."""
+    outcome = _motion_outcome(store, record) if record.motion else _claim_outcome(store, record)
+    if record.error:
+        outcome["error"] = record.error
+    return outcome
+
+
+def _claim_outcome(store: Store, record: RunRecord) -> dict[str, Any]:
     """The verdict and score, and each round's debaters' own implied scores (None: that side refused)."""
     by_round: dict[int, dict[str, int | None]] = {}
     refusals = []
-    for argument in artifacts.arguments_of(deps.store, record.run_id):
+    for argument in artifacts.arguments_of(store, record.run_id):
         by_round.setdefault(argument.round, {})[argument.side] = argument.implied_score()
         if argument.refusal is not None:
             refusals.append({"round": argument.round, "side": argument.side})
@@ -229,8 +236,8 @@ def _claim_outcome(deps: Deps, record: RunRecord) -> dict[str, Any]:
     }
 
 
-def _motion_outcome(deps: Deps, record: RunRecord) -> dict[str, Any]:
-    result = artifacts.motion_result_of(deps.store, record.run_id)
+def _motion_outcome(store: Store, record: RunRecord) -> dict[str, Any]:
+    result = artifacts.motion_result_of(store, record.run_id)
     if result is None:
         return {}
     zero, final = result.vote_zero, result.final_vote
@@ -249,7 +256,7 @@ def _motion_outcome(deps: Deps, record: RunRecord) -> dict[str, Any]:
         ],
         "frontier_by_round": [
             {"round": r, "issues": len(m.disagreement_frontier)}
-            for r, m in sorted(artifacts.maps_of(deps.store, record.run_id).items())
+            for r, m in sorted(artifacts.maps_of(store, record.run_id).items())
         ],
     }
 

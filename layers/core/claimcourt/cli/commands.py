@@ -872,54 +872,89 @@ def suite(
         sys.exit(EXIT_FAILED)
 
 
-@main.command()
-@click.option("--topic", default=None, help="Only this topic.")
-@click.option(
-    "--verdict", type=click.Choice([v.value for v in Verdict]), default=None, help="Only this verdict."
-)
-@click.option(
-    "--truth", type=click.Choice([v.value for v in Verdict]), default=None, help="Only this ground truth."
-)
-@click.option("--model", default=None, help="Only debates with this provider:model (in --role, if named).")
-@click.option("--role", type=click.Choice(ROLES), default=None, help="The role --model played.")
-@click.option("--rounds", type=click.IntRange(1, 6), default=None, help="Only debates of this many rounds.")
-@click.option("--first", type=click.Choice(get_args(Side)), default=None, help="Only this order.")
-@click.option("--min-score", type=click.IntRange(0, 100), default=None)
-@click.option("--max-score", type=click.IntRange(0, 100), default=None)
-@click.option("--since", type=click.DateTime(), default=None, help="Created at or after (UTC).")
-@click.option("--until", type=click.DateTime(), default=None, help="Created at or before (UTC).")
+def _experiment_filters(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The filters `experiments` and `experiments plot` share."""
+    for option in reversed(
+        [
+            click.option("--topic", default=None, help="Only this topic."),
+            click.option(
+                "--verdict",
+                type=click.Choice([v.value for v in Verdict]),
+                default=None,
+                help="Only this verdict.",
+            ),
+            click.option(
+                "--truth",
+                type=click.Choice([v.value for v in Verdict]),
+                default=None,
+                help="Only this ground truth.",
+            ),
+            click.option(
+                "--model", default=None, help="Only debates with this provider:model (in --role, if named)."
+            ),
+            click.option("--role", type=click.Choice(ROLES), default=None, help="The role --model played."),
+            click.option(
+                "--rounds", type=click.IntRange(1, 6), default=None, help="Only debates of this many rounds."
+            ),
+            click.option("--first", type=click.Choice(get_args(Side)), default=None, help="Only this order."),
+            click.option("--min-score", type=click.IntRange(0, 100), default=None),
+            click.option("--max-score", type=click.IntRange(0, 100), default=None),
+            click.option("--since", type=click.DateTime(), default=None, help="Created at or after (UTC)."),
+            click.option("--until", type=click.DateTime(), default=None, help="Created at or before (UTC)."),
+            click.option(
+                "--tenant",
+                default=LOCAL_TENANT,
+                show_default=True,
+                help="Whose runs: the CLI's own are 'local'.",
+            ),
+            data_dir_option,
+            stack_option,
+        ]
+    ):
+        command = option(command)
+    return command
+
+
+def _experiment_rows(store: Store, filters: dict[str, Any]) -> list[Any]:
+    """The stored experiment debates these filters keep (exit 2 on an empty score range)."""
+    from claimcourt.bench.experiments import Filters, load, select
+
+    lo, hi = filters["min_score"], filters["max_score"]
+    if lo is not None and hi is not None and lo > hi:
+        _fail(f"--min-score {lo} is above --max-score {hi}", EXIT_BAD_INPUT)
+    names = Filters.__dataclass_fields__
+    return select(load(store, filters["tenant"]), Filters(**{k: v for k, v in filters.items() if k in names}))
+
+
+@main.group(invoke_without_command=True)
+@_experiment_filters
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), default=None)
 @click.option("--jsonl", "jsonl_path", type=click.Path(dir_okay=False, path_type=Path), default=None)
-@click.option(
-    "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose runs: the CLI's own are 'local'."
-)
-@data_dir_option
-@stack_option
+@click.pass_context
 def experiments(
-    topic: str | None,
-    verdict: str | None,
-    truth: str | None,
-    model: str | None,
-    role: str | None,
-    rounds: int | None,
-    first: str | None,
-    min_score: int | None,
-    max_score: int | None,
-    since: Any,
-    until: Any,
+    ctx: click.Context,
+    /,
     csv_path: Path | None,
     jsonl_path: Path | None,
-    tenant: str,
     data_dir: Path | None,
     stack: str | None,
+    **filters: Any,
 ) -> None:
-    """List the stored experiment debates (suite's), filtered; print stats per cell; export CSV/JSONL."""
-    from claimcourt.bench.experiments import Filters, load, select, stats, write_csv, write_jsonl
+    """List the stored experiment debates (suite's), filtered; print stats per cell; export CSV/JSONL.
+    `experiments plot` draws their plots."""
+    if ctx.invoked_subcommand is not None:
+        # Options before the subcommand would be silently dropped: say where they go instead.
+        named = {**filters, "data_dir": data_dir, "stack": stack, "csv": csv_path, "jsonl": jsonl_path}
+        given = [f"--{k.replace('_', '-')}" for k, v in named.items() if v is not None and k != "tenant"]
+        if given or filters["tenant"] != LOCAL_TENANT:
+            _fail(
+                f"{', '.join(given) or '--tenant'}: give them after `{ctx.invoked_subcommand}`",
+                EXIT_BAD_INPUT,
+            )
+        return
+    from claimcourt.bench.experiments import stats, write_csv, write_jsonl
 
-    if min_score is not None and max_score is not None and min_score > max_score:
-        _fail(f"--min-score {min_score} is above --max-score {max_score}", EXIT_BAD_INPUT)
-    filters = Filters(topic, verdict, truth, model, role, rounds, first, min_score, max_score, since, until)
-    rows = select(load(_store(data_dir, stack), tenant), filters)
+    rows = _experiment_rows(_store(data_dir, stack), filters)
     for r in rows:
         truth_text = r.truth_verdict or "–"
         mark = {True: "right", False: "wrong", None: ""}[r.correct]
@@ -942,6 +977,33 @@ def experiments(
     for path, writer in ((csv_path, write_csv), (jsonl_path, write_jsonl)):
         if path is not None:
             click.echo(str(writer(rows, path)))
+
+
+@experiments.command(name="plot")
+@_experiment_filters
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("experiment-plots"),
+    show_default=True,
+    help="Where the PNG plots go.",
+)
+def experiments_plot(out: Path, data_dir: Path | None, stack: str | None, **filters: Any) -> None:
+    """Draw the research plots of the stored experiment debates these filters keep."""
+    from claimcourt.bench.experiments import as_debates
+    from claimcourt.bench.plots import write_plots
+    from claimcourt.bench.suite import grid_plot
+
+    store = _store(data_dir, stack)
+    debates = as_debates(store, _experiment_rows(store, filters))
+    written = write_plots(debates, out)
+    if any(d.outcome.get("by_round") and d.first for d in debates):
+        written.insert(0, grid_plot(debates, out / "grid.png"))
+    click.echo(f"{len(debates)} experiment debates")
+    if not written:
+        _fail("nothing to plot: no stored experiment debate these filters keep has finished", EXIT_BAD_INPUT)
+    for path in written:
+        click.echo(str(path))
 
 
 @main.command()
