@@ -42,7 +42,8 @@ def turn_progression(debates: list[Debate], path: Path) -> Path:
                     means.append(statistics.mean(got))
                     sds.append(statistics.pstdev(got))
             if xs:
-                axis.plot(xs, means, color=colour, marker="o", label=f"{side} (n={len(mine)})")
+                # Later turns come only from the longer debates: the legend says how many there are.
+                axis.plot(xs, means, color=colour, marker="o", label=f"{side} ({len(mine)} debates)")
                 lows = [m - s for m, s in zip(means, sds, strict=True)]
                 highs = [m + s for m, s in zip(means, sds, strict=True)]
                 axis.fill_between(xs, lows, highs, color=colour, alpha=0.15)
@@ -50,7 +51,7 @@ def turn_progression(debates: list[Debate], path: Path) -> Path:
         axis.set(title=f"{first} speaks first, then {second}", xlabel="turn", ylim=(0, 100))
         if longest:
             axis.set_xticks(range(1, 2 * longest + 1))
-            axis.legend(fontsize=7, loc="lower right")
+            axis.legend(fontsize=7, loc="best")  # a fixed corner hid the last turn's point
     axes[0].set_ylabel("speaker's implied score (mean ± sd)")
     fig.suptitle("turn progression by order")
     fig.tight_layout()
