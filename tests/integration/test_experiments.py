@@ -73,3 +73,19 @@ def test_experiments_are_listed_filtered_summarised_and_exported(clean_env: None
     assert empty.exit_code == 0 and "0 experiment debates" in empty.output
     bad = CliRunner().invoke(main, ["experiments", "--min-score", "60", "--max-score", "40", *data])
     assert bad.exit_code == 2 and "above --max-score" in bad.output
+
+    # the plots of what is stored, filtered as the listing is
+    plotted = CliRunner().invoke(
+        main, ["experiments", "plot", "--topic", "climate", "--out", str(tmp_path / "p"), *data]
+    )
+    assert plotted.exit_code == 0, plotted.output
+    assert "4 experiment debates" in plotted.output
+    names = {Path(line).name for line in plotted.output.splitlines()[1:]}
+    assert names == {"grid.png", "turns.png", "self_vs_judge.png", "verdict_violins.png"}
+    assert all((tmp_path / "p" / n).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for n in names)
+    nothing = CliRunner().invoke(
+        main, ["experiments", "plot", "--topic", "astrology", "--out", str(tmp_path / "q"), *data]
+    )
+    assert nothing.exit_code == 2 and "nothing to plot" in nothing.output
+    misplaced = CliRunner().invoke(main, ["experiments", "--topic", "climate", "plot", *data])
+    assert misplaced.exit_code == 2 and "--topic: give them after `plot`" in misplaced.output

@@ -5,11 +5,30 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from claimcourt.bench.suite import CELLS, GRID_ROUNDS, accuracy, report, run_grid, run_suite, write
+import claimcourt.bench.suite as suite_module
+from claimcourt.bench.suite import (
+    CELLS,
+    GRID_ROUNDS,
+    accuracy,
+    bundled_claims,
+    claim_cases,
+    draw_sweep,
+    fact_checked,
+    motion_cases,
+    pick,
+    report,
+    run_grid,
+    run_suite,
+    run_sweep,
+    write,
+)
+from claimcourt.errors import RateLimitedError
 from claimcourt.models import SourceTag
+from claimcourt.runs import submit_when_free
 from claimcourt.settings import Settings
 from claimcourt.store.sqlite import SqliteStore
 
@@ -21,7 +40,13 @@ def test_a_suite_runs_every_cell_tags_its_debates_and_writes_its_tables_and_plot
 ) -> None:
     settings = Settings(data_dir=tmp_path / "data", provider="offline", web_search=False)
     debates = run_suite(
-        settings, claims=2, motions=1, rounds=1, max_rounds=2, seed=3, models=("offline:offline",) * 2
+        settings,
+        claim_cases(2, 3),
+        motion_cases(1, 3),
+        rounds=1,
+        max_rounds=2,
+        models=("offline:offline",) * 2,
+        suite="suite-test",
     )
     # 2 claims and 1 motion in each of the 4 cells, and 2 claims at 1 and 2 rounds
     assert len(debates) == 3 * len(CELLS) + 2 * 2
@@ -44,7 +69,10 @@ def test_a_suite_runs_every_cell_tags_its_debates_and_writes_its_tables_and_plot
     assert any(line.startswith("verdict stability:") for line in lines)
     written = write(debates, tmp_path / "out")
     names = {p.name for p in written}
-    assert names == {"suite.json", "claims.csv", "motions.csv", "stability.png", "swing.png", "grid.png"}
+    assert names == {
+        *("suite.json", "claims.csv", "motions.csv", "stability.png", "swing.png", "grid.png"),
+        *("turns.png", "self_vs_judge.png", "verdict_violins.png", "motion_rounds.png"),
+    }
     assert (tmp_path / "out" / "stability.png").read_bytes()[:4] == b"\x89PNG"
     assert len(json.loads((tmp_path / "out" / "suite.json").read_text())) == len(debates)
 
@@ -89,3 +117,54 @@ def test_the_grid_debates_each_claim_at_every_length_in_both_orders_and_scores_i
     assert "grid.png" in written
     png = written["grid.png"].read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
+
+
+def test_a_sweep_runs_its_draws_in_order_each_tagged_with_its_models_order_and_length(
+    clean_env: None, tmp_path: Path
+) -> None:
+    settings = Settings(data_dir=tmp_path / "data", provider="offline", web_search=False)
+    cases = [
+        (c["claim"], fact_checked(c)) for c in pick(bundled_claims(), ["climate-2", "health-5"], "claim")
+    ]
+    draws = draw_sweep(cases, ["offline:offline"], 3, seed=1, lengths=(1, 2))
+    debates = run_sweep(settings, draws, suite="sweep-test")
+    assert [(d.case, d.rounds, d.first) for d in debates] == [(w.text, w.rounds, w.first) for w in draws]
+    assert all(d.status == "succeeded" and d.attempts == 1 for d in debates)
+    store = SqliteStore(tmp_path / "data" / "claimcourt.sqlite3")
+    for d, w in zip(debates, draws, strict=True):
+        doc = store.get_artifact(d.run_id, "experiment")
+        assert doc["sweep"] is True and doc["cell"] == "sweep"
+        assert (doc["for_model"], doc["against_model"], doc["rounds"], doc["first"]) == (
+            w.for_model,
+            w.against_model,
+            w.rounds,
+            w.first,
+        )
+        assert doc["truth"]["case_id"] == w.truth["case_id"]
+    store.close()
+
+
+def test_a_failed_debate_is_retried_once_and_only_once(
+    clean_env: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two draws: the first fails to start once then runs; the second fails both times and is recorded
+    as failed after its retry, never tried a third time."""
+    settings = Settings(data_dir=tmp_path / "data", provider="offline", web_search=False)
+    cases = [("Arctic sea ice extent has declined since 1979", {"verdict": "supported"})]
+    draws = draw_sweep(cases, ["offline:offline"], 2, seed=0, lengths=(1,))
+    real = submit_when_free
+    calls: list[int] = []
+
+    def flaky(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1 or len(calls) >= 3:  # the first debate's first try, and every try after
+            raise RateLimitedError("hourly", "the hour's cap is reached", 60)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(suite_module, "submit_when_free", flaky)
+    first, second = run_sweep(settings, draws, suite="retry-test")
+    assert (first.status, first.attempts) == ("succeeded", 2)
+    assert second.attempts == 2 and second.status.startswith("not started:")
+    assert "hour's cap" in second.status
+    assert len(calls) == 4
+    assert report([first, second])[-1] == "2 debates, 2 retried, 1 failed after the retry"

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from claimcourt.bench.suite import EXPERIMENT
+from claimcourt.bench.suite import EXPERIMENT, Debate, outcome_of
 from claimcourt.errors import NotFoundError
 from claimcourt.models import RunRecord, SourceTag
 from claimcourt.store.base import Store
@@ -203,3 +203,26 @@ def write_jsonl(rows: list[Row], path: Path) -> Path:
         for r in rows:
             f.write(json.dumps(asdict(r)) + "\n")
     return path
+
+
+def as_debates(store: Store, rows: list[Row]) -> list[Debate]:
+    """The stored debates of these rows as `suite` records them, outcome and all, for its plots."""
+    debates = []
+    for r in rows:
+        record = store.get_run(r.run_id)
+        truth = {"verdict": r.truth_verdict or None, "score": r.truth_score, "topic": r.topic or None}
+        debates.append(
+            Debate(
+                r.kind,
+                r.claim,
+                r.cell,
+                r.rounds or 0,
+                r.run_id,
+                r.status,
+                1,
+                truth,
+                outcome_of(store, record),
+                r.first,
+            )
+        )
+    return debates

@@ -43,6 +43,7 @@ from claimcourt.models import (
 from claimcourt.motions.crowd import HERE as MOTION_DATA
 from claimcourt.runs import submit_when_free
 from claimcourt.settings import ROLES, Settings
+from claimcourt.store.base import Store
 from claimcourt.wiring import Deps, build_deps
 
 EXPERIMENT = "experiment"  # the artifact each debate of a suite carries
@@ -53,7 +54,11 @@ FACT_CHECK_VERDICTS = {
     "misleading": "conflicting",
     "needs more evidence": "not-enough-evidence",
 }
-CLAIM_SETS = ("claims_verified_climate_48.json", "claims_verified_health_50.json")
+# The bundled fact-checked sets by name: a claim's id is its set's name and its place in the file,
+# 1-based (climate-1 … health-50), a motion's is motion-<place>. The files are copied unchanged from
+# their source (motions/README.md), so an id names the same case in every release.
+CLAIM_SETS = {"climate": "claims_verified_climate_48.json", "health": "claims_verified_health_50.json"}
+MOTION_SET = "debate_motions.json"
 
 
 @dataclass(frozen=True)
@@ -89,21 +94,54 @@ class Debate:
     first: str = ""  # who spoke first: for | against ("" both at once)
 
 
+def bundled_claims() -> list[dict[str, Any]]:
+    """Every bundled fact-checked claim, each with its `id`."""
+    return [
+        {"id": f"{name}-{i}", **case}
+        for name, file in CLAIM_SETS.items()
+        for i, case in enumerate(json.loads((MOTION_DATA / file).read_text(encoding="utf-8")), 1)
+    ]
+
+
+def bundled_motions() -> list[dict[str, Any]]:
+    """Every bundled motion with its real audience's votes, each with its `id`."""
+    found = json.loads((MOTION_DATA / MOTION_SET).read_text(encoding="utf-8"))
+    return [{"id": f"motion-{i}", **case} for i, case in enumerate(found, 1)]
+
+
+class UnknownCases(ValueError):
+    """Ids that name no bundled case; the message names every one of them."""
+
+    def __init__(self, what: str, missing: list[str], known: list[str]) -> None:
+        self.what, self.missing = what, missing
+        super().__init__(
+            f"no bundled {what} {', '.join(missing)}: the ids run {known[0]} … {known[-1]}"
+            + (f" ({', '.join(sorted({k.rsplit('-', 1)[0] for k in known}))})" if what == "claim" else "")
+            + "; `claimcourt suite --list` prints them"
+        )
+
+
+def pick(cases: list[dict[str, Any]], ids: list[str], what: str) -> list[dict[str, Any]]:
+    """The cases these ids name, in the order named (a repeated id once); every unknown id refused at once."""
+    by_id = {c["id"]: c for c in cases}
+    missing = [i for i in dict.fromkeys(ids) if i not in by_id]
+    if missing:
+        raise UnknownCases(what, missing, list(by_id))
+    return [by_id[i] for i in dict.fromkeys(ids)]
+
+
 def claim_cases(n: int, seed: int, topic: str | None = None) -> list[dict[str, Any]]:
     """A seeded sample of the bundled fact-checked claims, of one topic if named."""
-    found = [c for name in CLAIM_SETS for c in json.loads((MOTION_DATA / name).read_text(encoding="utf-8"))]
-    if topic is not None:
-        found = [c for c in found if c.get("topic") == topic]
+    found = [c for c in bundled_claims() if topic is None or c.get("topic") == topic]
     return random.Random(seed).sample(found, min(n, len(found)))
 
 
 def claim_topics() -> list[str]:
-    found = [c for name in CLAIM_SETS for c in json.loads((MOTION_DATA / name).read_text(encoding="utf-8"))]
-    return sorted({c["topic"] for c in found if c.get("topic")})
+    return sorted({c["topic"] for c in bundled_claims() if c.get("topic")})
 
 
 def motion_cases(n: int, seed: int) -> list[dict[str, Any]]:
-    found = json.loads((MOTION_DATA / "debate_motions.json").read_text(encoding="utf-8"))
+    found = bundled_motions()
     return random.Random(seed + 1).sample(found, min(n, len(found)))
 
 
@@ -169,18 +207,24 @@ def debate(
             break
     if record is None:
         return Debate(kind, text, cell, rounds, "", problem, attempt, tag["truth"], first=first)
-    outcome = _motion_outcome(deps, record) if kind == "motion" else _claim_outcome(deps, record)
-    if record.error:
-        outcome["error"] = record.error
+    outcome = outcome_of(deps.store, record)
     status = record.status.value
     return Debate(kind, text, cell, rounds, record.run_id, status, attempt, tag["truth"], outcome, first)
 
 
-def _claim_outcome(deps: Deps, record: RunRecord) -> dict[str, Any]:
+def outcome_of(store: Store, record: RunRecord) -> dict[str, Any]:
+    """What a finished experiment debate came to, from the stored run: `suite.json`'s `outcome`."""
+    outcome = _motion_outcome(store, record) if record.motion else _claim_outcome(store, record)
+    if record.error:
+        outcome["error"] = record.error
+    return outcome
+
+
+def _claim_outcome(store: Store, record: RunRecord) -> dict[str, Any]:
     """The verdict and score, and each round's debaters' own implied scores (None: that side refused)."""
     by_round: dict[int, dict[str, int | None]] = {}
     refusals = []
-    for argument in artifacts.arguments_of(deps.store, record.run_id):
+    for argument in artifacts.arguments_of(store, record.run_id):
         by_round.setdefault(argument.round, {})[argument.side] = argument.implied_score()
         if argument.refusal is not None:
             refusals.append({"round": argument.round, "side": argument.side})
@@ -192,8 +236,8 @@ def _claim_outcome(deps: Deps, record: RunRecord) -> dict[str, Any]:
     }
 
 
-def _motion_outcome(deps: Deps, record: RunRecord) -> dict[str, Any]:
-    result = artifacts.motion_result_of(deps.store, record.run_id)
+def _motion_outcome(store: Store, record: RunRecord) -> dict[str, Any]:
+    result = artifacts.motion_result_of(store, record.run_id)
     if result is None:
         return {}
     zero, final = result.vote_zero, result.final_vote
@@ -206,6 +250,14 @@ def _motion_outcome(deps: Deps, record: RunRecord) -> dict[str, Any]:
             _decided_for(final.for_pct, final.against_pct) - _decided_for(zero.for_pct, zero.against_pct), 1
         ),
         "first": result.plan.first,
+        "sentiment": [
+            {"round": t.round, "mean": t.mean, "for_pct": t.for_pct, "against_pct": t.against_pct}
+            for t in result.sentiment
+        ],
+        "frontier_by_round": [
+            {"round": r, "issues": len(m.disagreement_frontier)}
+            for r, m in sorted(artifacts.maps_of(store, record.run_id).items())
+        ],
     }
 
 
@@ -215,24 +267,23 @@ def _decided_for(for_pct: float, against_pct: float) -> float:
 
 def run_suite(
     settings: Settings,
+    claim_set: list[dict[str, Any]],
+    motion_set: list[dict[str, Any]],
     *,
-    claims: int,
-    motions: int,
     rounds: int,
     max_rounds: int,
-    seed: int,
     models: tuple[str, str],
-    topic: str | None = None,
+    suite: str,
     progress: Callable[[Debate], None] = lambda d: None,
 ) -> list[Debate]:
-    suite = f"suite-{seed}-{claims}c{motions}m{rounds}r"
+    """The 2x2 (line-up x order) over these bundled claims and motions (`bundled_claims`,
+    `bundled_motions`: each with its id), and verdict stability by rounds over the claims."""
     done: list[Debate] = []
 
     def keep(d: Debate) -> None:
         done.append(d)
         progress(d)
 
-    claim_set, motion_set = claim_cases(claims, seed, topic), motion_cases(motions, seed)
     # A suite is admitted as one batch: its debates (and a retry each) on top of the hour's cap; the
     # concurrency cap still holds (one debate at a time here).
     planned = len(CELLS) * (len(claim_set) + len(motion_set)) + len(claim_set) * max_rounds
@@ -251,12 +302,16 @@ def run_suite(
                 }
                 for case in claim_set:
                     request = RunRequest(claim=case["claim"], first=cell.first, rounds=rounds)
-                    truth = {
-                        "verdict": FACT_CHECK_VERDICTS.get(case["verdict"], case["verdict"]),
-                        "publisher": case.get("publisher"),
-                        "url": case.get("url"),
-                    }
-                    keep(debate(deps, runtime, request, {**config, "truth": truth}, cell.label, rounds))
+                    keep(
+                        debate(
+                            deps,
+                            runtime,
+                            request,
+                            {**config, "truth": fact_checked(case)},
+                            cell.label,
+                            rounds,
+                        )
+                    )
                 for case in motion_set:
                     motion = MotionRequest(
                         motion=case["motion"],
@@ -270,11 +325,12 @@ def run_suite(
                         "swing_for": case["voteSwing"]["pro"],
                         "winner": case.get("winner"),
                         "source": case.get("source"),
+                        "case_id": case.get("id"),
                     }
                     keep(debate(deps, runtime, motion, {**config, "truth": truth}, cell.label, rounds))
             if for_model_key == "A":  # verdict stability: A for, both at once, 1…max_rounds rounds
                 for case in claim_set:
-                    truth = {"verdict": FACT_CHECK_VERDICTS.get(case["verdict"], case["verdict"])}
+                    truth = fact_checked(case)
                     for r in range(1, max_rounds + 1):
                         request = RunRequest(claim=case["claim"], rounds=r)
                         tag = {"suite": suite, "cell": "stability", "truth": truth}
@@ -290,7 +346,46 @@ def fact_checked(case: dict[str, Any]) -> dict[str, Any]:
         "topic": case.get("topic"),
         "publisher": case.get("publisher"),
         "url": case.get("url"),
+        "case_id": case.get("id"),
     }
+
+
+def _claim_debate(
+    deps: Deps,
+    runtime: LocalRuntime,
+    text: str,
+    truth: dict[str, Any],
+    *,
+    suite: str,
+    cell: str,
+    rounds: int,
+    first: Side,
+    effort: Effort,
+    design: str,
+) -> Debate:
+    """One claim debate of the grid or a sweep, tagged with everything `experiments` filters on."""
+    request = RunRequest(claim=text, first=first, rounds=rounds, effort=effort)
+    for_model, against_model = (":".join(deps.settings.route(r)) for r in ("case_for", "case_against"))
+    tag = {
+        "suite": suite,
+        "cell": cell,
+        design: True,
+        "topic": truth.get("topic"),
+        "for_model": for_model,
+        "against_model": against_model,
+        "rounds": rounds,
+        "first": first,
+        "effort": effort,
+        "truth": truth,
+    }
+    return debate(deps, runtime, request, tag, cell, rounds)
+
+
+def _admitting(settings: Settings, planned: int) -> Settings:
+    """A batch is admitted as one on top of the hour's cap (a retry each); one debate at a time still."""
+    return settings.model_copy(
+        update={"hourly_runs_per_tenant": settings.hourly_runs_per_tenant + 2 * planned}
+    )
 
 
 def run_grid(
@@ -308,35 +403,95 @@ def run_grid(
     twice the swap is the same debate, so it runs once: 8 per claim."""
     done: list[Debate] = []
     keys = ("A", "B") if models[0] != models[1] else ("A",)
-    planned = len(cases) * len(lengths) * len(ORDERS) * len(keys)
-    # Admitted as one batch on top of the hour's cap (a retry each); one debate at a time still.
-    settings = settings.model_copy(
-        update={"hourly_runs_per_tenant": settings.hourly_runs_per_tenant + 2 * planned}
-    )
+    settings = _admitting(settings, len(cases) * len(lengths) * len(ORDERS) * len(keys))
     for key in keys:
         for_model, against_model = lineup(models, Cell(key, "for"))
         with runtime_for(settings, for_model, against_model) as (deps, runtime):
             for text, truth in cases:
                 for first in ORDERS:
-                    cell = Cell(key, first).label
                     for rounds in lengths:
-                        request = RunRequest(claim=text, first=first, rounds=rounds, effort=effort)
-                        tag = {
-                            "suite": suite,
-                            "cell": cell,
-                            "grid": True,
-                            "topic": truth.get("topic"),
-                            "for_model": for_model,
-                            "against_model": against_model,
-                            "rounds": rounds,
-                            "first": first,
-                            "effort": effort,
-                            "truth": truth,
-                        }
-                        d = debate(deps, runtime, request, tag, cell, rounds)
+                        d = _claim_debate(
+                            deps,
+                            runtime,
+                            text,
+                            truth,
+                            suite=suite,
+                            cell=Cell(key, first).label,
+                            rounds=rounds,
+                            first=first,
+                            effort=effort,
+                            design="grid",
+                        )
                         done.append(d)
                         progress(d)
     return done
+
+
+@dataclass(frozen=True)
+class Draw:
+    """One debate of a randomised sweep: a claim, who argues for and against, who speaks first, how long."""
+
+    text: str
+    truth: dict[str, Any]
+    for_model: str
+    against_model: str
+    first: Side
+    rounds: int
+
+
+def draw_sweep(
+    cases: list[tuple[str, dict[str, Any]]],
+    models: list[str],
+    count: int,
+    seed: int,
+    lengths: tuple[int, ...] = GRID_ROUNDS,
+) -> list[Draw]:
+    """`count` debates drawn by one seeded generator: each a claim from `cases` (with replacement), two
+    different models of the declared list for and against (the one model twice when the list has one),
+    an order and a length of the grid's. The same seed and inputs draw the same debates."""
+    if not cases or not models:
+        raise ValueError("a sweep draws from at least one claim and one model")
+    rng = random.Random(seed)
+    draws = []
+    for _ in range(count):
+        text, truth = rng.choice(cases)
+        for_model, against_model = rng.sample(models, 2) if len(models) > 1 else (models[0], models[0])
+        draws.append(Draw(text, truth, for_model, against_model, rng.choice(ORDERS), rng.choice(lengths)))
+    return draws
+
+
+def run_sweep(
+    settings: Settings,
+    draws: list[Draw],
+    *,
+    suite: str,
+    effort: Effort = "low",
+    progress: Callable[[Debate], None] = lambda d: None,
+) -> list[Debate]:
+    """Every drawn debate (each retried once if it fails, as every suite debate is), in draw order. The
+    draws of one line-up share its runtime, so they run line-up by line-up."""
+    settings = _admitting(settings, len(draws))
+    done: dict[int, Debate] = {}
+    lineups = dict.fromkeys((d.for_model, d.against_model) for d in draws)
+    for for_model, against_model in lineups:
+        with runtime_for(settings, for_model, against_model) as (deps, runtime):
+            for i, draw in enumerate(draws):
+                if (draw.for_model, draw.against_model) != (for_model, against_model):
+                    continue
+                done[i] = _claim_debate(
+                    deps,
+                    runtime,
+                    draw.text,
+                    draw.truth,
+                    suite=suite,
+                    cell="sweep",
+                    rounds=draw.rounds,
+                    first=draw.first,
+                    effort=effort,
+                    design="sweep",
+                )
+                progress(done[i])
+    return [done[i] for i in range(len(draws))]
 
 
 @dataclass(frozen=True)
@@ -442,7 +597,9 @@ def write(debates: list[Debate], out: Path) -> list[Path]:
         written.append(swing_plot(debates, out / "swing.png"))
     if any(d.outcome.get("by_round") and d.first for d in debates):
         written.append(grid_plot(debates, out / "grid.png"))
-    return written
+    from claimcourt.bench.plots import write_plots  # it draws on this module's Debate
+
+    return written + write_plots(debates, out)
 
 
 def grid_plot(debates: list[Debate], path: Path) -> Path:
@@ -525,7 +682,9 @@ def stability_plot(debates: list[Debate], path: Path) -> Path:
 
 def swing_plot(debates: list[Debate], path: Path) -> Path:
     plt = _pyplot()
+    # A motion whose audience's swing was never published has nothing to be compared with.
     runs = [d for d in debates if d.kind == "motion" and "swing_for_decided" in d.outcome]
+    runs = [d for d in runs if d.truth.get("swing_for") is not None]
     fig, ax = plt.subplots(figsize=(5.5, 5))
     # A marker and size per cell, largest first: cells that agree still show one another.
     for i, cell in enumerate(c.label for c in CELLS):
@@ -561,6 +720,7 @@ def report(debates: list[Debate]) -> list[str]:
             )
             lines.append(f"  {case[:60]:<60} truth {mine[0].truth['verdict']:<20} {cells}")
     motions = [d for d in debates if d.kind == "motion" and "swing_for_decided" in d.outcome]
+    motions = [d for d in motions if d.truth.get("swing_for") is not None]  # unpublished: nothing to compare
     if motions:
         lines.append(
             "motions: the swing for, in points of the decided voters: the real audience's, the AI crowd's"

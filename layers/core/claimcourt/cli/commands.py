@@ -610,12 +610,48 @@ def _motion_json(record: RunRecord, result: MotionResult | None) -> str:
     return json.dumps(doc, indent=2)
 
 
+def _ids(values: tuple[str, ...]) -> list[str]:
+    """Ids given as repeated flags and/or comma-separated lists, in order."""
+    return [i.strip() for v in values for i in v.split(",") if i.strip()]
+
+
+def _model_names(option: str, text: str, settings: Settings, size: int | None) -> list[str]:
+    """A comma-separated list of provider:model names, each with its key at hand (exit 2 naming the
+    first problem); `size`, when given, is how many the list must hold."""
+    names = [m.strip() for m in text.split(",")]
+    if (size is not None and len(names) != size) or not all(
+        m.partition(":")[0] in PROVIDERS and m.partition(":")[2] for m in names
+    ):
+        shape = "two provider:model names, A,B" if size == 2 else "provider:model names, comma-separated"
+        _fail(f"{option}: {text!r} is not {shape}", EXIT_BAD_INPUT)
+    for m in names:
+        if not settings.has_key(m.partition(":")[0]):
+            _fail(f"{option}: {settings.missing_key(m.partition(':')[0])}", EXIT_BAD_INPUT)
+    return names
+
+
 @main.command()
 @click.option(
-    "--claims", default=4, show_default=True, type=click.IntRange(0, 98), help="Fact-checked claims."
+    "--claims",
+    default=None,
+    type=click.IntRange(0, 98),
+    help="How many bundled fact-checked claims to sample (seeded).  [default: 4]",
 )
 @click.option(
-    "--motions", default=2, show_default=True, type=click.IntRange(0, 37), help="Motions with real votes."
+    "--claim-ids",
+    multiple=True,
+    help="These bundled claims instead of a sample: ids such as climate-3,health-12 (see --list).",
+)
+@click.option(
+    "--motions",
+    default=None,
+    type=click.IntRange(0, 37),
+    help="How many bundled motions with real votes to sample (seeded).  [default: 2]",
+)
+@click.option(
+    "--motion-ids",
+    multiple=True,
+    help="These bundled motions instead of a sample: ids such as motion-4,motion-17 (see --list).",
 )
 @click.option(
     "--rounds", default=2, show_default=True, type=click.IntRange(1, 6), help="Rounds of each debate."
@@ -628,6 +664,24 @@ def _motion_json(record: RunRecord, result: MotionResult | None) -> str:
     "--models",
     default=None,
     help="A,B: the two models of the 2x2 as provider:model (default: the configured debaters' model, twice).",
+)
+@click.option(
+    "--matchup",
+    "matchups",
+    multiple=True,
+    help="A,B as for --models; repeat it to run the suite (or the grid) once per model pair.",
+)
+@click.option(
+    "--count",
+    type=click.IntRange(1, 10_000),
+    default=None,
+    help="A randomised sweep of this many claim debates: claim, models, order and length drawn by --seed.",
+)
+@click.option(
+    "--sweep-models",
+    default=None,
+    help="The sweep's declared models, provider:model comma-separated; two different ones per debate "
+    "(default: the --models/--matchup models).",
 )
 @click.option(
     "--out",
@@ -655,43 +709,94 @@ def _motion_json(record: RunRecord, result: MotionResult | None) -> str:
 @click.option(
     "--topic", default=None, help="Sample only the bundled claims of this topic (health, climate…)."
 )
+@click.option(
+    "--list", "list_cases", is_flag=True, help="Print the bundled claims and motions with their ids."
+)
 @data_dir_option
 def suite(
-    claims: int,
-    motions: int,
+    claims: int | None,
+    claim_ids: tuple[str, ...],
+    motions: int | None,
+    motion_ids: tuple[str, ...],
     rounds: int,
     max_rounds: int,
     seed: int,
     models: str | None,
+    matchups: tuple[str, ...],
+    count: int | None,
+    sweep_models: str | None,
     out: Path,
     grid: bool,
     own_claim: str | None,
     gt_verdict: str | None,
     gt_score: int | None,
     topic: str | None,
+    list_cases: bool,
     data_dir: Path | None,
 ) -> None:
     """Run an experiment suite: a 2x2 per claim and motion (which model argues which side x who speaks
     first), verdict stability by rounds; every debate tagged source=experiment. Prints the report.
-    With --grid: each claim at 1, 2, 4, 6 rounds x both orders, and accuracy by length and order."""
+    With --grid: each claim at 1, 2, 4, 6 rounds x both orders, and accuracy by length and order.
+    With --count: a seeded random sweep of claim debates over a declared list of models."""
     from claimcourt.bench.suite import (
+        UnknownCases,
+        bundled_claims,
+        bundled_motions,
         claim_cases,
         claim_topics,
+        draw_sweep,
         fact_checked,
+        motion_cases,
+        pick,
         report,
         run_grid,
         run_suite,
+        run_sweep,
         write,
     )
 
+    if list_cases:
+        for c in bundled_claims():
+            click.echo(f"{c['id']:<11} {c.get('topic') or '-':<12} {c['verdict']:<20} {c['claim']}")
+        for m in bundled_motions():
+            pro = m["voteSwing"]["pro"]
+            swing = f"audience swing {pro:+.0f}" if pro is not None else "no audience swing"
+            click.echo(f"{m['id']:<11} {m.get('topic') or '-':<12} {swing:<20} {m['motion']}")
+        return
+    claim_id_list, motion_id_list = _ids(claim_ids), _ids(motion_ids)
+    # Ways to choose the claims exclude one another: which one was meant is never guessed.
+    chosen = [
+        flag
+        for flag, given in (
+            ("--claims", claims is not None),
+            ("--claim-ids", bool(claim_id_list)),
+            ("--claim", own_claim is not None),
+            ("--topic", topic is not None and own_claim is None),
+        )
+        if given
+    ]
+    if len(chosen) > 1 and chosen != ["--claims", "--topic"]:
+        _fail(f"{' and '.join(chosen)} each choose the claims: use one", EXIT_BAD_INPUT)
     if (gt_verdict is not None or gt_score is not None) and own_claim is None:
         _fail(
             "--gt-verdict and --gt-score are the ground truth of --claim TEXT: name the claim", EXIT_BAD_INPUT
         )
     if own_claim is not None and gt_verdict is None and gt_score is None:
         _fail("--claim needs its ground truth: --gt-verdict and/or --gt-score", EXIT_BAD_INPUT)
-    if own_claim is not None and not grid:
-        _fail("--claim is debated by --grid (the 2x2 suite samples the bundled sets)", EXIT_BAD_INPUT)
+    if own_claim is not None and not (grid or count):
+        _fail(
+            "--claim is debated by --grid or --count (the 2x2 suite samples the bundled sets)", EXIT_BAD_INPUT
+        )
+    if count is not None and grid:
+        _fail("--count draws a random sweep; --grid debates every cell: use one", EXIT_BAD_INPUT)
+    if motions is not None and motion_id_list:
+        _fail("--motions and --motion-ids each choose the motions: use one", EXIT_BAD_INPUT)
+    if (grid or count is not None) and (motion_id_list or motions is not None):
+        _fail("motions are debated by the 2x2 suite, not by --grid or --count", EXIT_BAD_INPUT)
+    if sweep_models is not None and count is None:
+        _fail("--sweep-models are the models --count draws from: give --count", EXIT_BAD_INPUT)
+    if models is not None and matchups:
+        _fail("--models and --matchup each name the model pairs: use one", EXIT_BAD_INPUT)
     if own_claim is not None:
         try:
             own_claim = RunRequest(claim=own_claim).claim
@@ -702,46 +807,63 @@ def suite(
             f"--topic: {topic!r} is none of the bundled claims' topics: {', '.join(claim_topics())}",
             EXIT_BAD_INPUT,
         )
+    try:
+        if claim_id_list:
+            bundled = pick(bundled_claims(), claim_id_list, "claim")
+        elif count is not None:  # a sweep draws from every bundled claim (of the topic) unless told which
+            bundled = claim_cases(98 if claims is None else claims, seed, topic)
+        else:
+            bundled = claim_cases(4 if claims is None else claims, seed, topic)
+        motion_set = (
+            pick(bundled_motions(), motion_id_list, "motion")
+            if motion_id_list
+            else motion_cases(2 if motions is None else motions, seed)
+        )
+    except UnknownCases as e:
+        _fail(f"--{e.what}-ids: {e}", EXIT_BAD_INPUT)
 
     settings = _settings(data_dir)
-    pair = (
-        tuple(m.strip() for m in models.split(",")) if models else (":".join(settings.route("case_for")),) * 2
-    )
-    if len(pair) != 2 or not all(m.partition(":")[0] in PROVIDERS for m in pair):
-        _fail(f"models: {models!r} is not two provider:model names, A,B", EXIT_BAD_INPUT)
-    for m in pair:
-        if not settings.has_key(m.partition(":")[0]):
-            _fail(f"models: {settings.missing_key(m.partition(':')[0])}", EXIT_BAD_INPUT)
+    default_model = ":".join(settings.route("case_for"))
+    pairs = [
+        _model_names("--matchup" if matchups else "--models", text, settings, 2)
+        for text in (matchups or (models or f"{default_model},{default_model}",))
+    ]
+    if count is not None:
+        drawn_from = (
+            _model_names("--sweep-models", sweep_models, settings, None)
+            if sweep_models is not None
+            else list(dict.fromkeys(m for pair in pairs for m in pair))
+        )
     _quiet_logs(False)
 
     def progress(d: Any) -> None:
         err.print(f"[dim]{d.kind:<6} {d.cell:<18} r{d.rounds} {d.status:<9} {escape(d.case[:70])}[/]")
 
-    if grid:
-        if own_claim is not None:
-            truth = {"verdict": gt_verdict, "score": gt_score, "topic": topic, "source": "--gt flags"}
-            cases = [(own_claim, truth)]
-        else:
-            cases = [(c["claim"], fact_checked(c)) for c in claim_cases(claims, seed, topic)]
-        debates = run_grid(
-            settings,
-            cases,
-            models=(pair[0], pair[1]),
-            suite=f"grid-{seed}-{len(cases)}c",
-            progress=progress,
-        )
+    if own_claim is not None:
+        truth = {"verdict": gt_verdict, "score": gt_score, "topic": topic, "source": "--gt flags"}
+        cases = [(own_claim, truth)]
     else:
-        debates = run_suite(
-            settings,
-            claims=claims,
-            motions=motions,
-            rounds=rounds,
-            max_rounds=max_rounds,
-            seed=seed,
-            models=(pair[0], pair[1]),
-            topic=topic,
-            progress=progress,
-        )
+        cases = [(c["claim"], fact_checked(c)) for c in bundled]
+    debates = []
+    if count is not None:
+        draws = draw_sweep(cases, drawn_from, count, seed)
+        debates = run_sweep(settings, draws, suite=f"sweep-{seed}-{count}d", progress=progress)
+    for a, b in pairs if count is None else []:
+        if grid:
+            debates += run_grid(
+                settings, cases, models=(a, b), suite=f"grid-{seed}-{len(cases)}c", progress=progress
+            )
+        else:
+            debates += run_suite(
+                settings,
+                bundled,
+                motion_set,
+                rounds=rounds,
+                max_rounds=max_rounds,
+                models=(a, b),
+                suite=f"suite-{seed}-{len(bundled)}c{len(motion_set)}m{rounds}r",
+                progress=progress,
+            )
     for line in report(debates):
         click.echo(line)
     for path in write(debates, out):
@@ -750,54 +872,89 @@ def suite(
         sys.exit(EXIT_FAILED)
 
 
-@main.command()
-@click.option("--topic", default=None, help="Only this topic.")
-@click.option(
-    "--verdict", type=click.Choice([v.value for v in Verdict]), default=None, help="Only this verdict."
-)
-@click.option(
-    "--truth", type=click.Choice([v.value for v in Verdict]), default=None, help="Only this ground truth."
-)
-@click.option("--model", default=None, help="Only debates with this provider:model (in --role, if named).")
-@click.option("--role", type=click.Choice(ROLES), default=None, help="The role --model played.")
-@click.option("--rounds", type=click.IntRange(1, 6), default=None, help="Only debates of this many rounds.")
-@click.option("--first", type=click.Choice(get_args(Side)), default=None, help="Only this order.")
-@click.option("--min-score", type=click.IntRange(0, 100), default=None)
-@click.option("--max-score", type=click.IntRange(0, 100), default=None)
-@click.option("--since", type=click.DateTime(), default=None, help="Created at or after (UTC).")
-@click.option("--until", type=click.DateTime(), default=None, help="Created at or before (UTC).")
+def _experiment_filters(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The filters `experiments` and `experiments plot` share."""
+    for option in reversed(
+        [
+            click.option("--topic", default=None, help="Only this topic."),
+            click.option(
+                "--verdict",
+                type=click.Choice([v.value for v in Verdict]),
+                default=None,
+                help="Only this verdict.",
+            ),
+            click.option(
+                "--truth",
+                type=click.Choice([v.value for v in Verdict]),
+                default=None,
+                help="Only this ground truth.",
+            ),
+            click.option(
+                "--model", default=None, help="Only debates with this provider:model (in --role, if named)."
+            ),
+            click.option("--role", type=click.Choice(ROLES), default=None, help="The role --model played."),
+            click.option(
+                "--rounds", type=click.IntRange(1, 6), default=None, help="Only debates of this many rounds."
+            ),
+            click.option("--first", type=click.Choice(get_args(Side)), default=None, help="Only this order."),
+            click.option("--min-score", type=click.IntRange(0, 100), default=None),
+            click.option("--max-score", type=click.IntRange(0, 100), default=None),
+            click.option("--since", type=click.DateTime(), default=None, help="Created at or after (UTC)."),
+            click.option("--until", type=click.DateTime(), default=None, help="Created at or before (UTC)."),
+            click.option(
+                "--tenant",
+                default=LOCAL_TENANT,
+                show_default=True,
+                help="Whose runs: the CLI's own are 'local'.",
+            ),
+            data_dir_option,
+            stack_option,
+        ]
+    ):
+        command = option(command)
+    return command
+
+
+def _experiment_rows(store: Store, filters: dict[str, Any]) -> list[Any]:
+    """The stored experiment debates these filters keep (exit 2 on an empty score range)."""
+    from claimcourt.bench.experiments import Filters, load, select
+
+    lo, hi = filters["min_score"], filters["max_score"]
+    if lo is not None and hi is not None and lo > hi:
+        _fail(f"--min-score {lo} is above --max-score {hi}", EXIT_BAD_INPUT)
+    names = Filters.__dataclass_fields__
+    return select(load(store, filters["tenant"]), Filters(**{k: v for k, v in filters.items() if k in names}))
+
+
+@main.group(invoke_without_command=True)
+@_experiment_filters
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), default=None)
 @click.option("--jsonl", "jsonl_path", type=click.Path(dir_okay=False, path_type=Path), default=None)
-@click.option(
-    "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose runs: the CLI's own are 'local'."
-)
-@data_dir_option
-@stack_option
+@click.pass_context
 def experiments(
-    topic: str | None,
-    verdict: str | None,
-    truth: str | None,
-    model: str | None,
-    role: str | None,
-    rounds: int | None,
-    first: str | None,
-    min_score: int | None,
-    max_score: int | None,
-    since: Any,
-    until: Any,
+    ctx: click.Context,
+    /,
     csv_path: Path | None,
     jsonl_path: Path | None,
-    tenant: str,
     data_dir: Path | None,
     stack: str | None,
+    **filters: Any,
 ) -> None:
-    """List the stored experiment debates (suite's), filtered; print stats per cell; export CSV/JSONL."""
-    from claimcourt.bench.experiments import Filters, load, select, stats, write_csv, write_jsonl
+    """List the stored experiment debates (suite's), filtered; print stats per cell; export CSV/JSONL.
+    `experiments plot` draws their plots."""
+    if ctx.invoked_subcommand is not None:
+        # Options before the subcommand would be silently dropped: say where they go instead.
+        named = {**filters, "data_dir": data_dir, "stack": stack, "csv": csv_path, "jsonl": jsonl_path}
+        given = [f"--{k.replace('_', '-')}" for k, v in named.items() if v is not None and k != "tenant"]
+        if given or filters["tenant"] != LOCAL_TENANT:
+            _fail(
+                f"{', '.join(given) or '--tenant'}: give them after `{ctx.invoked_subcommand}`",
+                EXIT_BAD_INPUT,
+            )
+        return
+    from claimcourt.bench.experiments import stats, write_csv, write_jsonl
 
-    if min_score is not None and max_score is not None and min_score > max_score:
-        _fail(f"--min-score {min_score} is above --max-score {max_score}", EXIT_BAD_INPUT)
-    filters = Filters(topic, verdict, truth, model, role, rounds, first, min_score, max_score, since, until)
-    rows = select(load(_store(data_dir, stack), tenant), filters)
+    rows = _experiment_rows(_store(data_dir, stack), filters)
     for r in rows:
         truth_text = r.truth_verdict or "–"
         mark = {True: "right", False: "wrong", None: ""}[r.correct]
@@ -820,6 +977,33 @@ def experiments(
     for path, writer in ((csv_path, write_csv), (jsonl_path, write_jsonl)):
         if path is not None:
             click.echo(str(writer(rows, path)))
+
+
+@experiments.command(name="plot")
+@_experiment_filters
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("experiment-plots"),
+    show_default=True,
+    help="Where the PNG plots go.",
+)
+def experiments_plot(out: Path, data_dir: Path | None, stack: str | None, **filters: Any) -> None:
+    """Draw the research plots of the stored experiment debates these filters keep."""
+    from claimcourt.bench.experiments import as_debates
+    from claimcourt.bench.plots import write_plots
+    from claimcourt.bench.suite import grid_plot
+
+    store = _store(data_dir, stack)
+    debates = as_debates(store, _experiment_rows(store, filters))
+    written = write_plots(debates, out)
+    if any(d.outcome.get("by_round") and d.first for d in debates):
+        written.insert(0, grid_plot(debates, out / "grid.png"))
+    click.echo(f"{len(debates)} experiment debates")
+    if not written:
+        _fail("nothing to plot: no stored experiment debate these filters keep has finished", EXIT_BAD_INPUT)
+    for path in written:
+        click.echo(str(path))
 
 
 @main.command()
