@@ -197,3 +197,30 @@ def test_cli_rejudge_prints_the_table_and_exits_2_on_bad_input(tmp_path: Path) -
         result = cli(*args)
         assert result.exit_code == 2 and message in result.stderr, result.output
     assert len(deps.store.find_artifacts(record.run_id, PREFIX)) == 2
+
+
+def test_agreement_after_two_judge_models_prints_the_table_and_plot(
+    tmp_path: Path, servers: tuple[FakeOpenAIServer, FakeAnthropicServer]
+) -> None:
+    o, a = servers
+    deps = offline_deps(
+        tmp_path,
+        openai_api_key=SecretStr("sk-test"),
+        openai_base_url=o.url,
+        anthropic_api_key=SecretStr("sk-ant-test"),
+        anthropic_base_url=a.url,
+    )
+    record = debated(deps, tenant="local")
+    assert record.result is not None
+    o.sub_claims[:] = [s.id for s in record.result.sub_claims]  # type: ignore[attr-defined]
+    rejudge(deps, record, ["openai:gpt-4.1", "anthropic:claude-sonnet-4-5"])
+    plot = tmp_path / "jj.png"
+    result = CliRunner().invoke(
+        main,
+        ["agreement", record.run_id, "--plot", str(plot), "--data-dir", str(tmp_path)],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output
+    assert "anthropic:claude-sonnet-4-5  vs  openai:gpt-4.1: n 1" in result.stdout
+    assert "verdicts differ" in result.stdout and "vs  for debater" in result.stdout
+    assert plot.read_bytes()[:4] == b"\x89PNG"

@@ -939,6 +939,46 @@ def rejudge(
         render_judgements(out, listed)
 
 
+@main.command()
+@click.argument("run_ids", nargs=-1)
+@click.option("--all", "every", is_flag=True, help="Every run of the tenant (its latest 1000).")
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("judge_vs_judge.png"),
+    show_default=True,
+    help="Where to write the judge-against-judge plot (PNG).",
+)
+@click.option(
+    "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose runs: the CLI's own are 'local'."
+)
+@data_dir_option
+def agreement(
+    run_ids: tuple[str, ...], every: bool, plot_path: Path, tenant: str, data_dir: Path | None
+) -> None:
+    """Agreement over RUNs (or --all) and their re-judgements: judge–judge Pearson and Spearman on
+    scores and Cohen's kappa on verdicts, judge–debater; a table, and the judge–judge plot."""
+    from claimcourt.bench.agreement import load, pairs, plot, table
+
+    if bool(run_ids) == every:
+        _fail("run_ids: name runs, or --all (not both)", EXIT_BAD_INPUT)
+    deps = build_deps(_settings(data_dir))
+    if every:
+        run_ids = tuple(r.run_id for r in deps.store.list_runs(tenant, 1000).runs)
+    for run_id in run_ids:
+        try:
+            tenant_run(deps.store, tenant, run_id)
+        except NotFoundError:
+            _fail(f"run_id: no run {run_id} for tenant {tenant}", EXIT_BAD_INPUT)
+    runs = load(deps, run_ids)
+    if not runs:
+        _fail("run_ids: none of these runs has succeeded: nothing was judged", EXIT_BAD_INPUT)
+    for line in table(runs):
+        click.echo(line)
+    click.echo(str(plot(pairs(runs), plot_path)))
+
+
 @main.command(name="export")
 @click.argument("run_id")
 @click.option(
