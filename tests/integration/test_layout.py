@@ -82,7 +82,7 @@ LAYERS: list[set[str]] = [
     {"reasoning", "evidence", "store", "access", "execution", "bus", "delivery", "preferences"},
     {"debate", "adjudication", "motions"},
     {"artifacts", "wiring"},
-    {"runs", "stages", "watching", "exports", "motion_artifacts", "claimreview", "indexing"},
+    {"runs", "stages", "watching", "exports", "motion_artifacts", "claimreview", "indexing", "rejudge"},
     {"handler", "api"},
     {"local", "bench"},
     {"cli"},  # the command line: above the runtime and the benchmarks, which never import it

@@ -61,6 +61,7 @@ from claimcourt.models import (
 from claimcourt.motions.crowd import persona_set
 from claimcourt.observability import logger, observed
 from claimcourt.preferences import KeyStatus, Preferences, SavedSettings
+from claimcourt.rejudge import JudgementList, RejudgeRequest, judgements_of, rejudge
 from claimcourt.runs import delete_tenant_run, run_usage, submit_run, tenant_run
 from claimcourt.settings import MOTION_ROLES, ROLES
 from claimcourt.store.base import Store, encode_cursor, listing_key
@@ -452,6 +453,36 @@ def build_app() -> APIGatewayHttpResolver:
         logic map, the score trajectory; a motion debate's chat history, crowd opinion and voter
         sentiment graph too (schemas: docs/schemas/)."""
         return _artifact(tenant_run(_deps().store, tenant(), run_id), name)
+
+    @app.post(
+        "/runs/<run_id>/judgements",
+        responses={
+            201: {"description": "Judged again: every judgement of the run, its own first."},
+            409: {
+                "description": "The debate cannot be judged again: the run is running, stopped or failed, "
+                "or is a motion debate (`code` run_running, run_stopped, run_failed or motion_debate).",
+                "content": {PROBLEM: {"schema": {"type": "object", "title": "Problem"}}},
+            },
+        },
+    )
+    def post_judgements(run_id: str, request: RejudgeRequest) -> Response[JudgementList]:
+        """Judge the run's stored debate again, without re-running it: each judge reads the same
+        anonymized debate in its own call (in parallel), each new judgement is scored by the score
+        stage's rules and stored beside the run's own, with its model, prompt version and cost. The
+        run's result is not changed. Answered when every judge has answered."""
+        deps = _deps()
+        record = tenant_run(deps.store, tenant(), run_id)
+        rejudge(deps, record, request.judges, rubric=request.rubric)
+        listed = JudgementList(run_id=run_id, judgements=judgements_of(deps, record))
+        return Response(status_code=201, content_type="application/json", body=listed)
+
+    @app.get("/runs/<run_id>/judgements")
+    def get_judgements(run_id: str) -> JudgementList:
+        """The run's judgement (`original`), then every re-judgement, oldest first; none before the run
+        has succeeded."""
+        deps = _deps()
+        record = tenant_run(deps.store, tenant(), run_id)
+        return JudgementList(run_id=run_id, judgements=judgements_of(deps, record))
 
     @app.get(
         "/runs/<run_id>/claimreview",

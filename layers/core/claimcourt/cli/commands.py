@@ -24,12 +24,24 @@ from rich.console import Console
 from rich.markup import escape
 
 from claimcourt import artifacts
-from claimcourt.errors import ConfigurationError, InvalidRequestError, NotFoundError, RateLimitedError
+from claimcourt.errors import (
+    ConfigurationError,
+    ConflictError,
+    InvalidRequestError,
+    NotFoundError,
+    RateLimitedError,
+)
 from claimcourt.execution import Executor, Machine, StepFunctionsExecutor
 from claimcourt.local.cloud import EXECUTION_CHECK_S, FOLLOW_POLL_S, Stack, load_stack
 from claimcourt.local.collector import resume_collector
 from claimcourt.local.processes import owner_gone, this_process
-from claimcourt.local.render import ProgressView, render_decisions, render_record, render_runs
+from claimcourt.local.render import (
+    ProgressView,
+    render_decisions,
+    render_judgements,
+    render_record,
+    render_runs,
+)
 from claimcourt.models import (
     LOCAL_TENANT,
     PROVIDERS,
@@ -1068,6 +1080,87 @@ def show(
         print_stopped(out, record)
     else:
         render_record(out, record)
+
+
+@main.command()
+@click.argument("run_id")
+@click.option(
+    "--judge",
+    "judges",
+    multiple=True,
+    required=True,
+    help="A judge, provider:model (provider alone: its default model; offline: the offline reasoner); "
+    "repeatable: each judges in its own call, in parallel.",
+)
+@click.option("--rubric", is_flag=True, help="Each judge also judges by the rubric, beside the contract.")
+@click.option("--json", "as_json", is_flag=True, help="Print every judgement of the run as JSON.")
+@click.option(
+    "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose run: the CLI's own are 'local'."
+)
+@data_dir_option
+def rejudge(
+    run_id: str, judges: tuple[str, ...], rubric: bool, as_json: bool, tenant: str, data_dir: Path | None
+) -> None:
+    """Judge RUN's stored debate again with other judges, without re-running it: the same anonymized
+    debate, each new judgement scored by the same rules and stored beside the run's own (never replacing
+    it). Prints the run's judgement and every re-judgement."""
+    from claimcourt.rejudge import JudgementList, judgements_of
+    from claimcourt.rejudge import rejudge as judge_again
+
+    deps = build_deps(_settings(data_dir))
+    try:
+        record = tenant_run(deps.store, tenant, run_id)
+    except NotFoundError:
+        _fail(f"run_id: no run {run_id} for tenant {tenant}", EXIT_BAD_INPUT)
+    try:
+        judge_again(deps, record, judges, rubric=rubric)
+    except (InvalidRequestError, ConflictError) as exc:
+        _fail(str(exc), EXIT_BAD_INPUT)
+    listed = judgements_of(deps, deps.store.get_run(run_id))
+    if as_json:
+        click.echo(JudgementList(run_id=run_id, judgements=listed).model_dump_json(indent=2))
+    else:
+        render_judgements(out, listed)
+
+
+@main.command()
+@click.argument("run_ids", nargs=-1)
+@click.option("--all", "every", is_flag=True, help="Every run of the tenant (its latest 1000).")
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("judge_vs_judge.png"),
+    show_default=True,
+    help="Where to write the judge-against-judge plot (PNG).",
+)
+@click.option(
+    "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose runs: the CLI's own are 'local'."
+)
+@data_dir_option
+def agreement(
+    run_ids: tuple[str, ...], every: bool, plot_path: Path, tenant: str, data_dir: Path | None
+) -> None:
+    """Agreement over RUNs (or --all) and their re-judgements: judge–judge Pearson and Spearman on
+    scores and Cohen's kappa on verdicts, judge–debater; a table, and the judge–judge plot."""
+    from claimcourt.bench.agreement import load, pairs, plot, table
+
+    if bool(run_ids) == every:
+        _fail("run_ids: name runs, or --all (not both)", EXIT_BAD_INPUT)
+    deps = build_deps(_settings(data_dir))
+    if every:
+        run_ids = tuple(r.run_id for r in deps.store.list_runs(tenant, 1000).runs)
+    for run_id in run_ids:
+        try:
+            tenant_run(deps.store, tenant, run_id)
+        except NotFoundError:
+            _fail(f"run_id: no run {run_id} for tenant {tenant}", EXIT_BAD_INPUT)
+    runs = load(deps, run_ids)
+    if not runs:
+        _fail("run_ids: none of these runs has succeeded: nothing was judged", EXIT_BAD_INPUT)
+    for line in table(runs):
+        click.echo(line)
+    click.echo(str(plot(pairs(runs), plot_path)))
 
 
 @main.command(name="export")

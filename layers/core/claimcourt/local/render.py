@@ -23,6 +23,7 @@ from claimcourt.models import (
     StopReason,
     Verdict,
 )
+from claimcourt.rejudge import StoredJudgement
 from claimcourt.store.base import Store
 
 # Stages that share a line because the state machine runs them side by side.
@@ -339,6 +340,30 @@ def render_runs(console: Console, records: list[RunRecord]) -> None:
             rec.verdict.value if rec.verdict else "",
             rec.source_tag.value,
             escape(claim),
+        )
+    console.print(table)
+
+
+def render_judgements(console: Console, judged: list[StoredJudgement]) -> None:
+    """A run's judgements, its own first: who judged, by which prompt, the score it implies, the cost."""
+    table = Table(show_edge=False, header_style="bold")
+    for col in ("judgement", "judge", "model", "prompt", "score", "verdict", "judge said", "cost", "note"):
+        table.add_column(col, no_wrap=col != "note")
+    for j in judged:
+        score = "" if j.score is None else str(j.score)
+        if j.interval is not None:
+            score += f" ({j.interval.low}–{j.interval.high})"
+        cost = f"${j.cost_usd:.4f}" + ("" if j.price_known else " (price unknown)")
+        table.add_row(
+            j.id,
+            j.judge,
+            escape(j.model),
+            j.prompt_version or "–",
+            score or "–",
+            j.verdict.value if j.verdict else "–",
+            _signal(j.judge_score),
+            cost,
+            escape(j.error or ""),
         )
     console.print(table)
 

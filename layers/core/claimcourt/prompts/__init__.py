@@ -11,6 +11,7 @@ so a prompt change is a reviewed diff.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import re
 from collections.abc import Iterable
@@ -84,6 +85,16 @@ def template(kind: str) -> tuple[Template, Template]:
     text = (TEMPLATES / f"{kind}.md").read_text(encoding="utf-8")
     system, user = _sections("==== system\n" + text).values()
     return Template(system), Template(user)
+
+
+def template_version(kind: str) -> str:
+    """A prompt's version: `<kind>@` and the first 12 hex digits of the SHA-256 of its template and the
+    shared fragments it may use. It changes whenever their text does, so two judgements with the same
+    version read the same instructions (the values filled in, and notes written in code, aside)."""
+    digest = hashlib.sha256()
+    for name in (f"{kind}.md", "_shared.md"):
+        digest.update((TEMPLATES / name).read_bytes())
+    return f"{kind}@{digest.hexdigest()[:12]}"
 
 
 def render(kind: str, **values: str) -> tuple[str, str]:

@@ -11,18 +11,32 @@ from typing import Any
 from pydantic import Field
 
 from claimcourt import artifacts
-from claimcourt.adjudication.adjudicate import adjudicate
+from claimcourt.adjudication.adjudicate import JUDGE_KINDS, adjudicate
 from claimcourt.adjudication.anonymize import Label, anonymize, for_the_judge
 from claimcourt.adjudication.review import first_batch
 from claimcourt.adjudication.rubric import adjudicate_rubric
 from claimcourt.debate.relevance import measure
 from claimcourt.errors import NotFoundError
-from claimcourt.models import AdjudicateInput, LedgerEntry, Reconsider, Side, Stage
+from claimcourt.models import (
+    AdjudicateInput,
+    JudgeKind,
+    Judgement,
+    LedgerEntry,
+    Reconsider,
+    RubricJudgement,
+    RunRecord,
+    Side,
+    Stage,
+)
+from claimcourt.prompts import template_version
 from claimcourt.reasoning.base import CallContext
+from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.stages.payloads import Payload
 from claimcourt.wiring import Deps, run_evidence
 
 STAGE = Stage.ADJUDICATE
+# The template each judge reads (prompts/<kind>.md).
+JUDGE_TEMPLATES: dict[JudgeKind, str] = {kind: name for name, kind in JUDGE_KINDS.items()}
 
 
 class AdjudicatePayload(Payload):
@@ -45,21 +59,22 @@ def _step(p: AdjudicatePayload, total: int) -> str:
     return "judge" if p.sample in first_batch(total) else "judge-more"
 
 
-def run(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
-    record = deps.store.get_run(p.run_id)
-    request = record.request
-    total = deps.settings.judgements(request.effort)
-    arguments = artifacts.arguments_of(deps.store, p.run_id)
-    retrievals = artifacts.retrievals_of(deps.store, p.run_id)
+def judge_inputs(
+    deps: Deps,
+    record: RunRecord,
+    *,
+    sample: int = 0,
+    samples: int = 1,
+    reconsider: Reconsider | None = None,
+) -> tuple[AdjudicateInput, dict[Label, Side]]:
+    """What a judge of this run reads, and the label → side mapping: the debate anonymized and in the
+    order the run's seed gives it, so a re-judgement (rejudge.py) reads exactly what the judge read."""
+    run_id, request = record.run_id, record.request
+    arguments = artifacts.arguments_of(deps.store, run_id)
+    retrievals = artifacts.retrievals_of(deps.store, run_id)
     pool = artifacts.evidence_pool(retrievals, request.context)
-    positions, mapping = anonymize(arguments, seed=p.run_id, first=request.first)
-    decomposition = artifacts.decomposition_of(deps.store, p.run_id)
-    reconsider = None
-    if p.reconsider:
-        reviewed = artifacts.review_of(deps.store, p.run_id)
-        if reviewed is None or reviewed["reconsider"] is None:
-            raise NotFoundError(f"run {p.run_id}: no review asked to re-deliberate")
-        reconsider = Reconsider.model_validate(reviewed["reconsider"])
+    positions, mapping = anonymize(arguments, seed=run_id, first=request.first)
+    decomposition = artifacts.decomposition_of(deps.store, run_id)
     inputs = AdjudicateInput(
         claim=request.claim,
         mode=request.mode,
@@ -67,31 +82,56 @@ def run(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
         shape=decomposition.shape,
         positions=positions,
         evidence=pool,
-        sample=p.sample,
+        sample=sample,
         reconsider=reconsider,
-        ledger=by_position(artifacts.ledger_of(deps.store, p.run_id, arguments, pool), mapping),
+        ledger=by_position(artifacts.ledger_of(deps.store, run_id, arguments, pool), mapping),
         today=record.created_at.date(),
         as_of=request.as_of_date,
-        samples=total,
+        samples=samples,
         relevance=measure(
             decomposition.sub_claims,
             artifacts.retrieved_by_sub_claim(retrievals, request.context),
             source=run_evidence(deps, record).name,
         ),
     )
+    return inputs, mapping
+
+
+def judge(
+    kind: JudgeKind, inputs: AdjudicateInput, reasoner: Reasoner, ctx: CallContext
+) -> tuple[Judgement | None, RubricJudgement | None]:
+    """One judgement by the contract's judge or the rubric judge, and the rubric judge's own reply
+    (None: the contract's judge, or a skipped sample)."""
+    if kind == "rubric":
+        judged = adjudicate_rubric(inputs, reasoner, ctx)
+        return judged if judged is not None else (None, None)
+    return adjudicate(inputs, reasoner, ctx), None
+
+
+def prompt_version(kind: JudgeKind) -> str:
+    """The version of the prompt a judge of this kind reads."""
+    return template_version(JUDGE_TEMPLATES[kind])
+
+
+def run(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
+    record = deps.store.get_run(p.run_id)
+    total = deps.settings.judgements(record.request.effort)
+    reconsider = None
+    if p.reconsider:
+        reviewed = artifacts.review_of(deps.store, p.run_id)
+        if reviewed is None or reviewed["reconsider"] is None:
+            raise NotFoundError(f"run {p.run_id}: no review asked to re-deliberate")
+        reconsider = Reconsider.model_validate(reviewed["reconsider"])
+    inputs, mapping = judge_inputs(deps, record, sample=p.sample, samples=total, reconsider=reconsider)
     ctx = CallContext(p.run_id, STAGE, step=_step(p, total), lane=f"s{p.sample}")
-    rubric = None
-    if request.judge == "rubric":
-        judged = adjudicate_rubric(inputs, deps.reasoner, ctx)
-        judgement, rubric = judged if judged is not None else (None, None)
-    else:
-        judgement = adjudicate(inputs, deps.reasoner, ctx)
+    judgement, rubric = judge(record.request.judge, inputs, deps.reasoner, ctx)
     doc = {
         "mapping": mapping,
         "judgement": judgement.model_dump(mode="json") if judgement else None,
         "reconsider": p.reconsider,
         # The rubric judge's own reply, before its ratings were read onto 0–100 (None: the contract's judge).
         "rubric": rubric.model_dump(mode="json") if rubric else None,
+        "prompt_version": prompt_version(record.request.judge),
     }
     deps.store.put_artifact(p.run_id, artifacts.judgement_key(p.sample), doc)
     return {"sample": p.sample, "overall_score": judgement.overall_score if judgement else None}
