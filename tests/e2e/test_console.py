@@ -736,3 +736,30 @@ def test_a_motions_result_charts_the_vote_round_by_round_with_every_statement(
     _no_sideways_scroll(page)
     shot(page, "motion-390", "light")
     context.close()
+
+
+def test_a_motions_suitability_check_is_shown_where_it_stopped_or_warned(page: Page, served: Served) -> None:
+    # A motion the bundled corpus says nothing to: stopped before the crowd voted, and the page says why
+    stopped = _motion(served, "Cities should ban cars from their centres.", crowd=4, rounds=1)
+    assert stopped["status"] == "stopped" and stopped["stop_reason"] == "add_documents"
+    page.goto(f"/#/runs/{stopped['run_id']}")
+    card = page.locator("#motion-stopped")
+    expect(card).to_contain_text("Not debated: stopped before the crowd voted")
+    for warning in stopped["warnings"]:
+        expect(card).to_contain_text(warning[:60])
+    expect(page.locator("#vote-chart")).to_have_count(0)  # no vote was taken
+    page.wait_for_load_state("networkidle")
+    shot(page, "motion-stopped", "light")
+    # A factual claim posing as a motion: debated, with the check's warning above the vote
+    warned = _motion(served, "Sea levels are rising.", crowd=4, rounds=1)
+    assert warned["status"] == "succeeded"
+    with served.client() as client:
+        result = client.get(f"/motions/{warned['run_id']}").json()["result"]
+    assert result["warnings"], "the factual motion was not warned"
+    page.goto(f"/#/runs/{warned['run_id']}")
+    notice = page.locator("#motion-warnings")
+    expect(notice).to_contain_text("Before the vote, the suitability check said:")
+    expect(notice).to_contain_text(result["warnings"][0][:60])
+    expect(page.locator("#vote-chart canvas")).to_be_visible()
+    page.wait_for_load_state("networkidle")
+    shot(page, "motion-warned", "light")
