@@ -139,7 +139,7 @@ def test_two_judge_models_judge_the_anonymized_debate_through_their_sdks(
         deps,
         "POST",
         f"/runs/{record.run_id}/judgements",
-        {"judges": ["openai:gpt-4.1", "anthropic:claude-sonnet-4-5"]},
+        {"judges": ["openai:gpt-4.1", "anthropic:claude-sonnet-4-6"]},
     )
     # Then each was asked once, with the debate anonymized (positions A and B, no side named)
     assert status == 201, body
@@ -150,7 +150,7 @@ def test_two_judge_models_judge_the_anonymized_debate_through_their_sdks(
     # and each judgement has its model, its own cost and the score the score stage's rules give it
     original, openai, anthropic = body["judgements"]
     assert original["original"] and original["score"] == record.result.overall_score
-    assert (openai["model"], anthropic["model"]) == ("openai:gpt-4.1", "anthropic:claude-sonnet-4-5")
+    assert (openai["model"], anthropic["model"]) == ("openai:gpt-4.1", "anthropic:claude-sonnet-4-6")
     assert (openai["judge_score"], anthropic["judge_score"]) == (82, 20)
     assert openai["verdict"] == "supported" and anthropic["verdict"] == "refuted"
     assert openai["cost_usd"] == pytest.approx((1000 * 2.0 + 200 * 8.0) / 1e6)
@@ -213,7 +213,7 @@ def test_agreement_after_two_judge_models_prints_the_table_and_plot(
     record = debated(deps, tenant="local")
     assert record.result is not None
     o.sub_claims[:] = [s.id for s in record.result.sub_claims]  # type: ignore[attr-defined]
-    rejudge(deps, record, ["openai:gpt-4.1", "anthropic:claude-sonnet-4-5"])
+    rejudge(deps, record, ["openai:gpt-4.1", "anthropic:claude-sonnet-4-6"])
     plot = tmp_path / "jj.png"
     result = CliRunner().invoke(
         main,
@@ -221,6 +221,6 @@ def test_agreement_after_two_judge_models_prints_the_table_and_plot(
         catch_exceptions=False,
     )
     assert result.exit_code == 0, result.output
-    assert "anthropic:claude-sonnet-4-5  vs  openai:gpt-4.1: n 1" in result.stdout
+    assert "anthropic:claude-sonnet-4-6  vs  openai:gpt-4.1: n 1" in result.stdout
     assert "verdicts differ" in result.stdout and "vs  for debater" in result.stdout
     assert plot.read_bytes()[:4] == b"\x89PNG"
