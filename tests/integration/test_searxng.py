@@ -338,3 +338,14 @@ def test_relevant_passages_share_a_third_of_the_querys_words_most_first() -> Non
         "Measles cases in Europe rose in 2024.",
         "Measles cases rose.",
     ]
+
+
+def test_a_page_is_asked_for_uncompressed_so_the_size_cap_counts_what_arrives() -> None:
+    asked: list[str] = []
+
+    def serve(request: httpx.Request) -> httpx.Response:
+        asked.append(request.headers.get("accept-encoding", ""))
+        return httpx.Response(200, text=WHO_PAGE, headers={"content-type": "text/html"})
+
+    PageReader(private=True, transport=httpx.MockTransport(serve)).read("https://www.who.int/measles")
+    assert asked == ["identity"]  # a gzip body is inflated a chunk at a time, before the cap can count it

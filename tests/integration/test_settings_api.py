@@ -262,3 +262,31 @@ def test_the_other_vendors_keys_are_taken_by_their_own_shape(
     [shown] = [k for k in body["keys"] if k["provider"] == provider]
     assert shown["set"] is True and shown["last4"] == good[-4:]
     assert getattr(_deps(tmp_path).settings, f"{provider}_api_key").get_secret_value() == good
+
+
+def test_keys_that_a_lost_key_file_can_no_longer_read_can_be_entered_again(api: Api, tmp_path: Path) -> None:
+    status, _, _ = api.call("PUT", "/settings/keys/openai", body={"key": KEY})
+    assert status == 200
+    # Given the key file lost (a new one is made: the stored token no longer decrypts)
+    (tmp_path / KEY_FILE).unlink()
+    # Then the page still loads, showing the key unset, and the key can be entered again and used
+    status, _, body = api.call("GET", "/settings")
+    assert status == 200, body
+    [openai] = [k for k in body["keys"] if k["provider"] == "openai"]
+    assert openai["set"] is False
+    status, _, body = api.call("PUT", "/settings/keys/openai", body={"key": KEY})
+    assert status == 200, body
+    assert _deps(tmp_path).settings.openai_api_key.get_secret_value() == KEY  # type: ignore[union-attr]
+
+
+def test_the_key_file_is_made_whole_once_and_an_empty_one_is_refused_by_name(tmp_path: Path) -> None:
+    from claimcourt.preferences import _key_file
+
+    path = tmp_path / KEY_FILE
+    first = _key_file(path)
+    assert _key_file(path) == first and len(first) == 44  # a Fernet key, kept
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert [p.name for p in tmp_path.iterdir()] == [KEY_FILE]  # no file of its own left behind
+    path.write_bytes(b"")  # a crash between creating and writing, under the old way
+    with pytest.raises(Exception, match="is empty: remove it"):
+        _key_file(path)

@@ -12,6 +12,7 @@ four characters) and never logged.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
@@ -160,7 +161,7 @@ class Preferences:
     # ------------------------------------------------------------ keys
 
     def key_status(self) -> list[KeyStatus]:
-        stored = self._keys()
+        stored = self._readable_keys()  # unreadable ones show as unset, so that they can be entered again
         found = []
         for provider, (field, name, _) in KEYED.items():
             if field in self.base.model_fields_set:
@@ -195,7 +196,7 @@ class Preferences:
                 "key", f"not a {provider} API key (it should look like {shape.pattern[1:8]}…)"
             )
         with self._lock:
-            keys = self._keys() | {provider: key}
+            keys = self._readable_keys() | {provider: key}
             self._write_keys(keys)
             return self.settings(keys=keys)
 
@@ -203,7 +204,7 @@ class Preferences:
         """Forget the key; ConflictError if the saved settings need it (choose another provider first)."""
         self._keyed(provider)
         with self._lock:
-            keys = {p: k for p, k in self._keys().items() if p != provider}
+            keys = {p: k for p, k in self._readable_keys().items() if p != provider}
             settings = self.settings(keys=keys)
             if problems := settings.problems():
                 raise ConflictError(f"the saved settings need this key: {problems[0]}", "key_in_use")
@@ -238,6 +239,15 @@ class Preferences:
                 "enter them again"
             ) from None
 
+    def _readable_keys(self) -> dict[str, str]:
+        """The stored keys, or none if they cannot be read (the key file was lost or replaced): what the
+        Settings page shows and what entering or removing a key starts from, so that the way out the
+        error names (enter them again) is open. A run still fails on them, saying so (_keys)."""
+        try:
+            return self._keys()
+        except ConfigurationError:
+            return {}
+
     def _write_keys(self, keys: dict[str, str]) -> None:
         fernet = self._fernet()
         self.store.put_saved(KEYS_ROW, {p: fernet.encrypt(k.encode()).decode() for p, k in keys.items()})
@@ -249,18 +259,28 @@ class Preferences:
 
 
 def _key_file(path: Path) -> bytes:
-    """The Fernet key, made on first use with mode 0600 (created so, never widened then narrowed)."""
+    """The Fernet key, made on first use with mode 0600: written whole to a file of this process's own,
+    then linked into place, so that no process ever reads a half-written key and two processes making
+    it at once end with one key (the loser reads the winner's)."""
     from cryptography.fernet import Fernet
 
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        if stat.S_IMODE(path.stat().st_mode) & 0o077:
-            raise ConfigurationError(f"{path} is readable by others: chmod 600 it") from None
-        return path.read_bytes().strip()
-    key = Fernet.generate_key()
-    with os.fdopen(fd, "wb") as out:
-        out.write(key)
+    if not path.exists():
+        made = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        fd = os.open(made, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(Fernet.generate_key())
+                out.flush()
+                os.fsync(out.fileno())
+            with contextlib.suppress(FileExistsError):
+                os.link(made, path)
+        finally:
+            made.unlink(missing_ok=True)
+    if stat.S_IMODE(path.stat().st_mode) & 0o077:
+        raise ConfigurationError(f"{path} is readable by others: chmod 600 it")
+    key = path.read_bytes().strip()
+    if not key:
+        raise ConfigurationError(f"{path} is empty: remove it, then enter the provider keys again")
     return key
 
 

@@ -38,7 +38,8 @@ def fetch(url: str, *, timeout_s: float = FETCH_TIMEOUT_S, max_bytes: int = MAX_
                 timeout=timeout_s,
                 follow_redirects=True,
                 max_redirects=MAX_REDIRECTS,
-                headers={"User-Agent": USER_AGENT},
+                # identity: a compressed body is inflated a chunk at a time before the size cap counts it
+                headers={"User-Agent": USER_AGENT, "Accept-Encoding": "identity"},
             ) as client,
             client.stream("GET", url) as response,
         ):

@@ -127,7 +127,12 @@ class PageReader:
         self._client = httpx.Client(
             timeout=timeout_s,
             follow_redirects=False,  # each hop is checked before it is fetched
-            headers={"user-agent": USER_AGENT, "accept": "text/html,application/xhtml+xml,text/plain;q=0.9"},
+            # identity: a compressed body is inflated a chunk at a time before the size cap can count it
+            headers={
+                "user-agent": USER_AGENT,
+                "accept": "text/html,application/xhtml+xml,text/plain;q=0.9",
+                "accept-encoding": "identity",
+            },
             transport=transport,
         )
         self._turns = _HostTurns()
