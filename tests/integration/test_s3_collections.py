@@ -261,3 +261,40 @@ def test_a_runs_retrieval_on_a_stack_searches_the_collections_it_names(stack: St
     assert source.name.startswith(f"collections:harbour@{version}+")  # the cache key holds the version
     hits = source.search("harbour sea wall raised storm", limit=4)
     assert hits[0].collection == "harbour" and hits[0].title == "Harbour report"
+
+
+def test_an_upload_that_would_pass_the_tenants_quota_is_skipped_when_its_size_is_known(stack: Stack) -> None:
+    # A presigned POST's size is known only when the index function reads it: the quota is checked there
+    stack.collections.create("acme", "harbour", "T2")
+    stack.post("acme", "harbour", "report.md", REPORT)
+    stack.post("acme", "harbour", "big.md", REPORT + b"\n" + b"More about the harbour. " * 4000)
+    sqs = boto3.client("sqs", region_name="us-east-1")
+    messages = sqs.receive_message(QueueUrl=stack.queue, MaxNumberOfMessages=10).get("Messages", [])
+    event = {"Records": [{"messageId": m["MessageId"], "body": m["Body"]} for m in messages]}
+
+    assert index_uploads(stack.function("index"), event, quota_bytes=50_000) == {"batchItemFailures": []}
+
+    assert [d.source for d in stack.collections.documents("acme", "harbour")] == ["report.md"]
+    [skipped] = stack.collections.uploads("acme", "harbour")
+    assert skipped.filename == "big.md" and skipped.reason and "quota" in skipped.reason
+
+
+def test_the_stacks_api_counts_an_upload_not_yet_read_at_the_most_it_may_be(stack: Stack) -> None:
+    key, _ = issue_key(stack.store, "acme")
+    settings = stack.settings.model_copy(update={"data_dir": stack.tmp, "collections_quota_mb": 40})
+    reasoner = Reasoner({"offline": OfflineReasoner()}, lambda role: ("offline", "offline"), stack.store, 1.0)
+    deps = Deps(settings, stack.store, reasoner, GoldenSource(DEFAULT_HITS), collections=stack.collections)
+
+    def post(filename: str) -> tuple[int, Any]:
+        event = http_event(
+            "POST", "/corpora/harbour/uploads", headers={"authorization": f"Bearer {key}"},
+            body={"filename": filename},
+        )  # fmt: skip
+        reply = http_handler(event, LambdaContext())
+        return reply["statusCode"], json.loads(reply["body"])
+
+    with use_deps(deps):
+        stack.collections.create("acme", "harbour", "T2")
+        assert post("one.md")[0] == 201  # one pending: up to 25 MB of the 40
+        status, problem = post("two.md")  # a second could take it to 50
+    assert status == 413 and problem["code"] == "quota_exceeded"

@@ -57,9 +57,12 @@ def arrivals(event: dict[str, Any]) -> tuple[list[Arrival], list[str]]:
     return found, strays
 
 
-def index_uploads(collections: S3Collections, event: dict[str, Any]) -> dict[str, Any]:
+def index_uploads(
+    collections: S3Collections, event: dict[str, Any], quota_bytes: int | None = None
+) -> dict[str, Any]:
     """Put each announced upload into its collection; the messages of collections that failed come back
-    (SQS partial batch response)."""
+    (SQS partial batch response). An upload that would take its tenant's collections past `quota_bytes`
+    is skipped with that reason: a presigned POST's size is known only now."""
     found, _ = arrivals(event)
     by_collection: dict[tuple[str, str], list[Arrival]] = defaultdict(list)
     for arrival in found:
@@ -67,16 +70,19 @@ def index_uploads(collections: S3Collections, event: dict[str, Any]) -> dict[str
     failed: list[str] = []
     for (tenant, name), batch in by_collection.items():
         try:
-            _index_collection(collections, tenant, name, batch)
+            _index_collection(collections, tenant, name, batch, quota_bytes)
         except Exception:  # this collection's messages are offered again; the others' are done
             logger.exception("indexing uploads to %s/%s failed", tenant, name)
             failed += [a.message_id for a in batch]
     return {"batchItemFailures": [{"itemIdentifier": m} for m in failed]}
 
 
-def _index_collection(collections: S3Collections, tenant: str, name: str, batch: list[Arrival]) -> None:
+def _index_collection(
+    collections: S3Collections, tenant: str, name: str, batch: list[Arrival], quota_bytes: int | None
+) -> None:
     from claimcourt.evidence.ingest import read_upload
 
+    held = sum(c.size for c in collections.list_collections(tenant) if not c.bundled)
     read: list[tuple[UploadRecord, Prepared]] = []
     for arrival in batch:
         upload = collections.upload(tenant, name, arrival.upload_id)
@@ -84,6 +90,12 @@ def _index_collection(collections: S3Collections, tenant: str, name: str, batch:
             continue  # settled already: a message delivered twice
         try:
             data = collections.upload_bytes(tenant, name, upload.id)
+            if quota_bytes is not None and held + len(data) > quota_bytes:
+                collections.settle(
+                    tenant, name, upload, f"over the tenant's collections quota ({quota_bytes // 2**20} MB)"
+                )
+                continue
+            held += len(data)
             read.append((upload, read_upload(upload.filename, data)))
         except Unreadable as exc:
             collections.settle(tenant, name, upload, exc.reason)
@@ -114,4 +126,6 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         raise ConfigurationError(
             "the index function needs the stack's collections (CLAIMCOURT_STORE=dynamodb)"
         )
-    return index_uploads(collections, event)
+    return index_uploads(
+        collections, event, quota_bytes=current_deps().settings.collections_quota_mb * 1024 * 1024
+    )

@@ -186,7 +186,7 @@ def register(app: APIGatewayHttpResolver, tenant: Callable[[], str]) -> None:
             raise InvalidRequestError(
                 "filename", unsupported(PurePosixPath(filename).suffix or "no extension")
             )
-        _within_quota(collections, owner, 0)
+        _within_quota(collections, owner, MAX_DOCUMENT_BYTES)  # what its POST may bring, at most
         ticket = collections.presign(owner, name, filename)
         view = UploadTicketView(
             upload=UploadView(**ticket.upload.model_dump()),
@@ -343,7 +343,11 @@ def _safe_name(name: str) -> str:
 
 def _within_quota(collections: Collections, tenant: str, adding: int) -> None:
     quota = current_deps().settings.collections_quota_mb * 1024 * 1024
-    held = sum(c.size for c in collections.list_collections(tenant) if not c.bundled)
+    mine = [c for c in collections.list_collections(tenant) if not c.bundled]
+    held = sum(c.size for c in mine)
+    if isinstance(collections, Uploads):  # a stack: an upload not yet read counts at the most it may be
+        waiting = sum(1 for c in mine for u in collections.uploads(tenant, c.name) if u.status == "pending")
+        held += waiting * MAX_DOCUMENT_BYTES
     if held + adding > quota:
         raise TooLargeError(
             f"the tenant's collections hold {megabytes(held)}; {megabytes(adding)} more is over its "
