@@ -88,7 +88,31 @@ def _on_the_public_internet(host: str) -> bool:
         addresses = {info[4][0] for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)}
     except (socket.gaierror, UnicodeError):
         raise PageError(f"its host {host} was not found") from None
-    return all(ipaddress.ip_address(str(a).split("%")[0]).is_global for a in addresses)
+    return all(_public(str(a)) for a in addresses)
+
+
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+def _public(address: str) -> bool:
+    """A global address, looked through the IPv6 forms that carry an IPv4 one (mapped, compatible,
+    NAT64): ::ffff:127.0.0.1, ::127.0.0.1 and 64:ff9b::7f00:1 are this machine."""
+    ip = ipaddress.ip_address(address.split("%")[0])
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+        elif ip in _NAT64 or int(ip) >> 32 == 0:
+            ip = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return ip.is_global
+
+
+def _connected_publicly(response: httpx.Response) -> bool:
+    """Whether the socket the page came over reached a public address: the host was checked before the
+    request, but a name can resolve again to another address when the connection is made (DNS
+    rebinding). A transport without a socket (a test's) has nothing to check."""
+    stream = response.extensions.get("network_stream")
+    peer = stream.get_extra_info("server_addr") if stream is not None else None
+    return not peer or _public(str(peer[0]))
 
 
 class _HostTurns:
@@ -181,6 +205,8 @@ class PageReader:
                     raise PageError(f"timed out after {self.timeout_s:g} s")
                 try:
                     with self._client.stream("GET", url, timeout=left) as response:
+                        if not self._private and not _connected_publicly(response):
+                            raise PageError(f"its host {host} is on a private network or this machine")
                         if response.is_redirect and "location" in response.headers:
                             url = urljoin(url, response.headers["location"])
                             continue
