@@ -205,7 +205,8 @@ export async function render(view, runId) {
   const warnings = r.warnings.length || r.adjustments.length
     ? h("section.card#warnings", { "aria-labelledby": "adj-title" },
       h("h2#adj-title", "Warnings and adjustments"),
-      e ? h("p.error#ended-early", endedEarly, h("br"), h("span.small", `Its reason (the other side read only that no argument was made): ${e.reason}`)) : null,
+      e ? h("div#ended-early", h("p.error", endedEarly),
+        h("p.small.muted", "Its reason, which the other side never read (it read that no argument was made): ", h("q", e.reason))) : null,
       otherWarnings.length ? h("div.notice", { role: "note" }, list(otherWarnings)) : null,
       r.adjustments.length ? adjustments(r.adjustments) : null)
     : null;
