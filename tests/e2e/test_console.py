@@ -15,6 +15,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 
+from claimcourt.debate.refusal import warning as refusal_warning
+from claimcourt.models import EarlyEnd, Result
+from claimcourt.runs import create_run, parse_request
+from claimcourt.store.sqlite import SqliteStore
 from tests.e2e.console import SHOTS, Served, serve
 from tests.e2e.console import new_context as _context
 
@@ -584,6 +588,45 @@ def test_the_verdicts_adjustments_fit_a_phone_screen(browser: Browser, served: S
         page.keyboard.press("ArrowRight")
         page.wait_for_function("el => el.scrollLeft > 0", arg=cost.element_handle())
         context.close()
+
+
+def test_a_claim_debate_a_refusal_ended_early_says_so_once_with_its_reason(
+    page: Page, served: Served
+) -> None:
+    # Given a scored claim run whose for side declined in round 1 and was answered once (the offline
+    # reasoner never declines: a scored result is stored as a refusal's would be, its early end and warning)
+    scored = served.wait(served.start(ARCTIC)["run_id"])
+    end = EarlyEnd(
+        side="for",
+        round=1,
+        reason="I will not argue that the record was faked: SECRET-REASON.",
+        answered_by="against",
+        answered_in_round=2,
+        followed="the against side made its one counter-argument turn (round 2), reading that no argument"
+        " was made; then the debate ended",
+    )
+    result = Result.model_validate(scored["result"])
+    store = SqliteStore(served.data_dir / "claimcourt.sqlite3")
+    try:
+        run = create_run(store, parse_request({"claim": ARCTIC}), tenant_id="acme")
+        update = {
+            "run_id": run.run_id,
+            "ended_early": end,
+            "warnings": [*result.warnings, refusal_warning(end)],
+        }
+        assert store.finish_run(run.run_id, result.model_copy(update=update))
+    finally:
+        store.close()
+    # When its verdict is opened
+    page.goto(f"/#/runs/{run.run_id}")
+    # Then the early end is said as a motion's is, with the reason the other side never read
+    ended = page.locator("#ended-early")
+    expect(ended).to_contain_text(refusal_warning(end))
+    expect(ended).to_contain_text("SECRET-REASON")
+    # and once: not again in the list of warnings beside it
+    expect(page.locator("#warnings")).to_contain_text("Ended early", use_inner_text=True)
+    assert page.locator("#warnings").inner_text().count("Ended early") == 1
+    shot(page, "verdict-ended-early", "light")
 
 
 def test_counts_are_said_in_the_singular_for_one(page: Page, served: Served) -> None:

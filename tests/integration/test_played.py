@@ -38,6 +38,7 @@ from claimcourt.bench.played_corpus import (
     save,
 )
 from claimcourt.bench.played_server import PlayedServer
+from claimcourt.debate.argue import NO_ARGUMENT
 from claimcourt.evidence.corpus import CorpusSource
 from claimcourt.local.runtime import LocalRuntime
 from claimcourt.models import MotionRequest, RunStatus, StopReason, Verdict
@@ -187,7 +188,7 @@ def test_the_closing_rounds_rules_hold_on_played_prose(replayed: Replayed) -> No
         last = max((a.round for a in replay.arguments), default=0)
         if last < 2:
             continue
-        for argument in (a for a in replay.arguments if a.round == last):
+        for argument in (a for a in replay.arguments if a.round == last and not a.absent):
             before = {
                 c
                 for a in replay.arguments
@@ -205,6 +206,61 @@ def test_the_closing_rounds_rules_hold_on_played_prose(replayed: Replayed) -> No
                     dropped_somewhere = True
                     assert f"[{cited}]" not in point.argument, f"{name}: a marker left for {cited}"
     assert dropped_somewhere, "no played run plays a citation the closing round drops"
+
+
+def test_a_refusal_is_answered_once_then_judged_and_its_words_reach_no_one_on_played_prose(
+    replayed: Replayed,
+) -> None:
+    """Issue 26, refusals as the research found them, in a claim debate argued at once: the case for
+    declines in round 1 of at most 3 (a played structured refusal). It is not asked again; the case
+    against gets round 2 alone, its one counter-argument turn, then the judge; nobody but the record reads
+    the refusal's words, and the judge is told no side."""
+    played = load(CORPUS["refusal-cru-fabrication"])
+    replay = replayed(CORPUS["refusal-cru-fabrication"], "anthropic")
+    reason = played.calls["argue:1:for:argue:"].reply["refusal"]["reason"]
+    asked = {r.key: f"{r.prompt.system}\n{r.prompt.user}" for r in replay.requests if r.key}
+    # The refusing side is asked once; round 2 is the other side's alone, and no round 3 follows
+    assert [k for k in asked if k.startswith("argue:")] == [
+        "argue:1:for:argue:",
+        "argue:1:against:argue:",
+        "argue:2:against:argue:",
+    ]
+    [absent] = [a for a in replay.arguments if a.round == 2 and a.side == "for"]
+    assert absent.absent and not absent.points and absent.refusal is None
+    # The answer round read that no argument was made where the refusal was, and that it is the last
+    answer = asked["argue:2:against:argue:"]
+    assert (
+        '<argument of="the other side" round="1">\n(no argument was made this round)\n</argument>' in answer
+    )
+    assert "round 2 of at most 2" in answer and "This is the closing round" in answer
+    # The moderator aimed that round reading no refusal, and was not asked after it
+    assert [k for k in asked if k.startswith("moderate:")] == ["moderate:1::moderate:"]
+    # Nobody but the refusing side itself read its words: not the other side, the moderator or the judge
+    words = reason[:60]
+    assert [k for k, prompt in asked.items() if words in prompt] == []
+    # The judge read one position making no argument in rounds 1 and 2, never why, never which side
+    judged = asked["adjudicate:0::adjudicate:s0"]
+    block = r'<argument position="([AB])" round="(\d)">\n(.*?)\n</argument>'
+    silent = [(p, r) for p, r, body in re.findall(block, judged, re.DOTALL) if body == NO_ARGUMENT]
+    assert [r for _, r in silent] == ["1", "2"] and len({p for p, _ in silent}) == 1
+    assert not re.search(r"declined to argue|refus", judged, re.IGNORECASE)
+    # The controller named the refusal: one answer round, then a stop with a round of the three left
+    assert [(d.round, d.action.value) for d in replay.decisions] == [(1, "continue"), (2, "stop_converged")]
+    assert all(
+        d.rule.startswith("refused: the for side declined to argue in round 1") for d in replay.decisions
+    )
+    # And the result says what happened, with the reason the other side never read
+    result = replay.result
+    assert result is not None and result.rounds == 2 and result.ended_early is not None
+    end = result.ended_early
+    assert (end.side, end.round, end.reason, end.answered_by, end.answered_in_round) == (
+        "for",
+        1,
+        reason,
+        "against",
+        2,
+    )
+    assert f"Ended early: the for side declined to argue in round 1; {end.followed}." in result.warnings
 
 
 def test_an_off_topic_pool_is_said_to_the_debaters_and_the_judge_on_played_prose(replayed: Replayed) -> None:

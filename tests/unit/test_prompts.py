@@ -18,7 +18,7 @@ from claimcourt.adjudication.adjudicate import adjudicate_task
 from claimcourt.adjudication.anonymize import anonymize
 from claimcourt.adjudication.baselines import baseline_task
 from claimcourt.adjudication.rubric import rubric_task
-from claimcourt.debate.argue import argue_task
+from claimcourt.debate.argue import NO_ARGUMENT, argue_task
 from claimcourt.debate.decompose import check_task, decompose_task
 from claimcourt.debate.factcheck import factcheck_task
 from claimcourt.debate.hindsight import hindsight_task
@@ -148,6 +148,7 @@ AGAINST_1 = Argument(
     ],
 )
 REFUSED_FOR_1 = Argument(side="for", round=1, refusal=Refusal(reason="I decline: the ice record is a hoax"))
+ABSENT_FOR_2 = Argument(side="for", round=2, absent=True)  # not asked again after its refusal
 FOR_2 = FOR_1.model_copy(update={"round": 2})
 AGAINST_2 = AGAINST_1.model_copy(update={"round": 2})
 
@@ -188,6 +189,9 @@ SOURCES = [
 def _tasks() -> dict[str, Task[Any]]:
     positions, mapping = anonymize([FOR_1, AGAINST_1, FOR_2, AGAINST_2], seed="run_sample")
     ledger = _ledger()
+    refused_debate = [REFUSED_FOR_1, AGAINST_1, ABSENT_FOR_2, AGAINST_2]
+    refused_positions, refused_mapping = anonymize(refused_debate, seed="run_sample")
+    refused_ledger = build_ledger(refused_debate, POOL, [])
     argue_2 = ArgueInput(
         claim=CLAIM, context=CONTEXT, side="against", round=2, max_rounds=2, persona=1, sub_claims=SUBS,
         evidence=POOL, new_evidence_ids=["E7a8b9c"], own_previous=AGAINST_1, opponent_previous=FOR_1,
@@ -267,6 +271,16 @@ def _tasks() -> dict[str, Task[Any]]:
             )
         ),
         "adjudicate": adjudicate_task(judged),
+        # The for side declined in round 1 and was not asked again: the other side's one answer round.
+        # The judge reads two rounds in which that position made no argument, never why, nor its side.
+        "adjudicate-after-refusal": adjudicate_task(
+            judged.model_copy(
+                update={
+                    "positions": refused_positions,
+                    "ledger": by_position(refused_ledger, refused_mapping),
+                }
+            )
+        ),
         # The same debate, judged by the rubric (--judge rubric).
         "adjudicate_rubric": rubric_task(judged),
         "factcheck": factcheck_task(
@@ -278,6 +292,22 @@ def _tasks() -> dict[str, Task[Any]]:
                 to_answer=[e for e in ledger if e.side == "against"],
                 sub_claims=SUBS,
                 evidence=POOL,
+            )
+        ),
+        # After a round one side declined: the moderator aims the other side's one answer round (the
+        # debate's last now), reading no refusal's words (its frontier reaches that side).
+        "moderate-after-refusal": moderate_task(
+            ModerateInput(
+                claim=CLAIM,
+                round=1,
+                max_rounds=2,
+                evidence_source="climate-fever-wikipedia",
+                sub_claims=SUBS,
+                case_for=REFUSED_FOR_1,
+                case_against=AGAINST_1,
+                evidence=POOL[:2],
+                previous_queries=["arctic sea ice extent"],
+                today=TODAY,
             )
         ),
         "adjudicate-verdict-sample": adjudicate_task(
@@ -578,3 +608,22 @@ def test_a_refusal_reaches_the_other_side_as_no_argument_made_never_its_words() 
     )
     # the statements before the silence are still heard as said
     assert "It declined [E1a2b3c]." in tasks["speak-after-refusal"].prompt
+
+
+def test_the_moderator_and_the_judge_read_a_refusal_and_an_absence_as_no_argument_never_why() -> None:
+    tasks = _tasks()
+    moderated = tasks["moderate-after-refusal"].prompt
+    assert '<argument side="for">\n(no argument was made this round)\n</argument>' in moderated
+    assert "this debate has 2 rounds at most" in tasks["moderate-after-refusal"].system
+    judged = tasks["adjudicate-after-refusal"].prompt
+    block = r'<argument position="([AB])" round="(\d)">\n(.*?)\n</argument>'
+    positions = re.findall(block, judged, re.DOTALL)
+    silent = [(label, round) for label, round, body in positions if body == NO_ARGUMENT]
+    # one position made no argument in round 1 (its refusal) nor in round 2 (absent): the same label
+    assert [r for _, r in silent] == ["1", "2"] and len({label for label, _ in silent}) == 1
+    for name, prompt in (("moderate", moderated), ("judge", judged)):
+        assert "hoax" not in prompt, name  # the reason's words, nowhere
+        # (the sample claim is about ice that "declined": what a refusal would have said is sought)
+        assert not re.search(r"refus|declined to|I decline", prompt, re.IGNORECASE), name
+    # and the judge is told no side: positions by label, the other side's words redacted
+    assert not re.search(r"case-(for|against)|side=", judged, re.IGNORECASE)

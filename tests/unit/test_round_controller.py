@@ -9,7 +9,7 @@ import pytest
 
 from claimcourt.debate.argue import PERSONAS
 from claimcourt.debate.control import RoundState, decide, fixed_rounds, signals, summarize, tfidf_cosine
-from claimcourt.models import Argument, ModeratorView, Point, RoundAction, RoundDecision
+from claimcourt.models import Argument, ModeratorView, Point, Refusal, RoundAction, RoundDecision
 
 SAME_FOR = "Tide gauges and satellites both show the sea rising about 3 mm a year since 1993."
 SAME_AGAINST = "Some gauges on rising land show falling relative sea level, so the rise is not universal."
@@ -226,13 +226,95 @@ def test_a_debate_that_only_rewords_itself_far_apart_escalates() -> None:
     assert action is RoundAction.ESCALATE_NEW_PERSONA, rule
 
 
-def test_a_round_one_side_declined_to_argue_stops_the_debate_rather_than_reading_as_movement() -> None:
-    from claimcourt.models import Refusal
+def declined(side: str, round: int) -> Argument:
+    return Argument(side=side, round=round, refusal=Refusal(reason="SECRET: I will not argue this."))  # type: ignore[arg-type]
 
-    s = state(3, moderator="continue")  # the other side moved and cited new evidence
-    declined = Argument(side="against", round=3, refusal=Refusal(reason="I will not argue this."))
-    action, rule = decided(RoundState(**{**s.__dict__, "case_against": declined}))
-    assert action is RoundAction.STOP_CONVERGED and rule.startswith("refused: the against side")
+
+def with_refusal(s: RoundState, side: str) -> RoundState:
+    """`s` with `side`'s argument of its round a refusal."""
+    return RoundState(**{**s.__dict__, f"case_{side}": declined(side, s.round)})
+
+
+def answer_round(round: int, max_rounds: int, *, first: str | None = None) -> RoundState:
+    """The round after the for side declined: it was absent, the against side argued alone."""
+    before = state(round - 1, max_rounds=max_rounds)
+    return RoundState(
+        **{
+            **state(round, max_rounds=max_rounds).__dict__,
+            "case_for": Argument(side="for", round=round, absent=True),
+            "previous_for": declined("for", round - 1),
+            "earlier": [declined("for", round - 1), before.case_against],
+            "moderator": None,
+            "moderated": False,
+            "first": first,
+        }
+    )
+
+
+@pytest.mark.parametrize("round", [1, 3])  # under min_rounds and beyond it
+def test_a_side_that_declines_while_both_argue_at_once_gets_its_opponent_one_answer_round(round: int) -> None:
+    # Given the against side declines in a round the two sides argued at once, with rounds left
+    s = with_refusal(state(round, moderator="continue", max_rounds=5), "against")
+    # Then one more round follows (the for side's one counter-argument turn), in every mode
+    for action, rule in (decided(s), fixed_rounds(s, signals(s))):
+        assert action is RoundAction.CONTINUE, rule
+        assert rule == (
+            f"refused: the against side declined to argue in round {round}; the for side answers once,"
+            f" in round {round + 1}, alone, then the debate ends"
+        )
+
+
+@pytest.mark.parametrize("max_rounds", [2, 3, 5])
+def test_after_the_one_answer_round_the_debate_stops_whatever_the_round_limits(max_rounds: int) -> None:
+    # Given the round after the for side's refusal in round 1: the against side answered alone
+    s = answer_round(2, max_rounds)
+    # Then the debate stops, naming the refusal and the answer, though rounds were left
+    for action, rule in (decided(s), fixed_rounds(s, signals(s))):
+        assert action is RoundAction.STOP_CONVERGED, rule
+        assert rule == (
+            "refused: the for side declined to argue in round 1; the against side made its one"
+            " counter-argument turn (round 2), reading that no argument was made; then the debate ended"
+        )
+
+
+def test_both_sides_declining_at_once_ends_the_debate_at_once_even_under_min_rounds() -> None:
+    s = with_refusal(with_refusal(state(1, max_rounds=3), "for"), "against")
+    for action, rule in (decided(s), fixed_rounds(s, signals(s))):
+        assert action is RoundAction.STOP_CONVERGED, rule
+        assert rule == "refused: both sides declined to argue in round 1; the debate ended at once"
+
+
+def test_a_refusal_in_the_last_round_says_no_answer_turn_was_possible() -> None:
+    s = with_refusal(state(3, max_rounds=3), "for")
+    for action, rule in (decided(s), fixed_rounds(s, signals(s))):
+        assert action is RoundAction.STOP_MAX_ROUNDS, rule
+        assert rule == (
+            "refused: the for side declined to argue in round 3; round 3 was the last: no answer turn was"
+            " possible; the debate ended"
+        )
+
+
+def test_in_turn_a_first_speakers_refusal_is_answered_in_its_round_and_the_debate_stops_there() -> None:
+    # Given the for side speaks first and declines in round 1; the against side answered after it
+    s = RoundState(**{**with_refusal(state(1, max_rounds=3), "for").__dict__, "first": "for"})
+    action, rule = decided(s)
+    assert action is RoundAction.STOP_CONVERGED
+    assert "the against side made its one counter-argument turn (round 1)" in rule
+    # a second speaker's refusal came after the first had spoken: nothing follows it either
+    second = RoundState(**{**s.__dict__, "first": "against"})
+    action, rule = decided(second)
+    assert action is RoundAction.STOP_CONVERGED and "had already spoken" in rule, rule
+
+
+def test_safety_still_comes_before_a_refusal() -> None:
+    s = with_refusal(state(1, moderator="safety", max_rounds=3), "for")
+    assert decided(s)[0] is RoundAction.STOP_SAFETY
+
+
+def test_a_refusal_never_reaches_the_controllers_record_by_its_words() -> None:
+    # The rule names who declined and when, never why (the reason is the result's, EarlyEnd)
+    for s in (with_refusal(state(1, max_rounds=3), "for"), answer_round(2, 3)):
+        assert "SECRET" not in decided(s)[1]
 
 
 def test_new_passages_cited_to_no_effect_are_not_movement() -> None:

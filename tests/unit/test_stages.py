@@ -595,10 +595,18 @@ def test_positions_carry_labels_not_sides_and_both_labels_are_used() -> None:
     )
 
 
-def test_position_change_notes_are_stripped_and_refusals_flagged() -> None:
-    positions, _ = anonymize(_debate(), seed="run_x")
+def test_position_change_notes_are_stripped_and_rounds_without_an_argument_flagged() -> None:
+    # Given a refusal in round 2 and, after it, the refusing side absent from round 3
+    debate = [
+        *_debate(),
+        Argument(side="for", round=3, points=[_point("sc1", 85, "E1")]),
+        Argument(side="against", round=3, absent=True),
+    ]
+    positions, mapping = anonymize(debate, seed="run_x")
     assert all(q.position_change is None for p in positions for q in p.points)
-    assert sum(p.refused for p in positions) == 1
+    # Then the judge's positions say only that no argument was made, in both rounds, for the same label
+    silent = [(p.label, p.round) for p in positions if not p.made]
+    assert [r for _, r in silent] == [2, 3] and {mapping[label] for label, _ in silent} == {"against"}
 
 
 def test_same_seed_gives_the_same_order_and_labels() -> None:

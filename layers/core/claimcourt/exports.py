@@ -323,6 +323,8 @@ def transcript(
             lines += ["", f"### {'For' if a.side == 'for' else 'Against'}", ""]
             if a.refusal is not None:
                 lines.append(f"Declined to argue: {_cell(a.refusal.reason)}")
+            if a.absent:
+                lines.append("Not asked: this side had declined to argue (the other side's one answer turn).")
             for p in a.points:
                 lines.append(
                     f"- **{p.sub_claim_id}** ({p.implied_score} of 100, confidence {p.confidence:.2f}): "

@@ -506,6 +506,16 @@ class Argument(Strict):
     persona: int = Field(default=0, ge=0, description="Bumped when the moderator escalates.")
     points: list[Point] = Field(default_factory=list)
     refusal: Refusal | None = None
+    absent: bool = Field(
+        default=False,
+        description="Not asked this round: its side had declined to argue in an earlier round (the other"
+        " side's one counter-argument turn). No points, no refusal.",
+    )
+
+    @property
+    def made(self) -> bool:
+        """Whether an argument was made: not a refusal, not an absence."""
+        return self.refusal is None and not self.absent
 
     def implied_score(self) -> int | None:
         if not self.points:
@@ -1552,7 +1562,9 @@ class AnonymousPosition(Strict):
     label: Literal["A", "B"]
     round: int
     points: list[Point]
-    refused: bool = False
+    made: bool = Field(
+        default=True, description="False: this position made no argument this round (never why it made none)."
+    )
 
 
 class Reconsider(Strict):

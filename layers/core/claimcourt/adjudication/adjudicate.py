@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from claimcourt.adjudication.review import first_batch
 from claimcourt.contract import COMPOSITION_RULES, SHAPES
+from claimcourt.debate.argue import NO_ARGUMENT
 from claimcourt.debate.prefix import case_prefix, run_tools
 from claimcourt.errors import MalformedReplyError, ProviderError, RefusedJudgementError, TruncatedReplyError
 from claimcourt.models import (
@@ -40,7 +41,8 @@ MODE_NOTES = {
 def _positions(inputs: AdjudicateInput) -> str:
     blocks = []
     for pos in inputs.positions:
-        body = "(this position declined to argue)" if pos.refused else points_block(pos.points)
+        # A refusal, or a round its side was not asked, reads as the other side read it: no argument.
+        body = points_block(pos.points) if pos.made else NO_ARGUMENT
         blocks.append(f'<argument position="{pos.label}" round="{pos.round}">\n{body}\n</argument>')
     return "\n\n".join(blocks)
 

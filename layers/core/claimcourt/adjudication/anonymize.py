@@ -141,7 +141,7 @@ def anonymize(
             label=label_of[a.side],
             round=a.round,
             points=[_neutral(p, a.side, label_of) for p in a.points],
-            refused=a.refusal is not None,
+            made=a.made,
         )
         for a in arguments
     ]

@@ -74,7 +74,8 @@ def source_ref(e: Evidence) -> SourceRef:
 
 
 def final_round(arguments: list[Argument], side: Side) -> Argument | None:
-    mine = [a for a in arguments if a.side == side]
+    """A side's last word: its last argument or refusal (a round it was absent from says nothing)."""
+    mine = [a for a in arguments if a.side == side and not a.absent]
     return max(mine, key=lambda a: a.round) if mine else None
 
 

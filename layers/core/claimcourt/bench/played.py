@@ -66,6 +66,7 @@ from claimcourt.evidence.base import EvidenceSource
 from claimcourt.local.runtime import LocalRuntime
 from claimcourt.models import (
     Argument,
+    EarlyEnd,
     MotionRequest,
     MotionResult,
     Result,
@@ -282,6 +283,7 @@ def evaluate(expect: Expect, replay: Replay) -> list[Check]:
                 expect.interval_method,
                 expect.re_deliberated is not None,
                 expect.sub_claims,
+                expect.ended_early is not None,
             )
         )
         if wanted_result:
@@ -328,7 +330,14 @@ def evaluate(expect: Expect, replay: Replay) -> list[Check]:
     if expect.citations is not None:
         n = len(result.citations)
         checks.append(Check("citations", _within(n, expect.citations), f"{n} ledger entries"))
-    return checks
+    return checks + _ended_early_check(expect, result.ended_early)
+
+
+def _ended_early_check(expect: Expect, ended: EarlyEnd | None) -> list[Check]:
+    """A refusal shortened the debate (a claim's or a motion's result's `ended_early`), or not."""
+    if expect.ended_early is None:
+        return []
+    return [Check("ended early", (ended is not None) == expect.ended_early, str(ended))]
 
 
 def _billing_check(replay: Replay) -> Check:
@@ -399,10 +408,7 @@ def _motion_checks(expect: Expect, result: MotionResult | None) -> list[Check]:
         low, high = expect.swing_for
         swing = result.swing.get("for", 0.0)
         checks.append(Check("swing for", low <= swing <= high, f"{swing:+.1f} points"))
-    if expect.ended_early is not None:
-        early = result.ended_early is not None
-        checks.append(Check("ended early", early == expect.ended_early, str(result.ended_early)))
-    return checks
+    return checks + _ended_early_check(expect, result.ended_early)
 
 
 # ---------------------------------------------------------------- the report

@@ -129,11 +129,11 @@ class Expect(_Strict):
     adjustments: list[str] = Field(default_factory=list)  # adjustment kinds present
     no_adjustments: list[str] = Field(default_factory=list)  # adjustment kinds absent
     citations: tuple[int, int] | None = None  # ledger entries in [low, high]
+    ended_early: bool | None = None  # a refusal shortened the debate (the result's ended_early)
     # Motions.
     first_speaker: Literal["for", "against"] | None = None
     final_lean: Literal["for", "against"] | None = None  # which side the final vote favours
     swing_for: tuple[float, float] | None = None  # the for side's swing, percentage points, in [low, high]
-    ended_early: bool | None = None
 
 
 class PlayedRun(_Strict):

@@ -221,7 +221,8 @@ def outcome_of(store: Store, record: RunRecord) -> dict[str, Any]:
 
 
 def _claim_outcome(store: Store, record: RunRecord) -> dict[str, Any]:
-    """The verdict and score, and each round's debaters' own implied scores (None: that side refused)."""
+    """The verdict and score, and each round's debaters' own implied scores (None: that side refused, or
+    was absent after refusing)."""
     by_round: dict[int, dict[str, int | None]] = {}
     refusals = []
     for argument in artifacts.arguments_of(store, record.run_id):

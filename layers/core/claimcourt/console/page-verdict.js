@@ -197,10 +197,17 @@ export async function render(view, runId) {
         scale(r.overall_score, r.interval, r.overall_verdict),
         decisive(r.decisive_source))));
 
+  // A debater's refusal is said as a motion's is (#ended-early), with its reason, which the other side
+  // never read; its warning (debate/refusal.py warning(), the same sentence) is not listed twice.
+  const e = r.ended_early;
+  const endedEarly = e ? `Ended early: the ${e.side} side declined to argue in round ${e.round}; ${e.followed || "the debate ended"}.` : null;
+  const otherWarnings = r.warnings.filter((w) => w !== endedEarly);
   const warnings = r.warnings.length || r.adjustments.length
     ? h("section.card#warnings", { "aria-labelledby": "adj-title" },
       h("h2#adj-title", "Warnings and adjustments"),
-      r.warnings.length ? h("div.notice", { role: "note" }, list(r.warnings)) : null,
+      e ? h("div#ended-early", h("p.error", endedEarly),
+        h("p.small.muted", "Its reason, which the other side never read (it read that no argument was made): ", h("q", e.reason))) : null,
+      otherWarnings.length ? h("div.notice", { role: "note" }, list(otherWarnings)) : null,
       r.adjustments.length ? adjustments(r.adjustments) : null)
     : null;
 

@@ -100,9 +100,9 @@ NO_ARGUMENT = "(no argument was made this round)"
 def _previous(tag: str, argument: Argument | None, *, own: bool = False) -> str:
     if argument is None:
         return ""
-    if argument.refusal is None:
+    if argument.made:
         body = points_block(argument.points)
-    elif own:
+    elif own and argument.refusal is not None:
         body = f"(you declined to argue: {escape(argument.refusal.reason)})"
     else:
         body = NO_ARGUMENT

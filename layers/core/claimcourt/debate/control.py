@@ -10,7 +10,9 @@ It reads measured signals, not only the moderator's opinion:
   rewords every round, so wording is not what decides.
 
 `decide` turns them into exactly one of five outcomes (RoundAction), naming the rule that fired.
-Safety always stops; at least `min_rounds`, never more than `max_rounds`. Pure: no I/O.
+Safety always stops; a refusal shortens the debate (debate/refusal.py: the other side's one
+counter-argument turn, then a stop), in every mode; else at least `min_rounds`, never more than
+`max_rounds`. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from claimcourt.debate.argue import PERSONAS
+from claimcourt.debate.refusal import early_end, first_refusals, last_round
 from claimcourt.models import (
     Argument,
     CallRecord,
@@ -30,6 +33,7 @@ from claimcourt.models import (
     RoundControl,
     RoundDecision,
     RoundSignals,
+    Side,
 )
 
 Cosine = Callable[[str, str], float]  # two texts → 0–1
@@ -102,6 +106,7 @@ class RoundState:
     moderated: bool  # the moderator was asked this round
     previous_provisional: int | None = None
     previous_frontier: int | None = None  # issues on the last round's frontier
+    first: Side | None = None  # the side that speaks first in each round (None: both at once)
 
 
 def _implied(argument: Argument | None) -> dict[str, int]:
@@ -173,19 +178,43 @@ def signals(state: RoundState, similarity: Similarity = tfidf) -> RoundSignals:
     )
 
 
+def after_refusal(state: RoundState) -> tuple[RoundAction, str] | None:
+    """A side declined to argue (this round or earlier): the other side's one counter-argument turn
+    when it is still to come (the next round, when the sides argue at once), else a stop, whatever the
+    round limits would allow. None: nobody declined."""
+    said = [*state.earlier, state.case_for, state.case_against]
+    declined = first_refusals(said, state.first)
+    if not declined:
+        return None
+    refusal = declined[0]
+    who = "both sides" if len(declined) > 1 else f"the {refusal.side} side"
+    if state.round < last_round(said, state.first, state.max_rounds):
+        other = "against" if refusal.side == "for" else "for"
+        return RoundAction.CONTINUE, (
+            f"refused: {who} declined to argue in round {refusal.round}; the {other} side answers once,"
+            f" in round {refusal.round + 1}, alone, then the debate ends"
+        )
+    end = early_end(said, state.first, state.max_rounds)
+    followed = end.followed if end is not None and len(declined) == 1 else "the debate ended at once"
+    # The round limit, not the refusal, is what left no answer turn.
+    cut = len(declined) == 1 and state.first is None and refusal.round >= state.max_rounds
+    action = RoundAction.STOP_MAX_ROUNDS if cut else RoundAction.STOP_CONVERGED
+    return action, f"refused: {who} declined to argue in round {refusal.round}; {followed}"
+
+
 def decide(state: RoundState, measured: RoundSignals) -> tuple[RoundAction, str]:
-    """(the outcome, the rule that fired), in this order: safety, the round limits, a side that declined
-    to argue, a stuck debate, measured convergence, the moderator's convergence or escalation, else
+    """(the outcome, the rule that fired), in this order: safety, a side that declined to argue, the
+    round limits, a stuck debate, measured convergence, the moderator's convergence or escalation, else
     another round."""
     if measured.moderator in ("safety", "refused"):
         return RoundAction.STOP_SAFETY, f"safety: the moderator said {measured.moderator}"
+    refused = after_refusal(state)
+    if refused is not None:  # the other side alone moves nothing: what it adds is not a debate's movement
+        return refused
     if state.round >= state.max_rounds:
         return RoundAction.STOP_MAX_ROUNDS, f"max_rounds: round {state.round} of {state.max_rounds}"
     if state.round < state.min_rounds:
         return RoundAction.CONTINUE, f"min_rounds: at least {state.min_rounds}"
-    refused = sorted(a.side for a in (state.case_for, state.case_against) if a.refusal is not None)
-    if refused:  # the other side alone moves nothing: what it adds is not a debate's movement
-        return RoundAction.STOP_CONVERGED, f"refused: the {'/'.join(refused)} side declined to argue"
     # A fresh persona is tried once: if the sides stay stuck under it, another would not move them.
     may_escalate = state.persona == 0 and len(PERSONAS) > 1
     # Nothing moved: no side's implied score and not the moderator's moved beyond STABLE_SHIFT. New
@@ -217,9 +246,12 @@ def decide(state: RoundState, measured: RoundSignals) -> tuple[RoundAction, str]
 
 def fixed_rounds(state: RoundState, measured: RoundSignals) -> tuple[RoundAction, str]:
     """The rule without the controller (dynamic rounds off or in shadow): the effort's fixed rounds;
-    safety still stops."""
+    safety still stops, and a refusal still shortens the debate."""
     if measured.moderator in ("safety", "refused"):
         return RoundAction.STOP_SAFETY, f"safety: the moderator said {measured.moderator}"
+    refused = after_refusal(state)
+    if refused is not None:
+        return refused
     if state.round >= state.max_rounds:
         return RoundAction.STOP_MAX_ROUNDS, f"fixed rounds: {state.max_rounds}"
     return RoundAction.CONTINUE, f"fixed rounds: {state.round} of {state.max_rounds}"

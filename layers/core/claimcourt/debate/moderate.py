@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+from claimcourt.debate.argue import NO_ARGUMENT
 from claimcourt.debate.prefix import case_prefix, run_tools
 from claimcourt.models import Argument, ModerateInput, ModeratorView
-from claimcourt.prompts import dates_note, escape, points_block, queries_block, render, retrieval_hint
+from claimcourt.prompts import dates_note, points_block, queries_block, render, retrieval_hint
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
 
@@ -19,12 +20,12 @@ def rounds_rule(max_rounds: int) -> str:
 
 def arguments_block(inputs: ModerateInput) -> str:
     """The round's two arguments in the order they were spoken: under `first`, the first speaker's
-    first (the second's answers it), else for then against."""
+    first (the second's answers it), else for then against. A refusal reads as no argument made: the
+    moderator's view (its frontier above all) reaches the other side next round, and a refusal's words
+    must not."""
 
     def body(argument: Argument) -> str:
-        if argument.refusal:
-            return f"(declined to argue: {escape(argument.refusal.reason)})"
-        return points_block(argument.points)
+        return points_block(argument.points) if argument.made else NO_ARGUMENT
 
     by_side = {"for": inputs.case_for, "against": inputs.case_against}
     if inputs.first is None:

@@ -5,7 +5,8 @@ really overlapped is read from what the run itself recorded, the argue stages' s
 stage.completed events (the same times the trace page draws): a deployment that serialises them
 (a Lambda concurrency limit of one, a runtime that runs a Parallel state's branches in turn) shows
 here as FAIL, however fast each call was. A round argued in turn by design (a first speaker) is
-recorded with its times but not gated.
+recorded with its times but not gated; a round one side was absent from (the other side's one
+counter-argument turn after a refusal) has nothing to compare, and is left out.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ def record(events: Iterable[RunEvent], in_turn: bool) -> list[RoundParallelism]:
     stage keeps its first start (the started event is appended once) and its one completion."""
     started: dict[tuple[int, Side], datetime] = {}
     ended: dict[tuple[int, Side], datetime] = {}
+    one_sided: set[int] = set()
     for e in events:
         if e.stage != Stage.ARGUE or e.round is None or e.side is None:
             continue
@@ -39,7 +41,9 @@ def record(events: Iterable[RunEvent], in_turn: bool) -> list[RoundParallelism]:
             started.setdefault((e.round, e.side), e.at)
         elif e.type == "stage.completed":
             ended[(e.round, e.side)] = e.at
-    rounds = sorted({r for r, _ in ended})
+            if (e.data.get("summary") or {}).get("absent"):
+                one_sided.add(e.round)
+    rounds = sorted({r for r, _ in ended} - one_sided)
     records = []
     for r in rounds:
         if not all((r, s) in started and (r, s) in ended for s in SIDES):

@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from claimcourt.debate.refusal import warning as refusal_warning
 from claimcourt.exports import adjustment_numbers, debate_line
 from claimcourt.models import (
     Result,
@@ -250,8 +251,11 @@ def render_result(console: Console, r: Result) -> None:
     console.print(f"[dim]{escape(debate_line(r))}[/]")
     if r.rubric is not None:
         render_rubric(console, r.rubric)
+    ended = r.ended_early
     for w in r.warnings:
-        console.print(f"[yellow]⚠ {escape(w)}[/]")
+        # A refusal's warning with its reason, as a motion's is shown (local/motion_cli.py)
+        why = f" (its reason: {escape(ended.reason)})" if ended and w == refusal_warning(ended) else ""
+        console.print(f"[yellow]⚠ {escape(w)}[/]{why}")
 
     console.print("\n[bold]Sub-claims[/]")
     for s in r.sub_claims:

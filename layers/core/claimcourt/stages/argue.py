@@ -1,5 +1,7 @@
 """Stages 4 and 7: one side's argument for a round: one branch of the Argue Parallel, or one turn
-(ArgueFirst, then ArgueSecond, which reads the first's argument of the same round)."""
+(ArgueFirst, then ArgueSecond, which reads the first's argument of the same round). A side that declined
+to argue in an earlier round is not asked again: its branch of the other side's one counter-argument
+round records it absent, with no model call (debate/refusal.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +11,10 @@ from pydantic import Field
 
 from claimcourt import artifacts
 from claimcourt.debate.argue import argue, opposite
+from claimcourt.debate.refusal import absent, last_round
 from claimcourt.debate.relevance import measure
 from claimcourt.errors import NotFoundError
-from claimcourt.models import ArgueInput, FrontierIssue, Side, Stage, Turn
+from claimcourt.models import ArgueInput, Argument, FrontierIssue, Side, Stage, Turn
 from claimcourt.reasoning.base import CallContext
 from claimcourt.stages.payloads import RoundPayload
 from claimcourt.wiring import Deps, run_evidence
@@ -32,6 +35,8 @@ def run(deps: Deps, p: ArguePayload) -> dict[str, Any]:
     other = opposite(p.side)
     arguments = artifacts.arguments_of(deps.store, p.run_id)
     earlier = [a for a in arguments if a.round < p.round]
+    if absent(earlier, p.side, p.round):
+        return _saved(deps, p, Argument(side=p.side, round=p.round, absent=True))
     last = {a.side: a for a in earlier if a.round == p.round - 1}
     now = None
     if p.turn == "second":  # it answers the argument the other side made this round, not the last one
@@ -45,7 +50,11 @@ def run(deps: Deps, p: ArguePayload) -> dict[str, Any]:
         context=request.context,
         side=p.side,
         round=p.round,
-        max_rounds=deps.settings.round_limit(request),
+        # A refusal may have made this round the last (this side's one counter-argument turn): its
+        # prompt then says so, and the closing round's rules hold.
+        max_rounds=last_round(
+            [*earlier, *([now] if now else [])], request.first, deps.settings.round_limit(request)
+        ),
         turn=p.turn,
         opponent_now=now,
         persona=artifacts.persona_for(deps.store, p.run_id, p.round),
@@ -69,13 +78,19 @@ def run(deps: Deps, p: ArguePayload) -> dict[str, Any]:
     )
     # Both sides at once are one step; in turn, each its own (the second reads what the first wrote).
     step = f"argue:{p.round}" + ("" if p.turn == "together" else f":{p.turn}")
-    result = argue(inputs, deps.reasoner, CallContext(p.run_id, STAGE, p.round, p.side, step=step))
-    deps.store.put_artifact(p.run_id, artifacts.argument_key(p.round, p.side), result.model_dump(mode="json"))
+    ctx = CallContext(p.run_id, STAGE, p.round, p.side, step=step)
+    return _saved(deps, p, argue(inputs, deps.reasoner, ctx))
+
+
+def _saved(deps: Deps, p: ArguePayload, argument: Argument) -> dict[str, Any]:
+    key = artifacts.argument_key(p.round, p.side)
+    deps.store.put_artifact(p.run_id, key, argument.model_dump(mode="json"))
     return {
         "side": p.side,
         "turn": p.turn,
-        "implied_score": result.implied_score(),
-        "refused": result.refusal is not None,
+        "implied_score": argument.implied_score(),
+        "refused": argument.refusal is not None,
+        "absent": argument.absent,
     }
 
 

@@ -50,6 +50,7 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
         moderated=moderated,
         previous_provisional=previous.signals.provisional_score if previous and previous.signals else None,
         previous_frontier=previous.signals.frontier if previous and previous.signals else None,
+        first=request.first,
     )
     measured = signals(state)
     wanted, wanted_rule = decide(state, measured)

@@ -1,6 +1,7 @@
 """Stage 5: the moderator names the decisive dispute, aims the next retrieval and recommends (not
-asked after the last round: nothing could follow). The round controller (stages/control.py) then
-decides, from this and what it measures."""
+asked after the last round: nothing could follow; the state machine skips it after the round limit, and
+this stage after a round a refusal made the last, debate/refusal.py). The round controller
+(stages/control.py) then decides, from this and what it measures."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from claimcourt import artifacts
 from claimcourt.debate.moderate import moderate
+from claimcourt.debate.refusal import last_round
 from claimcourt.errors import NotFoundError
 from claimcourt.models import ModerateInput, Stage
 from claimcourt.reasoning.base import CallContext
@@ -24,12 +26,16 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
     case_against = artifacts.argument_of(deps.store, p.run_id, p.round, "against")
     if case_for is None or case_against is None:
         raise NotFoundError(f"run {p.run_id} round {p.round} is missing an argument")
+    said = [a for a in artifacts.arguments_of(deps.store, p.run_id) if a.round <= p.round]
+    max_rounds = last_round(said, request.first, deps.settings.round_limit(request))
+    if p.round >= max_rounds:  # not asked, and nothing stored: the controller reads "not asked"
+        return {"recommendation": "not asked"}
     retrievals = artifacts.retrievals_of(deps.store, p.run_id)
     view = moderate(
         ModerateInput(
             claim=request.claim,
             round=p.round,
-            max_rounds=deps.settings.round_limit(request),
+            max_rounds=max_rounds,
             first=request.first,
             evidence_source=run_evidence(deps, record).name,
             sub_claims=artifacts.decomposition_of(deps.store, p.run_id).sub_claims,

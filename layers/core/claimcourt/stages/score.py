@@ -60,7 +60,7 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
     backtest_warnings = (
         [] if dating is None or as_of is None else hindsight.warnings(dating, as_of, result.sources)
     )
-    ended_early = early_end(arguments, result.first)
+    ended_early = early_end(arguments, result.first, deps.settings.round_limit(record.request))
     result = result.model_copy(
         update={
             "warnings": result.warnings
