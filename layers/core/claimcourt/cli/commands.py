@@ -1169,15 +1169,29 @@ def rejudge(
     help="Where to write the judge-against-judge plot (PNG).",
 )
 @click.option(
+    "--spread-plot",
+    "spread_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("panel_spread.png"),
+    show_default=True,
+    help="Where to write the plot of the judges' spread per claim (PNG).",
+)
+@click.option(
     "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose runs: the CLI's own are 'local'."
 )
 @data_dir_option
 def agreement(
-    run_ids: tuple[str, ...], every: bool, plot_path: Path, tenant: str, data_dir: Path | None
+    run_ids: tuple[str, ...],
+    every: bool,
+    plot_path: Path,
+    spread_path: Path,
+    tenant: str,
+    data_dir: Path | None,
 ) -> None:
-    """Agreement over RUNs (or --all) and their re-judgements: judge–judge Pearson and Spearman on
-    scores and Cohen's kappa on verdicts, judge–debater; a table, and the judge–judge plot."""
-    from claimcourt.bench.agreement import load, pairs, plot, table
+    """Agreement over RUNs (or --all), their panels' judges and their re-judgements: judge–judge Pearson
+    and Spearman on scores and Cohen's kappa on verdicts, judge–debater; a table, the judge–judge plot
+    and the panel's spread per claim."""
+    from claimcourt.bench.agreement import load, pairs, plot, spread_plot, table
 
     if bool(run_ids) == every:
         _fail("run_ids: name runs, or --all (not both)", EXIT_BAD_INPUT)
@@ -1195,6 +1209,7 @@ def agreement(
     for line in table(runs):
         click.echo(line)
     click.echo(str(plot(pairs(runs), plot_path)))
+    click.echo(str(spread_plot(runs, spread_path)))
 
 
 @main.command(name="export")
