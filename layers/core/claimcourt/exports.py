@@ -254,7 +254,8 @@ def panel_table(panel: Panel) -> list[str]:
     spread = "" if panel.spread is None else f"; spread {panel.spread}, sd {panel.sd:g}"
     lines = [
         "",
-        f"Panel of judges (speaks for the run: {_cell(panel.rule)}{spread}):",
+        f"Panel of judges ({_cell(panel.judges[panel.speaks].judge)} speaks for the run: {_cell(panel.rule)}"
+        f"{spread}):",
         "",
         "| judge | model | score | interval | verdict | judge said | cost | note |",
         "|---|---|---|---|---|---|---|---|",

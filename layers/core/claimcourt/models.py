@@ -176,7 +176,8 @@ def _clean_context(value: str | None) -> str | None:
 MAX_JUDGES = 5
 # A panel judge: `provider`, `provider:model`, either with `+rubric` or `+contract` (which judge it is; else
 # the request's `judge`). The model's characters are a line-up's (MODEL_NAME), which hold no `+`.
-JUDGE_SPEC = r"^(?P<provider>[a-z]+)(?::(?P<model>[A-Za-z0-9._:/-]{0,100}))?(?:\+(?P<kind>contract|rubric))?$"
+# No named groups: the pattern is in the OpenAPI document too, read by JSON Schema's (ECMA 262) regexes.
+JUDGE_SPEC = r"^([a-z]+)(?::([A-Za-z0-9._:/-]{0,100}))?(?:\+(contract|rubric))?$"
 JudgeSpec = Annotated[str, Field(max_length=120, json_schema_extra={"pattern": JUDGE_SPEC}), WHOLE_TEXT]
 
 
@@ -188,13 +189,13 @@ def parse_judge_spec(spec: str) -> tuple[str, str, JudgeKind | None]:
         raise ValueError(
             f"{spec[:130]!r} is not provider[:model][+rubric|+contract] (e.g. openai:gpt-4.1, offline+rubric)"
         )
-    provider = found["provider"]
+    provider, model, suffix = found.groups()
     if provider not in PROVIDERS:
         raise ValueError(
             f"{spec!r} names an unknown provider {provider!r}; providers: {', '.join(PROVIDERS)}"
         )
-    kind: JudgeKind | None = "rubric" if found["kind"] == "rubric" else "contract" if found["kind"] else None
-    return provider, found["model"] or "", kind
+    kind: JudgeKind | None = "rubric" if suffix == "rubric" else "contract" if suffix else None
+    return provider, model or "", kind
 
 
 class ClaimAsked(Strict):

@@ -320,7 +320,10 @@ def _judge_said(r: Result) -> str:
 def render_panel(console: Console, panel: Panel) -> None:
     """A panel's judges, each with its score as if it alone had judged; the one that speaks marked."""
     spread = "" if panel.spread is None else f"; spread {panel.spread}, sd {panel.sd:g}"
-    console.print(f"[bold]Panel of judges[/] (speaks for the run: {escape(panel.rule)}{spread})")
+    speaker = panel.judges[panel.speaks].judge
+    console.print(
+        f"[bold]Panel of judges[/] ({escape(speaker)} speaks for the run: {escape(panel.rule)}{spread})"
+    )
     table = Table(show_edge=False, header_style="bold", box=None)
     for col in ("", "judge", "model", "score", "verdict", "judge said", "cost", "note"):
         table.add_column(col, no_wrap=col != "note")

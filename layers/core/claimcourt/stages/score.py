@@ -206,7 +206,7 @@ def judged_by_panel(
     ]
     return result.model_copy(
         update={
-            "panel": Panel(judges=judges, speaks=n, rule=f"{member.spec}: {rule}", spread=spread, sd=sd),
+            "panel": Panel(judges=judges, speaks=n, rule=rule, spread=spread, sd=sd),
             "warnings": result.warnings + (gave_none if silent else []),
         }
     )
