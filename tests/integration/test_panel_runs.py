@@ -191,6 +191,7 @@ def test_two_models_judge_the_same_anonymized_debate_at_once_and_the_median_spea
     assert result.panel.sd == pytest.approx(abs(gpt.score - claude.score) / 2, abs=0.05)
     assert result.panel.rule == f"of two scores ({claude.score}, {gpt.score}), the one nearer 50"
     assert result.interval_method == "judge+panel"
+    assert result.overall_verdict is Verdict.NOT_ENOUGH_EVIDENCE  # a panel this split decides nothing
     assert speaking.interval is not None
     assert result.interval.low <= speaking.interval.low and result.interval.high > speaking.interval.high
     assert "panel" in {adjustment.kind for adjustment in result.adjustments}
