@@ -4,7 +4,6 @@ that starts a process hands it this one's environment through `child_environment
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -25,6 +24,7 @@ from claimcourt.models import (
     RoundsMode,
     SearchName,
     WebAddress,
+    parse_judge_spec,
 )
 
 R = TypeVar("R", bound=BaseModel)
@@ -377,7 +377,7 @@ class Settings(BaseSettings):
             return True
         roles = ROLES + tuple(MOTION_ROLES)
         named = [wanted.partition(":")[0] for wanted in (lineup or {}).values()]
-        named += [re.split(r"[:+]", judge, maxsplit=1)[0] for judge in judges]
+        named += [parse_judge_spec(judge)[0] for judge in judges]
         paid = any(self.route(role)[0] != "offline" for role in roles) or any(p != "offline" for p in named)
         return paid or self.web_search_source() in PAID_SEARCHES
 
