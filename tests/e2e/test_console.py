@@ -170,6 +170,55 @@ def test_a_claim_debated_in_turns_with_fixed_rounds_and_the_rubric_judge(page: P
     expect(page.locator("#score")).to_contain_text(str(run["score"]))
 
 
+def test_a_panel_of_judges_is_asked_for_on_the_run_page_and_shown_on_the_verdict(
+    page: Page, served: Served
+) -> None:
+    page.goto("/")
+    page.get_by_label("Claim", exact=True).fill(ARCTIC)
+    page.get_by_text("How to debate it").click()
+    # a judge whose provider has no key is refused naming the field, which gets the focus
+    panel = page.get_by_label("Panel of judges")
+    panel.fill("offline, openai:gpt-4.1")
+    page.get_by_role("button", name="Start debate").click()
+    expect(page.locator("#run-form .error")).to_contain_text("'openai:gpt-4.1': no key or base URL is set")
+    expect(panel).to_be_focused()
+    # the offline reasoner by the contract and by the rubric: a panel with no key
+    panel.fill("offline, offline+rubric")
+    page.get_by_role("button", name="Start debate").click()
+    expect(page).to_have_url(re.compile(r"#/runs/run_\w+/live$"))
+    run = served.wait(page.url.split("/")[-2])
+    assert run["status"] == "succeeded", run["error"]
+    expect(page).to_have_url(re.compile(rf"#/runs/{run['run_id']}$"), timeout=30_000)
+    judged = run["result"]["panel"]
+    card = page.locator("#panel")
+    expect(card.locator("tbody tr")).to_have_count(2)
+    for j in judged["judges"]:
+        row = card.locator(f"tr[data-judge='{j['judge']}']")
+        expect(row).to_contain_text(str(j["score"]))
+        expect(row).to_contain_text(f"{j['interval']['low']}–{j['interval']['high']}")
+    speaker = judged["judges"][judged["speaks"]]
+    expect(card.locator("tr.speaks")).to_have_count(1)
+    expect(card.locator("tr.speaks")).to_contain_text(speaker["judge"])
+    expect(card.locator("tr.speaks")).to_contain_text("speaks for the run")
+    expect(card).to_contain_text(
+        f"{speaker['judge']} speaks for the run, the panel's median: {judged['rule']}."
+    )
+    expect(page.locator("#score")).to_contain_text(str(speaker["score"]))
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    shot(page, "verdict-panel", "light")
+    for theme in THEMES:
+        page.evaluate(f"document.documentElement.dataset.theme = '{theme}'")
+        card.screenshot(path=str(SHOTS / f"panel-{theme}.png"))
+    # the trace shows each judge of the panel as its own step, with its model and score
+    page.get_by_role("link", name="Trace").click()
+    steps = page.locator("[data-step^='adjudicate|']")
+    expect(steps).to_have_count(2)
+    for n, j in enumerate(judged["judges"]):
+        step = page.locator(f"[data-step='adjudicate||||0|{n}|']")
+        expect(step).to_contain_text(f"Panel judge {n + 1}")
+        expect(step).to_contain_text(f"{j['model']} · scores ")
+
+
 def test_a_reload_mid_run_resumes_the_trace_from_the_last_seq_and_the_banner_follows_the_run(
     page: Page, served: Served
 ) -> None:

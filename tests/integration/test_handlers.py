@@ -94,6 +94,7 @@ def test_stage_chain_decompose_retrieve_argue(run: RunRecord, store: SqliteStore
         "sub_claims": 1,
         "max_rounds": 2,
         "samples": [0],  # standard effort: one judgement, no self-consistency samples
+        "panel": [],  # no panel of judges
         "order": {"sequential": False, "first": "for", "second": "against"},  # no first speaker: at once
     }
 

@@ -15,6 +15,7 @@ from claimcourt.bench.agreement import (
     plot,
     ranks,
     spearman,
+    spread_plot,
 )
 
 X, Y = [1, 2, 3, 4, 5], [2, 4, 5, 4, 5]
@@ -71,3 +72,27 @@ def test_pairs_and_debaters_over_runs() -> None:
 def test_the_plot_is_a_png(tmp_path: Path) -> None:
     written = plot(pairs(_runs()), tmp_path / "jj.png")
     assert written.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_spread_plot_has_a_row_per_run_two_or_more_judges_scored(tmp_path: Path) -> None:
+    panels = [
+        ("Arctic sea ice has declined since 1979", {"gpt": 88, "claude": 81, "offline": 84}, "offline"),
+        ("Global warming stopped in 1998", {"gpt": 12, "claude": 35, "offline": 22}, "offline"),
+        (
+            "Sea levels are rising because of volcanic activity under the oceans",
+            {"gpt": 82, "claude": 20},
+            "claude",
+        ),
+        ("One judge only", {"gpt": 50}, "gpt"),
+    ]
+    runs = [
+        Judged(f"run_{i}", scores, {j: "supported" for j in scores}, {}, claim, speaks)
+        for i, (claim, scores, speaks) in enumerate(panels)
+    ]
+    written = spread_plot(runs, tmp_path / "spread.png")
+    assert written.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # three rows (a run one judge scored has no spread): the figure grows with them
+    one_row = spread_plot(runs[:1], tmp_path / "one.png")
+    from PIL import Image
+
+    assert Image.open(written).height > Image.open(one_row).height

@@ -4,7 +4,7 @@ judge's numbers. Pure: judgements in, Result out."""
 from __future__ import annotations
 
 import itertools
-from typing import Literal
+from typing import Any, Literal
 
 import pytest
 from hypothesis import given, settings
@@ -239,6 +239,45 @@ def test_self_consistency_samples_widen_the_judges_interval() -> None:
     assert result.overall_score == 70
     assert result.interval.low < 64 and result.interval.high > 76
     _consistent(result)
+
+
+def test_a_panels_spread_widens_the_median_judges_interval_and_is_named() -> None:
+    # the median judge (70, its own interval 64–76) speaks; the panel's other judges said 40 and 90
+    median = _judgement([(70, Verdict.SUPPORTED)], 70, (64, 76))
+    alone = _result([median], T1_POOL, ["G1", "G2", "G3"])
+    judged = compose_result(
+        **{**_kwargs(alone), "judgements": [median], "panel_scores": [40, 70, 90]},
+    )
+    assert (judged.overall_score, judged.interval_method) == (70, "judge+panel")
+    # each half-width combined in quadrature with the panel's spread on that side: √(6² + 30²), √(6² + 20²)
+    assert (judged.interval.low, judged.interval.high) == (39, 91)
+    [step] = [a for a in judged.adjustments if a.kind == "panel"]
+    assert step.detail == "combined with the spread of the panel's 3 judges (40–90): 64–76 → 39–91"
+    assert (step.before_interval, step.after_interval) == (alone.interval, judged.interval)
+    # the sub-claims, verdicts and what would change are the median judge's own; its verdict is read
+    # against the widened interval, so a panel this split does not call it supported
+    assert [s.score for s in judged.sub_claims] == [s.score for s in alone.sub_claims]
+    assert alone.overall_verdict is Verdict.SUPPORTED
+    assert judged.overall_verdict is Verdict.NOT_ENOUGH_EVIDENCE
+    _consistent(judged)
+    # a panel of one judgement adds no spread
+    one = compose_result(**{**_kwargs(alone), "judgements": [median], "panel_scores": [70]})
+    assert (one.interval, one.interval_method) == (alone.interval, "judge")
+
+
+def _kwargs(result: Result) -> dict[str, Any]:
+    """compose_result's arguments for another scoring of `_result`'s debate (T1 pool, all cited)."""
+    return {
+        "run_id": result.run_id,
+        "request": RunRequest(claim=CLAIM),
+        "decomposition": Decomposition(sub_claims=[_sub(1)], shape="all"),
+        "arguments": _debate(["G1", "G2", "G3"]),
+        "evidence": T1_POOL,
+        "usage": Usage(),
+        "warnings": [],
+        "reasoner": "scripted",
+        "models": {},
+    }
 
 
 def test_evidence_quality_findings_are_measured_from_what_was_cited() -> None:

@@ -37,6 +37,7 @@ from claimcourt.models import (
     LedgerEntry,
     MotionMap,
     MotionResult,
+    Panel,
     Result,
     RoundAction,
     RunRecord,
@@ -248,6 +249,33 @@ def _linked(text: str, keys: Mapping[str, LedgerEntry], pool: Mapping[str, Evide
     return CITATION_MARKER.sub(link, text)
 
 
+def panel_table(panel: Panel) -> list[str]:
+    """A panel's judges as a Markdown table, the one that speaks for the run in bold."""
+    spread = "" if panel.spread is None else f"; spread {panel.spread}, sd {panel.sd:g}"
+    lines = [
+        "",
+        f"Panel of judges ({_cell(panel.judges[panel.speaks].judge)} speaks for the run: {_cell(panel.rule)}"
+        f"{spread}):",
+        "",
+        "| judge | model | score | interval | verdict | judge said | cost | note |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for n, j in enumerate(panel.judges):
+        name = f"**{_cell(j.judge)}** (speaks)" if n == panel.speaks else _cell(j.judge)
+        cells = [
+            name,
+            _cell(j.model) + (" rubric" if j.kind == "rubric" else ""),
+            "–" if j.score is None else str(j.score),
+            "–" if j.interval is None else f"{j.interval.low}–{j.interval.high}",
+            j.verdict.value if j.verdict else "–",
+            "–" if j.judge_score is None else str(j.judge_score),
+            f"${j.cost_usd:.4f}",
+            _cell(j.error or ""),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
 def debate_line(r: Result) -> str:
     """How the debate was run: its rounds, its order, its judge (and the rubric judge's own rating)."""
     rounds = f"{r.rounds} round{'s' * (r.rounds != 1)}" + (
@@ -255,6 +283,9 @@ def debate_line(r: Result) -> str:
     )
     order = "both sides at once" if r.first is None else f"{r.first} first, {opposite(r.first)} answering"
     judge: str = r.judge
+    if r.panel is not None:
+        speaker = r.panel.judges[r.panel.speaks].judge
+        judge = f"{speaker} ({r.judge}), the median of a panel of {len(r.panel.judges)}"
     if r.rubric is not None:
         said = "null" if r.rubric.rating is None else f"{r.rubric.rating} of 10"
         judge += f", rating the claim {said} ({r.rubric.reading})"
@@ -289,6 +320,8 @@ def transcript(
             "",
             debate_line(result),
         ]
+        if result.panel is not None:
+            lines += panel_table(result.panel)
         if result.searched:
             lines += ["", f"Evidence searched: {', '.join(result.searched)}."]
         if result.warnings:

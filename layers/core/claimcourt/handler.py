@@ -30,7 +30,8 @@ Handler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
 def _scope(payload: Payload) -> dict[str, Any]:
     """Which part of the run an invocation is: round, side, sub-claim (for event keys and logs)."""
     data = payload.model_dump()
-    scope = {k: data[k] for k in ("round", "side", "sample", "outcome", "batch") if data.get(k) is not None}
+    scoped = ("round", "side", "sample", "judge", "outcome", "batch")
+    scope = {k: data[k] for k in scoped if data.get(k) is not None}
     directive = data.get("directive")
     if isinstance(directive, dict):
         scope["sub_claim_id"] = directive["sub_claim_id"]

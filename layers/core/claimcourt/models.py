@@ -21,6 +21,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -171,6 +172,32 @@ def _clean_context(value: str | None) -> str | None:
     return value or None
 
 
+# A panel's size at most: each judge is one more whole judgement (its cost, its wait).
+MAX_JUDGES = 5
+# A panel judge: `provider`, `provider:model`, either with `+rubric` or `+contract` (which judge it is; else
+# the request's `judge`). The model's characters are a line-up's (MODEL_NAME), which hold no `+`.
+# No named groups: the pattern is in the OpenAPI document too, read by JSON Schema's (ECMA 262) regexes.
+JUDGE_SPEC = r"^([a-z]+)(?::([A-Za-z0-9._:/-]{0,100}))?(?:\+(contract|rubric))?$"
+JudgeSpec = Annotated[str, Field(max_length=120, json_schema_extra={"pattern": JUDGE_SPEC}), WHOLE_TEXT]
+
+
+def parse_judge_spec(spec: str) -> tuple[str, str, JudgeKind | None]:
+    """(provider, model, kind) of a panel judge as named: model "" is the provider's default, kind None the
+    request's judge. A ValueError says what is wrong with it."""
+    found = re.match(JUDGE_SPEC, spec)
+    if found is None:
+        raise ValueError(
+            f"{spec[:130]!r} is not provider[:model][+rubric|+contract] (e.g. openai:gpt-4.1, offline+rubric)"
+        )
+    provider, model, suffix = found.groups()
+    if provider not in PROVIDERS:
+        raise ValueError(
+            f"{spec!r} names an unknown provider {provider!r}; providers: {', '.join(PROVIDERS)}"
+        )
+    kind: JudgeKind | None = "rubric" if suffix == "rubric" else "contract" if suffix else None
+    return provider, model or "", kind
+
+
 class ClaimAsked(Strict):
     """A claim and how to debate it: what a run, a monitor and a check request all carry."""
 
@@ -192,11 +219,45 @@ class ClaimAsked(Strict):
         default="contract",
         description="contract: the judge scores 0–100; rubric: the disagreement hierarchy and a 0–10 rating.",
     )
+    judges: list[JudgeSpec] = Field(
+        default_factory=list,
+        max_length=MAX_JUDGES,
+        description="A panel of judges, each judging the same anonymized debate in its own call: "
+        "`provider[:model][+rubric|+contract]` (`provider` alone: its default model; `offline`: the offline "
+        "reasoner; the suffix: which judge it is, else `judge`'s). The panel's median speaks for the run; "
+        "it replaces self-consistency samples and re-deliberation. Empty: one judge, as configured.",
+        examples=[["openai:gpt-4.1", "anthropic:claude-sonnet-4-6", "offline+rubric"]],
+    )
 
     @field_validator("claim")
     @classmethod
     def _claim(cls, value: str) -> str:
         return _clean_claim(value)
+
+    @field_validator("judges", mode="before")
+    @classmethod
+    def _panel_size(cls, value: Any) -> Any:
+        """Said in the panel's words before the type's own (`List should have at most 5 items`)."""
+        if isinstance(value, list) and len(value) > MAX_JUDGES:
+            raise ValueError(
+                f"a panel has at most {MAX_JUDGES} judges (each is one more judgement), not {len(value)}"
+            )
+        return value
+
+    @field_validator("judges")
+    @classmethod
+    def _panel(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        """Every judge well formed, of a known provider, and named once (as the judge it judges as)."""
+        seen: dict[tuple[str, str, str], str] = {}
+        default_kind = info.data.get("judge", "contract")
+        for spec in value:
+            provider, model, kind = parse_judge_spec(spec)
+            key = (provider, model, kind or default_kind)
+            if key in seen:
+                same = "is named twice" if seen[key] == spec else f"is the same judge as {seen[key]!r}"
+                raise ValueError(f"{spec!r} {same}: name each judge once")
+            seen[key] = spec
+        return value
 
     @field_validator("context")
     @classmethod
@@ -1044,6 +1105,7 @@ class Adjustment(Strict):
         "evidence_quality",
         "interval_recentred",
         "self_consistency",
+        "panel",
         "interval_floor",
         "verdict_band",
     ]
@@ -1084,7 +1146,9 @@ class RubricVerdict(Strict):
 
 
 # How the interval was found. The last two are those of runs scored before the contract.
-IntervalMethod = Literal["judge", "judge+self_consistency", "self_consistency", "sub_claim_dispersion"]
+IntervalMethod = Literal[
+    "judge", "judge+self_consistency", "judge+panel", "self_consistency", "sub_claim_dispersion"
+]
 
 
 class BacktestDating(Strict):
@@ -1153,6 +1217,50 @@ class RoundParallelism(Strict):
     )
 
 
+class PanelJudge(Strict):
+    """One judge of a run's panel (`judges`) and the judgement it gave, scored by the scoring contract as
+    if it alone had judged the run."""
+
+    judge: str = Field(
+        description="The judge as the request named it, e.g. `openai:gpt-4.1`, `offline+rubric`."
+    )
+    model: str = Field(description="provider:model that judged.")
+    kind: JudgeKind = Field(description="The contract's judge or the rubric judge.")
+    prompt_version: str | None = Field(default=None, description="The judge's prompt, `<template>@<digest>`.")
+    score: Score | None = Field(
+        default=None, description="The overall score it implies (null: no judgement)."
+    )
+    interval: Interval | None = Field(
+        default=None, description="Its 80 % interval, as if it alone had judged."
+    )
+    verdict: Verdict | None = None
+    judge_score: Score | None = Field(
+        default=None, description="Its own overall score, before any adjustment."
+    )
+    sub_scores: dict[str, Score] = Field(
+        default_factory=dict, description="Each sub-claim's score it implies."
+    )
+    cost_usd: float = Field(default=0.0, description="Its own calls' cost.")
+    price_known: bool = True
+    llm_calls: int = 0
+    error: str | None = Field(default=None, description="Why it gave no judgement (a refusal, a failure).")
+
+
+class Panel(Strict):
+    """A panel of judges (the request's `judges`): every judgement, which one speaks for the run, and how
+    far apart they are (docs/scoring.md, "A panel of judges")."""
+
+    judges: list[PanelJudge] = Field(description="In the order the request named them.")
+    speaks: int = Field(ge=0, description="The index in `judges` of the judgement that speaks for the run.")
+    rule: str = Field(description="How that one was chosen: the panel's median, stated.")
+    spread: int | None = Field(
+        default=None, description="Max − min of the judges' scores (null: fewer than two judged)."
+    )
+    sd: float | None = Field(
+        default=None, description="The judges' scores' standard deviation (population; null: fewer than two)."
+    )
+
+
 class Result(Strict):
     run_id: str
     claim: str
@@ -1194,6 +1302,10 @@ class Result(Strict):
     )
     re_deliberation: Redeliberation | None = Field(
         default=None, description="Whether the judgement was asked once more, and why (None: one sample)."
+    )
+    panel: Panel | None = Field(
+        default=None,
+        description="A panel of judges' every judgement, its median and spread (null: one judge).",
     )
     round_control: RoundControl | None = Field(
         default=None, description="What the round controller did, or in shadow mode would have done."

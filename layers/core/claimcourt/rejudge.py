@@ -20,17 +20,9 @@ from datetime import UTC, datetime
 from pydantic import BaseModel, Field
 
 from claimcourt import artifacts
+from claimcourt.adjudication.panel import JUDGE_FAILURES
 from claimcourt.adjudication.score import compose_result
-from claimcourt.errors import (
-    BudgetExceededError,
-    ConflictError,
-    InvalidRequestError,
-    MalformedReplyError,
-    NotFoundError,
-    ProviderError,
-    RefusedJudgementError,
-    TruncatedReplyError,
-)
+from claimcourt.errors import ConflictError, InvalidRequestError, NotFoundError
 from claimcourt.models import (
     PROVIDERS,
     AdjudicateInput,
@@ -53,14 +45,6 @@ PREFIX = "rejudge/"
 MAX_JUDGES = 8
 # `provider` or `provider:model`.
 JUDGE_NAME = rf"^({'|'.join(PROVIDERS)})(:[A-Za-z0-9._:/-]{{0,100}})?$"
-# What a judge's call may fail with and the others still be kept: the judgement says why.
-JUDGE_FAILURES = (
-    RefusedJudgementError,
-    MalformedReplyError,
-    TruncatedReplyError,
-    ProviderError,
-    BudgetExceededError,
-)
 
 
 class RejudgeRequest(BaseModel):
@@ -82,7 +66,9 @@ class StoredJudgement(BaseModel):
     """One judgement of a run: the run's own (`original`) or a re-judgement, with the score it implies
     by the score stage's rules."""
 
-    id: str = Field(description="`original`, or `<rejudging id>/<n>`.")
+    id: str = Field(
+        description="`original`; `panel/<n>`, the run's own panel's judge n; or `<rejudging id>/<n>`."
+    )
     original: bool
     rejudge_id: str | None = Field(default=None, description="The re-judging that asked for it.")
     judge: JudgeKind = Field(description="The contract's judge or the rubric judge.")
@@ -283,11 +269,49 @@ def original(deps: Deps, record: RunRecord) -> StoredJudgement:
     )
 
 
+def panel_judgements(deps: Deps, record: RunRecord) -> list[StoredJudgement]:
+    """The run's own judgements when a panel judged it (`judges`): each judge's, as its result keeps it."""
+    result = record.result
+    if result is None or result.panel is None:
+        return []
+    docs = deps.store.find_artifacts(record.run_id, artifacts.JUDGEMENT_PREFIX)
+    found = []
+    for n, j in enumerate(result.panel.judges):
+        doc = docs.get(artifacts.judgement_key(n), {})
+        mapping: dict[str, Side] = doc.get("mapping", {})
+        found.append(
+            StoredJudgement(
+                id=f"panel/{n}",
+                original=True,
+                judge=j.kind,
+                model=j.model,
+                prompt_version=j.prompt_version,
+                score=j.score,
+                interval=j.interval,
+                verdict=j.verdict,
+                judge_score=j.judge_score,
+                sub_scores=j.sub_scores,
+                sides=mapping,
+                stronger={
+                    s["sub_claim_id"]: _side(s["stronger_position"], mapping)
+                    for s in (doc.get("judgement") or {}).get("sub_claims", [])
+                },
+                cost_usd=j.cost_usd,
+                price_known=j.price_known,
+                llm_calls=j.llm_calls,
+                error=j.error,
+                created_at=record.finished_at,
+            )
+        )
+    return found
+
+
 def judgements_of(deps: Deps, record: RunRecord) -> list[StoredJudgement]:
-    """The run's own judgement, then every re-judgement, oldest first (none before the run succeeded)."""
+    """The run's own judgement (a panel's: each of its judges), then every re-judgement, oldest first
+    (none before the run succeeded)."""
     if record.result is None:
         return []
     stored = deps.store.find_artifacts(record.run_id, PREFIX)
     again = [StoredJudgement.model_validate(d) for d in stored.values()]
     again.sort(key=lambda j: (j.rejudge_id or "", int(j.id.rsplit("/", 1)[1])))
-    return [original(deps, record), *again]
+    return [*(panel_judgements(deps, record) or [original(deps, record)]), *again]

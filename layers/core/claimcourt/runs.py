@@ -102,7 +102,10 @@ def submit_run(
     request = settings.with_defaults(request)  # the saved (or configured) default effort and mode
     # The hourly cap guards spend: a run the offline reasoner serves (no paid model, no paid search)
     # still takes a slot under the concurrency cap, but is not counted against it.
-    spends = settings.may_spend(request.lineup if isinstance(request, MotionRequest) else None)
+    if isinstance(request, MotionRequest):
+        spends = settings.may_spend(lineup=request.lineup)
+    else:
+        spends = settings.may_spend(judges=request.judges)
     store.admit(
         Lease(run_id=run_id, tenant_id=tenant_id, since=utcnow(), spends=spends, owner=owner),
         max_active=settings.max_active_runs,

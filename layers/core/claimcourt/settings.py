@@ -4,7 +4,7 @@ that starts a process hands it this one's environment through `child_environment
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal, TypeVar
@@ -24,6 +24,7 @@ from claimcourt.models import (
     RoundsMode,
     SearchName,
     WebAddress,
+    parse_judge_spec,
 )
 
 R = TypeVar("R", bound=BaseModel)
@@ -366,15 +367,17 @@ class Settings(BaseSettings):
                 return "openai"
         return "searxng" if self.searxng_url is not None else "none"
 
-    def may_spend(self, lineup: Mapping[MotionRole, str] | None = None) -> bool:
-        """Whether a run may spend money: a paid provider routed to any role (a motion's `lineup`
-        included), or paid search. A run that spends nothing (the offline reasoner in every role,
-        the bundled corpus) is not counted against the hourly cap. Where the keys are not known
-        here (the deployed API), only a provider forced offline is known to be free."""
+    def may_spend(self, lineup: Mapping[MotionRole, str] | None = None, judges: Sequence[str] = ()) -> bool:
+        """Whether a run may spend money: a paid provider routed to any role (a motion's `lineup` and a
+        claim's panel of `judges` included), or paid search. A run that spends nothing (the offline
+        reasoner in every role, the bundled corpus) is not counted against the hourly cap. Where the
+        keys are not known here (the deployed API), only a provider forced offline is known to be free
+        (a panel's judges name their own providers: any but `offline` may spend)."""
         if not self.provider_keys_known and self.provider != "offline":
             return True
         roles = ROLES + tuple(MOTION_ROLES)
         named = [wanted.partition(":")[0] for wanted in (lineup or {}).values()]
+        named += [parse_judge_spec(judge)[0] for judge in judges]
         paid = any(self.route(role)[0] != "offline" for role in roles) or any(p != "offline" for p in named)
         return paid or self.web_search_source() in PAID_SEARCHES
 

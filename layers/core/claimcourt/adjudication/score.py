@@ -53,7 +53,9 @@ class QualityFinding:
 
 
 # The rules that change the interval (Adjustment.kind, target "interval").
-IntervalKind = Literal["interval_recentred", "self_consistency", "evidence_quality", "interval_floor"]
+IntervalKind = Literal[
+    "interval_recentred", "self_consistency", "panel", "evidence_quality", "interval_floor"
+]
 
 # Fewer cited passages than this is thin evidence.
 THIN_EVIDENCE = 3
@@ -219,9 +221,16 @@ def _width(interval: Interval) -> int:
     return interval.high - interval.low
 
 
-def score_judgements(judgements: list[Judgement], shape: Shape, quality: list[QualityFinding]) -> Scored:
+def score_judgements(
+    judgements: list[Judgement],
+    shape: Shape,
+    quality: list[QualityFinding],
+    panel_scores: list[int] | None = None,
+) -> Scored:
     """Apply the scoring contract to the judge's numbers (docs/scoring.md), naming every change with
-    its numbers before and after, in the order they were made:
+    its numbers before and after, in the order they were made. With `panel_scores` (a panel of judges:
+    every judge's score, each scored as if it alone had judged, the first's among them), those, not
+    samples, are the spread the interval is combined with:
 
     1. The overall score is composed from the judge's own sub-claim scores by the claim's shape,
        unless the judge gave a reason to depart from the rule; a departure stays within the
@@ -229,7 +238,8 @@ def score_judgements(judgements: list[Judgement], shape: Shape, quality: list[Qu
     2. Evidence quality pulls every sub-claim score towards 50 (never walls it), and so the overall.
     3. The interval is the judge's 80 % interval, moved to the final score (symmetric, its width kept,
        when the score moved), combined with the spread of the self-consistency samples, each scored
-       the same way, widened by each evidence-quality finding, with a floor, inside 0–100.
+       the same way (or of the panel's judges), widened by each evidence-quality finding, with a floor,
+       inside 0–100.
     4. Verdicts follow the bands, so score, interval, verdict and sub-claims never contradict."""
     first = judgements[0]
     adjustments: list[Adjustment] = []
@@ -338,7 +348,17 @@ def score_judgements(judgements: list[Judgement], shape: Shape, quality: list[Qu
             half,
         )
     method: IntervalMethod = "judge"
-    if len(judgements) > 1:
+    if panel_scores is not None and len(panel_scores) > 1:
+        spread_below, spread_above = _spread(panel_scores, final)
+        method = "judge+panel"
+        step(
+            "panel",
+            f"combined with the spread of the panel's {len(panel_scores)} judges "
+            f"({min(panel_scores)}–{max(panel_scores)})",
+            math.hypot(below, spread_below),
+            math.hypot(above, spread_above),
+        )
+    elif len(judgements) > 1:
         samples = [final] + [_overall_of(j, shape, pulled)[0] for j in judgements[1:]]
         spread_below, spread_above = _spread(samples, final)
         method = "judge+self_consistency"
@@ -422,9 +442,11 @@ def compose_result(
     sides: dict[str, Side] | None = None,
     natural_temperature: list[str] | None = None,
     rubric: RubricJudgement | None = None,
+    panel_scores: list[int] | None = None,
 ) -> Result:
     """`sides` maps the judge's anonymous labels back to for/against ({"A": "against", "B": "for"});
-    `rubric`, the rubric judge's own reply behind `judgements[0]` (judge rubric)."""
+    `rubric`, the rubric judge's own reply behind `judgements[0]` (judge rubric); `panel_scores`, a
+    panel's scores, `judgements[0]` the one that speaks (see score_judgements)."""
     pool = {e.id: e for e in evidence}
     judgement = judgements[0]
     cited = [c for a in arguments for p in a.points for c in p.citations]
@@ -433,7 +455,8 @@ def compose_result(
     sources.sort(key=lambda s: s.tier)  # stable: T1 first, then citation order
     decisive_ids = [judgement.decisive_evidence_id, *(j.decisive_evidence_id for j in judgement.sub_claims)]
     deciding = [source_ref(pool[i]) for i in dict.fromkeys(decisive_ids) if i and i in pool]
-    scored = score_judgements(judgements, decomposition.shape, evidence_quality(sources, arguments, deciding))
+    quality = evidence_quality(sources, arguments, deciding)
+    scored = score_judgements(judgements, decomposition.shape, quality, panel_scores)
     pro, con = final_round(arguments, "for"), final_round(arguments, "against")
     judged = {j.sub_claim_id: j for j in judgement.sub_claims}
     sub_results = []

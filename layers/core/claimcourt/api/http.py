@@ -21,6 +21,7 @@ from pydantic import AfterValidator, BaseModel, Field
 
 from claimcourt import __version__, artifacts
 from claimcourt.access import authenticate, presented_key
+from claimcourt.adjudication.panel import check as check_panel
 from claimcourt.api import benchmarks, console, corpora
 from claimcourt.api.bodies import read_json
 from claimcourt.api.problems import PROBLEM, from_error, problem, problem_reply
@@ -368,6 +369,7 @@ def build_app() -> APIGatewayHttpResolver:
             raise ConfigurationError("no executor: CLAIMCOURT_STATE_MACHINE_ARN is not set")
         owner = tenant()
         _own_corpora(deps, owner, request.corpora)
+        check_panel(deps.settings, request)
         started: list[RunRecord] = []
 
         def start() -> dict[str, Any]:
@@ -569,6 +571,7 @@ def build_app() -> APIGatewayHttpResolver:
 
     @app.post("/monitors", responses={201: {"description": "Watched: due at the next drift tick."}})
     def post_monitor(request: MonitorRequest) -> Response[Monitor]:
+        check_panel(_deps().settings, request)  # every run it starts is judged by its panel
         monitor = create_monitor(_deps().store, tenant(), request)
         headers = {"Location": f"/monitors/{monitor.monitor_id}"}
         return Response(status_code=201, content_type="application/json", body=monitor, headers=headers)

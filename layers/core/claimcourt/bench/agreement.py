@@ -1,11 +1,12 @@
 """Agreement between judges, and between judges and debaters, over stored runs (issue 26).
 
-Each run's judges are its own judgement (`original`) and its re-judgements (rejudge.py), named by
-model and kind (`openai:gpt-4.1`, `offline:offline rubric`). Judge–judge: for each pair of judges, over
-the runs both judged, Pearson and Spearman on overall scores and Cohen's κ on verdicts. Judge–debater:
-each debater's own implied overall score (the mean of its final round's implied scores) against each
-judge's score. Computed with numpy (no scipy in the environment); undefined values (fewer than two
-runs, no variance) are None, never a made-up 0.
+Each run's judges are its own judgement (`original`, or each judge of its panel: `judges`) and its
+re-judgements (rejudge.py), named by model and kind (`openai:gpt-4.1`, `offline:offline rubric`).
+Judge–judge: for each pair of judges, over the runs both judged, Pearson and Spearman on overall scores
+and Cohen's κ on verdicts; and each run's spread (`spread_plot`). Judge–debater: each debater's own
+implied overall score (the mean of its final round's implied scores) against each judge's score.
+Computed with numpy (no scipy in the environment); undefined values (fewer than two runs, no variance)
+are None, never a made-up 0.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import numpy as np
 
 from claimcourt import artifacts
 from claimcourt.adjudication.score import final_round
+from claimcourt.bench.report import _pyplot
+from claimcourt.contract import REFUTED_AT, SUPPORTED_AT
 from claimcourt.models import RunStatus, Side
 from claimcourt.rejudge import StoredJudgement, judgements_of
 from claimcourt.wiring import Deps
@@ -67,6 +70,8 @@ class Judged:
     scores: dict[str, int]  # judge → overall score
     verdicts: dict[str, str]  # judge → verdict
     debaters: dict[Side, int]  # side → its own implied overall score
+    claim: str = ""
+    speaks: str | None = None  # the judge whose judgement is the run's result (a panel's median)
 
 
 @dataclass(frozen=True)
@@ -92,15 +97,19 @@ def load(deps: Deps, run_ids: Sequence[str]) -> list[Judged]:
         record = deps.store.get_run(run_id)
         if record.status is not RunStatus.SUCCEEDED or record.motion is not None:
             continue
-        scored = [j for j in judgements_of(deps, record) if j.score is not None and j.verdict is not None]
+        judged = judgements_of(deps, record)
+        scored = [j for j in judged if j.score is not None and j.verdict is not None]
         arguments = artifacts.arguments_of(deps.store, run_id)
         own = {side: final_round(arguments, side) for side in SIDES}
+        panel = record.result.panel if record.result is not None else None
         found.append(
             Judged(
                 run_id,
                 {judge_name(j): j.score for j in scored if j.score is not None},
                 {judge_name(j): j.verdict.value for j in scored if j.verdict is not None},
                 {s: v for s, a in own.items() if a is not None and (v := a.implied_score()) is not None},
+                record.request.claim,
+                judge_name(judged[panel.speaks if panel is not None else 0]),
             )
         )
     return found
@@ -143,11 +152,7 @@ def debater_fits(runs: Sequence[Judged]) -> list[DebaterFit]:
 
 def plot(found: Sequence[Pair], path: Path) -> Path:
     """Judge against judge: one scatter per pair (identity line; r and n in the title)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     shown = [p for p in found if p.n] or list(found)
     cols = min(len(shown), 3) or 1
     rows = max(1, -(-len(shown) // cols))
@@ -171,6 +176,49 @@ def plot(found: Sequence[Pair], path: Path) -> Path:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def spread_plot(runs: Sequence[Judged], path: Path) -> Path:
+    """The panel's spread per claim: a row per run two or more judges scored, each judge's score a
+    marker of its own (the legend names them), a line from the lowest to the highest, the judgement
+    that speaks for the run ringed, max − min at the right; the verdict bands shaded behind."""
+    plt = _pyplot()
+    shown = [r for r in runs if len(r.scores) >= 2]
+    judges = sorted({j for r in shown for j in r.scores})
+    markers = "osD^vP*X"
+    fig, ax = plt.subplots(figsize=(10, 1.9 + 0.55 * max(len(shown), 1)))
+    ax.axvspan(0, REFUTED_AT, color="#d62728", alpha=0.06, linewidth=0)
+    ax.axvspan(SUPPORTED_AT, 100, color="#2ca02c", alpha=0.06, linewidth=0)
+    ax.axvline(50, color="#999999", linewidth=0.8, linestyle=":")
+    for row, r in enumerate(shown):
+        low, high = min(r.scores.values()), max(r.scores.values())
+        ax.plot([low, high], [row, row], color="#555555", linewidth=1.5, zorder=1)
+        ax.annotate(f"spread {high - low}", (101, row), va="center", fontsize=8, annotation_clip=False)
+        if r.speaks in r.scores:
+            ax.scatter([r.scores[r.speaks]], [row], s=260, facecolors="none", edgecolors="black", zorder=3)
+    for i, judge in enumerate(judges):
+        rows = [(r.scores[judge], row) for row, r in enumerate(shown) if judge in r.scores]
+        xs, ys = zip(*rows, strict=True) if rows else ((), ())
+        ax.scatter(xs, ys, marker=markers[i % len(markers)], s=60, zorder=2, label=judge)
+    ax.scatter([], [], s=160, facecolors="none", edgecolors="black", label="speaks for the run")
+    ax.set_yticks(range(len(shown)))
+    ax.set_yticklabels([_short(r.claim or r.run_id) for r in shown], fontsize=8)
+    ax.set_ylim(len(shown) - 0.5, -0.5)  # the first run at the top
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("overall score (0–100); shaded: refuted ≤ 40, supported ≥ 60")
+    runs_shown = f"{len(shown)} run{'s' if len(shown) != 1 else ''}"
+    ax.set_title(f"The panel's spread per claim ({runs_shown} with two or more judges)", fontsize=10)
+    # beside the plot, past the spreads written at its right edge: never over a row or the axis
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.19, 0.5), frameon=False)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def _short(text: str, width: int = 48) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _num(value: float | None) -> str:

@@ -255,6 +255,13 @@ def _exit_status(code: object) -> int:
 @click.option(
     "--judge", type=JUDGES, default="contract", show_default=True, help="contract: 0–100; rubric: 0–10, DH."
 )
+@click.option(
+    "--judges",
+    "panel",
+    default=None,
+    help="A panel: provider[:model][+rubric|+contract], comma-separated, up to 5 (e.g. "
+    "openai:gpt-4.1,anthropic,offline+rubric); each judges in its own call, the median speaks.",
+)
 @click.option("--corpus", "corpora", multiple=True, help=CORPUS_HELP)
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the run as JSON (its status, and its result once scored)."
@@ -283,6 +290,7 @@ def run(
     first: str | None,
     rounds: int | None,
     judge: str,
+    panel: str | None,
     corpora: tuple[str, ...],
     as_json: bool,
     claim_author: str | None,
@@ -315,6 +323,7 @@ def run(
                 "first": first,
                 "rounds": rounds,
                 "judge": judge,
+                "judges": _judges(panel),
                 "claim_origin": origin,
                 "corpora": list(corpora),
             }
@@ -324,12 +333,14 @@ def run(
     if stack:
         deployed = _stack(stack, data_dir)
         _check_stack_corpora(deployed, request.corpora)
+        _check_panel(deployed.settings, request)
         _run_on_stack(deployed, request, as_json)
         return
     from claimcourt.local.runtime import LocalRuntime
 
     deps = build_deps(_settings(data_dir))
     _check_corpora(deps, request.corpora)
+    _check_panel(deps.settings, request)
     with LocalRuntime(deps) as runtime:
         _quiet_logs(verbose)  # after the handlers are loaded: their logger is configured on import
         record = _submit(deps.store, runtime, deps.settings, request)
@@ -337,6 +348,29 @@ def run(
         with view:
             runtime.follow(record.run_id, on_tick=view.refresh)
     _print_record(deps.store, deps.store.get_run(record.run_id), as_json)
+
+
+def _judges(text: str | None) -> list[str]:
+    """`--judges a,b,c` as the request's list (an empty one refused by name: `a,,b` is a typo, not two)."""
+    if text is None:
+        return []
+    names = [name.strip() for name in text.split(",")]
+    if not all(names):
+        _fail(f"judges: {text!r} names an empty judge (comma-separated, none empty)", EXIT_BAD_INPUT)
+    return names
+
+
+def _check_panel(settings: Settings, request: RunRequest) -> None:
+    """A panel's judges can be heard here and paid for (a one-line error before anything runs), and what
+    judging is estimated to cost, said on stderr."""
+    from claimcourt.adjudication.panel import check
+
+    try:
+        estimate = check(settings, request)
+    except InvalidRequestError as exc:
+        _fail(f"{exc.field}: {exc.message}", EXIT_BAD_INPUT)
+    if estimate is not None:
+        err.print(f"[dim]panel: {escape(estimate.line())}[/]")
 
 
 def _check_corpora(deps: Deps, corpora: list[str]) -> None:
@@ -1135,15 +1169,29 @@ def rejudge(
     help="Where to write the judge-against-judge plot (PNG).",
 )
 @click.option(
+    "--spread-plot",
+    "spread_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("panel_spread.png"),
+    show_default=True,
+    help="Where to write the plot of the judges' spread per claim (PNG).",
+)
+@click.option(
     "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose runs: the CLI's own are 'local'."
 )
 @data_dir_option
 def agreement(
-    run_ids: tuple[str, ...], every: bool, plot_path: Path, tenant: str, data_dir: Path | None
+    run_ids: tuple[str, ...],
+    every: bool,
+    plot_path: Path,
+    spread_path: Path,
+    tenant: str,
+    data_dir: Path | None,
 ) -> None:
-    """Agreement over RUNs (or --all) and their re-judgements: judge–judge Pearson and Spearman on
-    scores and Cohen's kappa on verdicts, judge–debater; a table, and the judge–judge plot."""
-    from claimcourt.bench.agreement import load, pairs, plot, table
+    """Agreement over RUNs (or --all), their panels' judges and their re-judgements: judge–judge Pearson
+    and Spearman on scores and Cohen's kappa on verdicts, judge–debater; a table, the judge–judge plot
+    and the panel's spread per claim."""
+    from claimcourt.bench.agreement import load, pairs, plot, spread_plot, table
 
     if bool(run_ids) == every:
         _fail("run_ids: name runs, or --all (not both)", EXIT_BAD_INPUT)
@@ -1161,6 +1209,7 @@ def agreement(
     for line in table(runs):
         click.echo(line)
     click.echo(str(plot(pairs(runs), plot_path)))
+    click.echo(str(spread_plot(runs, spread_path)))
 
 
 @main.command(name="export")

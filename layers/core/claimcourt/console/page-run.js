@@ -52,6 +52,8 @@ function request(form, claim) {
   if (context) body.context = context;
   const corpora = data.getAll("corpora");
   if (corpora.length) body.corpora = corpora;
+  const judges = String(data.get("judges") || "").split(",").map((j) => j.trim()).filter(Boolean);
+  if (judges.length) body.judges = judges;
   return body;
 }
 
@@ -124,7 +126,16 @@ export function render(view) {
         h("div.field", h("label", { for: "judge" }, "Judge"),
           h("select#judge", { name: "judge" },
             h("option", { value: "contract" }, "Scoring contract (0–100)"),
-            h("option", { value: "rubric" }, "Rubric (disagreement hierarchy, 0–10)"))))),
+            h("option", { value: "rubric" }, "Rubric (disagreement hierarchy, 0–10)")))),
+      h("div.field",
+        h("label", { for: "judges" }, "Panel of judges ", h("span.hint", "(optional)")),
+        h("input#judges", {
+          name: "judges", type: "text", maxlength: 600, autocomplete: "off", spellcheck: false,
+          placeholder: "e.g. openai:gpt-4.1, anthropic, offline+rubric", "aria-describedby": "judges-hint",
+        }),
+        h("div.hint#judges-hint",
+          "Up to 5, comma-separated, each provider[:model], +rubric to judge by the rubric. Each judges the same ",
+          "anonymized debate in its own call; the median speaks for the run. offline and offline+rubric need no key."))),
     corporaPicker("run", corpora),
     h("details",
       h("summary", "Attach context"),
@@ -152,6 +163,10 @@ export function render(view) {
         ? `${err.message} A slot frees in about ${err.retryAfter} s; add it to the queue to start it then.`
         : err));
       if (err.field === "claim") claim.focus();
+      if (err.field?.startsWith("judges")) {
+        form.querySelector("#judges").closest("details").open = true;
+        form.querySelector("#judges").focus();
+      }
     }
   });
 

@@ -16,7 +16,7 @@ const ROUND_STAGES = ["retrieve", "argue", "factcheck", "moderate", "control", "
 
 function stepKey(e) {
   const d = e.data || {};
-  return [e.stage, e.round ?? d.round ?? "", e.side ?? "", d.sub_claim_id ?? "", d.sample ?? "", d.batch ?? ""].join("|");
+  return [e.stage, e.round ?? d.round ?? "", e.side ?? "", d.sub_claim_id ?? "", d.sample ?? "", d.judge ?? "", d.batch ?? ""].join("|");
 }
 
 function label(e) {
@@ -24,7 +24,9 @@ function label(e) {
   switch (e.stage) {
     case "argue": return e.side === "for" ? "Case for" : "Case against";
     case "retrieve": return `Retrieve ${d.sub_claim_id || ""}`.trim();
-    case "adjudicate": return d.reconsider ? "Judge again (re-deliberation)" : `Judge, sample ${(d.sample ?? 0) + 1}`;
+    case "adjudicate":
+      if (d.judge != null) return `Panel judge ${d.judge + 1}`;
+      return d.reconsider ? "Judge again (re-deliberation)" : `Judge, sample ${(d.sample ?? 0) + 1}`;
     case "review": return `Review, batch ${d.batch ?? 1}`;
     case "control": return "Round controller";
     case "relevance": return "Pool relevance";
@@ -86,7 +88,9 @@ function stepView(step) {
   const s = step.summary || {};
   if (step.stage === "argue" && s.implied_score !== undefined) extra.push(`implies ${s.implied_score}`);
   if (step.stage === "retrieve" && s.found !== undefined) extra.push(plural(s.found, "passage"));
-  if (step.stage === "adjudicate" && s.overall_score !== undefined) extra.push(`scores ${s.overall_score}`);
+  if (step.stage === "adjudicate" && s.model) extra.push(s.model); // a panel's judge: which model it is
+  if (step.stage === "adjudicate" && s.overall_score != null) extra.push(`scores ${s.overall_score}`);
+  if (step.stage === "adjudicate" && s.error) extra.push(`no judgement: ${s.error}`);
   if (step.stage === "moderate" && s.recommendation) extra.push(`recommends ${s.recommendation}`);
   if (step.stage === "speak" && s.refused) extra.push("declined to go on");
   else if (step.stage === "speak" && s.words !== undefined) extra.push(`${plural(s.words, "word")}, ${plural(s.citations, "citation")}`);

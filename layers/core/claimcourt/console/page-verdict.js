@@ -1,5 +1,6 @@
-// The verdict: the score on its 0–100 scale with the interval (or the verdict pill), warnings and
-// adjustments, a card per sub-claim with its for/against grid, tiered sources, the decisive source,
+// The verdict: the score on its 0–100 scale with the interval (or the verdict pill), a panel's judges
+// (each one's score, the median that speaks), warnings and adjustments, a card per sub-claim with its
+// for/against grid, tiered sources, the decisive source,
 // what would change the score, structural analysis, round control, the cost panel, and downloads.
 // Everything comes from GET /runs/{id} (the RunOutput and its Result).
 
@@ -103,6 +104,26 @@ function adjustments(items) {
 }
 
 // Every citation with the other side's fact-check (a claim's result and a motion's carry the same).
+// A panel of judges (the request's `judges`): every judge's score as if it alone had judged, and the
+// median that speaks for the run, said with its rule and the spread that widened the interval.
+function panelCard(panel, interval) {
+  const spread = panel.spread == null ? "" : ` Spread ${panel.spread} points (SD ${panel.sd}): the run's 80 % interval, ${interval.low}–${interval.high}, is widened by it.`;
+  return h("section.card#panel", { "aria-labelledby": "panel-title" },
+    h("h2#panel-title", `Panel of judges (${panel.judges.length})`),
+    h("p.small.muted", `${panel.judges[panel.speaks].judge} speaks for the run, the panel's median: ${panel.rule}.${spread}`),
+    scrollBox("The panel's judgements", h("table",
+      h("thead", h("tr", ["Judge", "Model", "Score", "Interval", "Verdict", "Judge said", "Cost", ""].map((c, i) => h(i >= 2 && i <= 6 && i !== 4 ? "th.num" : "th", c)))),
+      h("tbody", panel.judges.map((j, i) => h(i === panel.speaks ? "tr.speaks" : "tr", { "data-judge": j.judge },
+        h("td", j.judge),
+        h("td", `${j.model}${j.kind === "rubric" ? " (rubric)" : ""}`),
+        h("td.num", j.score == null ? "–" : String(j.score)),
+        h("td.num", j.interval ? `${j.interval.low}–${j.interval.high}` : "–"),
+        h("td", j.verdict ? verdictPill(j.verdict) : "–"),
+        h("td.num", j.judge_score == null ? "–" : String(j.judge_score)),
+        h("td.num", j.price_known ? usd(j.cost_usd) : "unpriced"),
+        h("td", i === panel.speaks ? h("strong", "speaks for the run") : j.error ? h("span.error", j.error) : "")))))));
+}
+
 function ledgerCard(citations) {
   if (!citations.length) return null;
   return h("section.card#ledger", { "aria-labelledby": "ledger-title" },
@@ -264,8 +285,8 @@ export async function render(view, runId) {
         h("td.num", m.cache_read_tokens), h("td.num", m.cache_write_tokens), h("td.num", m.price_known ? usd(m.cost_usd) : "unpriced")))))),
     h("p.small.muted", "Roles: ", Object.entries(r.models).map(([role, model]) => `${role} ${model}`).join(" · ")));
 
-  mount(view, header, hero, warnings, cards, sourcesCard, ledger, h("div.grid.two", analysis, rounds), cost,
-    downloads(runId, r));
+  mount(view, header, hero, r.panel ? panelCard(r.panel, r.interval) : null, warnings, cards, sourcesCard, ledger,
+    h("div.grid.two", analysis, rounds), cost, downloads(runId, r));
   performance.mark("cc:verdict-rendered");
 }
 

@@ -14,6 +14,7 @@ from rich.text import Text
 from claimcourt.debate.refusal import warning as refusal_warning
 from claimcourt.exports import adjustment_numbers, debate_line
 from claimcourt.models import (
+    Panel,
     Result,
     RoundDecision,
     RubricVerdict,
@@ -133,8 +134,10 @@ class ProgressView:
         step_name = STEP_OF.get(event.stage, event.stage)
         key = (step_name, event.round)
         step = self.steps.setdefault(key, _Step(STEP_TITLE.get(step_name, step_name), event.round))
-        sample = event.data.get("sample")
+        sample, judge = event.data.get("sample"), event.data.get("judge")
         part = event.side or str(event.data.get("sub_claim_id") or (f"sample {sample}" if sample else ""))
+        if judge is not None:  # a panel's judge: one of several at once
+            part = f"judge {judge + 1}"
         if event.type == "stage.started":
             step.running[part] = now
             step.first_start = step.first_start or now
@@ -249,6 +252,8 @@ def render_result(console: Console, r: Result) -> None:
     if r.reasoner == "offline":
         console.print("[dim]Produced by the offline reasoner: no language model was used.[/]")
     console.print(f"[dim]{escape(debate_line(r))}[/]")
+    if r.panel is not None:
+        render_panel(console, r.panel)
     if r.rubric is not None:
         render_rubric(console, r.rubric)
     ended = r.ended_early
@@ -314,6 +319,33 @@ def _judge_said(r: Result) -> str:
         return f"{r.judge_score}{own}"
     rating = "null (needs more evidence)" if r.rubric.rating is None else f"{r.rubric.rating} of 10"
     return f"{rating}, read as {r.judge_score}{own}"
+
+
+def render_panel(console: Console, panel: Panel) -> None:
+    """A panel's judges, each with its score as if it alone had judged; the one that speaks marked."""
+    spread = "" if panel.spread is None else f"; spread {panel.spread}, sd {panel.sd:g}"
+    speaker = panel.judges[panel.speaks].judge
+    console.print(
+        f"[bold]Panel of judges[/] ({escape(speaker)} speaks for the run: {escape(panel.rule)}{spread})"
+    )
+    table = Table(show_edge=False, header_style="bold", box=None)
+    for col in ("", "judge", "model", "score", "verdict", "judge said", "cost", "note"):
+        table.add_column(col, no_wrap=col != "note")
+    for n, j in enumerate(panel.judges):
+        score = "–" if j.score is None else str(j.score)
+        if j.interval is not None:
+            score += f" ({j.interval.low}–{j.interval.high})"
+        table.add_row(
+            "▸" if n == panel.speaks else "",
+            escape(j.judge),
+            escape(j.model) + (" rubric" if j.kind == "rubric" else ""),
+            score,
+            j.verdict.value if j.verdict else "–",
+            _signal(j.judge_score),
+            f"${j.cost_usd:.4f}" + ("" if j.price_known else " (price unknown)"),
+            escape(j.error or ""),
+        )
+    console.print(table)
 
 
 def render_rubric(console: Console, rubric: RubricVerdict) -> None:

@@ -87,18 +87,23 @@ class Reasoner:
         (`sampled_roles`), and every role whose provider cannot be sent a temperature."""
         natural = []
         for role in roles:
-            provider_name, model = self._route(role)
-            if provider_name == "offline":
+            route = self._route(role)
+            if route[0] == "offline":
                 continue  # no model, no sampling
-            provider = self._providers.get(provider_name)
-            # a provider may take a temperature for some models only (OpenAI's reasoning models take none)
-            takes = getattr(provider, "takes_temperature", None)
-            sent = (
-                provider is not None and provider.sends_temperature and (not callable(takes) or takes(model))
-            )
-            if role in sampled_roles or (provider is not None and not sent):
+            if role in sampled_roles or self.sends_temperature(route) is False:
                 natural.append(role)
         return natural
+
+    def sends_temperature(self, route: tuple[str, str]) -> bool | None:
+        """Whether a call on this (provider, model) is sent the temperature it asks for; None where no
+        model answers it (the offline reasoner, a provider not configured)."""
+        provider_name, model = route
+        provider = self._providers.get(provider_name) if provider_name != "offline" else None
+        if provider is None:
+            return None
+        # a provider may take a temperature for some models only (OpenAI's reasoning models take none)
+        takes = getattr(provider, "takes_temperature", None)
+        return provider.sends_temperature and (not callable(takes) or bool(takes(model)))
 
     def models(self, roles: tuple[str, ...]) -> dict[str, str]:
         return {role: ":".join(self._route(role)) for role in roles}

@@ -1,7 +1,10 @@
 """Stage 8: the final moderator judges the anonymized debate: one judgement (sample 0, or a
 self-consistency sample; the Judge Map runs them in parallel), or, once, the re-deliberation the
 review asked for (`reconsider`). By the contract's judge, or the rubric judge the request asked for
-(`judge: rubric`, adjudication/rubric.py: stored read onto 0–100, its own reply beside)."""
+(`judge: rubric`, adjudication/rubric.py: stored read onto 0–100, its own reply beside). Or one judge
+of the request's panel (`judge`: its index; the JudgePanel Map runs them all at once), by its own model
+and kind, the same anonymized debate; its refusal or failure is stored as its error, for the others
+still speak (adjudication/panel.py)."""
 
 from __future__ import annotations
 
@@ -13,11 +16,13 @@ from pydantic import Field
 from claimcourt import artifacts
 from claimcourt.adjudication.adjudicate import JUDGE_KINDS, adjudicate
 from claimcourt.adjudication.anonymize import Label, anonymize, for_the_judge
+from claimcourt.adjudication.panel import JUDGE_FAILURES, members
 from claimcourt.adjudication.review import first_batch
 from claimcourt.adjudication.rubric import adjudicate_rubric
 from claimcourt.debate.relevance import measure
-from claimcourt.errors import NotFoundError
+from claimcourt.errors import NotFoundError, StageInputError
 from claimcourt.models import (
+    MAX_JUDGES,
     AdjudicateInput,
     JudgeKind,
     Judgement,
@@ -42,6 +47,7 @@ JUDGE_TEMPLATES: dict[JudgeKind, str] = {kind: name for name, kind in JUDGE_KIND
 class AdjudicatePayload(Payload):
     sample: int = Field(default=0, ge=0, le=10)
     reconsider: bool = Field(default=False, description="The re-deliberation the review asked for.")
+    judge: int | None = Field(default=None, ge=0, lt=MAX_JUDGES, description="A panel judge's index.")
 
 
 def by_position(ledger: list[LedgerEntry], mapping: Mapping[Label, Side]) -> list[LedgerEntry]:
@@ -113,8 +119,47 @@ def prompt_version(kind: JudgeKind) -> str:
     return template_version(JUDGE_TEMPLATES[kind])
 
 
+def panel_lane(judge: int) -> str:
+    """A panel judge's part of the run: its calls' ledger keys (`adjudicate:0:j1:…`) and its lane."""
+    return f"j{judge}"
+
+
+def judge_as_panelist(deps: Deps, record: RunRecord, n: int) -> dict[str, Any]:
+    """The panel's judge `n`: one judgement at temperature 0 by its own model (sample 0 of its own),
+    stored as `judgement/sNN` with who judged, or with why it could not."""
+    panel = members(record.request, deps.settings)
+    if n >= len(panel):
+        raise StageInputError(f"run {record.run_id} has {len(panel)} judges: there is no judge {n}")
+    member = panel[n]
+    inputs, mapping = judge_inputs(deps, record)
+    lane = panel_lane(n)
+    ctx = CallContext(record.run_id, STAGE, side=lane, route=member.route, step="panel", lane=lane)
+    try:
+        judgement, rubric = judge(member.kind, inputs, deps.reasoner, ctx)
+        error = None if judgement is not None else "the judge gave no usable judgement"
+    except JUDGE_FAILURES as err:
+        judgement, rubric, error = None, None, f"{type(err).__name__}: {err}"
+    doc = {
+        "mapping": mapping,
+        "judgement": judgement.model_dump(mode="json") if judgement else None,
+        "reconsider": False,
+        "rubric": rubric.model_dump(mode="json") if rubric else None,
+        "prompt_version": prompt_version(member.kind),
+        "panel": {"judge": member.spec, "model": member.model_name, "kind": member.kind, "error": error},
+    }
+    deps.store.put_artifact(record.run_id, artifacts.judgement_key(n), doc)
+    return {
+        "judge": n,
+        "model": member.model_name,
+        "overall_score": judgement.overall_score if judgement else None,
+        "error": error,
+    }
+
+
 def run(deps: Deps, p: AdjudicatePayload) -> dict[str, Any]:
     record = deps.store.get_run(p.run_id)
+    if p.judge is not None:
+        return judge_as_panelist(deps, record, p.judge)
     total = deps.settings.judgements(record.request.effort)
     reconsider = None
     if p.reconsider:

@@ -38,6 +38,8 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         "max_rounds": deps.settings.round_limit(request),
         # Whether the sides argue in turn (the Order? Choice), and who speaks first and second.
         "order": turns(request.first),
-        # The judge's first samples; the review stage asks for the rest when these disagree.
-        "samples": first_batch(deps.settings.judgements(request.effort)),
+        # The judge's first samples; the review stage asks for the rest when these disagree. A panel of
+        # judges replaces them (and the re-deliberation): one judgement from each judge, all at once.
+        "samples": [] if request.judges else first_batch(deps.settings.judgements(request.effort)),
+        "panel": list(range(len(request.judges))),
     }

@@ -3,20 +3,37 @@ interval and verdict, every adjustment named; the result stored; a moved claim a
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from claimcourt import artifacts
+from claimcourt.adjudication.panel import members, speaker
+from claimcourt.adjudication.panel import spread as panel_spread
 from claimcourt.adjudication.score import compose_result
 from claimcourt.debate import parallelism
 from claimcourt.debate.control import summarize
 from claimcourt.debate.refusal import early_end
 from claimcourt.debate.refusal import warning as refusal_warning
 from claimcourt.debate.relevance import measure
+from claimcourt.errors import BudgetExceededError, RefusedJudgementError
 from claimcourt.evidence import hindsight
 from claimcourt.evidence.web import search_served
 from claimcourt.exports import save_exports
-from claimcourt.models import Redeliberation, RunEvent, RunStatus, Stage, usage_from
+from claimcourt.models import (
+    CallRecord,
+    Panel,
+    PanelJudge,
+    Redeliberation,
+    Result,
+    RunEvent,
+    RunRecord,
+    RunStatus,
+    Stage,
+    usage_from,
+)
 from claimcourt.settings import ROLES, SAMPLED_ROLES
+from claimcourt.stages import adjudicate
 from claimcourt.stages.payloads import Payload
 from claimcourt.watching.changes import SCORE_CHANGED, score_change
 from claimcourt.wiring import Deps, run_evidence
@@ -27,7 +44,6 @@ STAGE = Stage.SCORE
 def run(deps: Deps, p: Payload) -> dict[str, Any]:
     record = deps.store.get_run(p.run_id)
     judged, mapping = artifacts.judgements_of(deps.store, p.run_id)
-    ordered, re_deliberation = first_judgement_first(judged, artifacts.review_of(deps.store, p.run_id))
     retrievals = artifacts.retrievals_of(deps.store, p.run_id)
     hits = sum(1 for doc in retrievals.values() if doc["cache_hit"])
     calls = deps.store.run_calls(p.run_id)
@@ -42,21 +58,28 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
     )
     as_of = record.request.as_of_date
     dating = artifacts.backtest_dating(retrievals) if as_of is not None else None
-    result = compose_result(
+    compose = partial(
+        compose_result,
         run_id=p.run_id,
-        request=record.request,
         decomposition=decomposition,
         arguments=arguments,
-        judgements=[j.judgement for j in ordered],
-        rubric=ordered[0].rubric if ordered else None,
         evidence=pool,
         usage=usage_from(calls, hits, len(retrievals) - hits),
         warnings=artifacts.suitability_of(deps.store, p.run_id).warnings + relevance.warnings,
-        reasoner=deps.reasoner.label(ROLES),
-        models=deps.reasoner.models(ROLES),
         sides=mapping,
-        natural_temperature=deps.reasoner.natural_temperature(ROLES, SAMPLED_ROLES),
     )
+    if record.request.judges:
+        result = judged_by_panel(deps, record, judged, calls, compose)
+    else:
+        ordered, re_deliberation = first_judgement_first(judged, artifacts.review_of(deps.store, p.run_id))
+        result = compose(
+            request=record.request,
+            judgements=[j.judgement for j in ordered],
+            rubric=ordered[0].rubric if ordered else None,
+            reasoner=deps.reasoner.label(ROLES),
+            models=deps.reasoner.models(ROLES),
+            natural_temperature=deps.reasoner.natural_temperature(ROLES, SAMPLED_ROLES),
+        ).model_copy(update={"re_deliberation": re_deliberation})
     backtest_warnings = (
         [] if dating is None or as_of is None else hindsight.warnings(dating, as_of, result.sources)
     )
@@ -68,7 +91,6 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
             + ([refusal_warning(ended_early)] if ended_early else []),
             "ended_early": ended_early,
             "round_control": summarize(artifacts.decisions_of(deps.store, p.run_id), calls),
-            "re_deliberation": re_deliberation,
             "citations": artifacts.ledger_of(deps.store, p.run_id, arguments, pool),
             "backtest": dating,
             "search": search_served(doc["source"] for doc in retrievals.values()),
@@ -95,6 +117,99 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         "interval": result.interval.model_dump(),
         "verdict": result.overall_verdict.value,
     }
+
+
+def judged_by_panel(
+    deps: Deps,
+    record: RunRecord,
+    judged: list[artifacts.JudgedSample],
+    calls: list[CallRecord],
+    compose: Callable[..., Result],
+) -> Result:
+    """A panel's result (docs/scoring.md, "A panel of judges"): each judge's judgement scored as if it
+    alone had judged; the median's judgement speaks for the run, its interval combined with the panel's
+    spread; every judgement kept in `panel`. A judge that gave none is kept with its error (and said in
+    the warnings); with none at all, the run cannot be scored."""
+    panel = members(record.request, deps.settings)
+    docs = deps.store.find_artifacts(record.run_id, artifacts.JUDGEMENT_PREFIX)
+    by_slot = {j.sample: j for j in judged}
+    others = tuple(role for role in ROLES if role != "adjudicator")
+    heard: list[tuple[int, artifacts.JudgedSample, Result]] = []
+    judges: list[PanelJudge] = []
+    for n, member in enumerate(panel):
+        doc = docs.get(artifacts.judgement_key(n), {})
+        mine = [
+            c
+            for c in calls
+            if c.call_key.startswith(f"{adjudicate.STAGE.value}:0:{adjudicate.panel_lane(n)}:")
+        ]
+        said = PanelJudge(
+            judge=member.spec,
+            model=member.model_name,
+            kind=member.kind,
+            prompt_version=doc.get("prompt_version"),
+            cost_usd=sum(c.cost_usd for c in mine),
+            price_known=all(c.price_known for c in mine),
+            llm_calls=sum(c.attempts for c in mine if c.model != "offline"),  # as the run's usage counts
+            error=(doc.get("panel") or {}).get("error")
+            or (None if n in by_slot else "no judgement was stored"),
+        )
+        sample = by_slot.get(n)
+        if sample is not None:
+            alone = compose(
+                request=record.request.model_copy(update={"judge": member.kind}),
+                judgements=[sample.judgement],
+                rubric=sample.rubric,
+                reasoner=member.provider,
+                models={"adjudicator": member.model_name},
+            )
+            heard.append((n, sample, alone))
+            said = said.model_copy(
+                update={
+                    "score": alone.overall_score,
+                    "interval": alone.interval,
+                    "verdict": alone.overall_verdict,
+                    "judge_score": alone.judge_score,
+                    "sub_scores": {s.id: s.score for s in alone.sub_claims},
+                }
+            )
+        judges.append(said)
+    silent = [j for j in judges if j.score is None]
+    if not heard:
+        reasons = "; ".join(f"{j.judge}: {j.error}" for j in judges)
+        spent = all((j.error or "").startswith(BudgetExceededError.__name__) for j in judges)
+        raise (BudgetExceededError if spent else RefusedJudgementError)(
+            f"no judge of the panel judged: {reasons}"
+        )
+    scores = [alone.overall_score for _, _, alone in heard]
+    at, rule = speaker(scores)
+    n, sample, _ = heard[at]
+    member = panel[n]
+    spread, sd = panel_spread(scores)
+    natural = set(deps.reasoner.natural_temperature(others, SAMPLED_ROLES))
+    if any(deps.reasoner.sends_temperature(panel[i].route) is False for i, _, _ in heard):
+        natural.add("adjudicator")
+    providers = set(deps.reasoner.label(others).split("+")) | {panel[i].provider for i, _, _ in heard}
+    result = compose(
+        request=record.request.model_copy(update={"judge": member.kind}),
+        judgements=[sample.judgement],
+        rubric=sample.rubric,
+        panel_scores=scores,
+        reasoner="+".join(sorted(providers)),
+        models=deps.reasoner.models(ROLES) | {"adjudicator": member.model_name},
+        natural_temperature=[role for role in ROLES if role in natural],
+    )
+    gave_none = [
+        f"{len(silent)} of the panel's {len(judges)} judges gave no judgement ("
+        + "; ".join(f"{j.judge}: {j.error}" for j in silent)
+        + "): the others' median speaks for the run."
+    ]
+    return result.model_copy(
+        update={
+            "panel": Panel(judges=judges, speaks=n, rule=rule, spread=spread, sd=sd),
+            "warnings": result.warnings + (gave_none if silent else []),
+        }
+    )
 
 
 def first_judgement_first(
