@@ -139,6 +139,38 @@ def test_every_artifact_of_a_motion_debate_is_exported_and_served_valid_against_
     assert len([r for r in trajectory if r["role"].startswith("voter:")]) == 24 * 5
 
 
+def test_a_motions_ledger_reads_a_and_b_as_its_first_and_second_speaker(
+    debate: tuple[Any, str], store: SqliteStore
+) -> None:
+    """GET /runs/{id}/ledger?key=a_1 names the entry citation_ledger.json calls a_1: team a spoke first
+    (here the team against), whatever side that was; for_/against_ stay as they were."""
+    deps, run_id = debate
+    key, _ = issue_key(store, LOCAL_TENANT)
+    with use_deps(deps):
+
+        def entry(wanted: str) -> list[str]:
+            event = http_event(
+                "GET", f"/runs/{run_id}/ledger", headers={"authorization": f"Bearer {key}"},
+                query={"key": wanted},
+            )  # fmt: skip
+            reply = handler(event, LambdaContext())
+            assert reply["statusCode"] == 200, reply["body"]
+            return [(c["key"], c["evidence_id"]) for c in json.loads(reply["body"])["citations"]]
+
+        served = json.loads(
+            handler(
+                http_event("GET", f"/runs/{run_id}/artifacts/citation_ledger.json",
+                           headers={"authorization": f"Bearer {key}"}),
+                LambdaContext(),
+            )["body"]
+        )  # fmt: skip
+    team_a, team_b = served["citations"]["team a"], served["citations"]["team b"]
+    assert served["teams"] == {"a": "against", "b": "for"}
+    assert entry("a_1") == [("against_1", team_a["a_1"]["evidence_id"])] == entry("against_1")
+    assert entry("b_1") == [("for_1", team_b["b_1"]["evidence_id"])] == entry("for_1")
+    assert entry("A_2") == entry("against_2") != []
+
+
 def test_a_claim_run_serves_its_four_and_not_a_motions(make_deps: Any, store: SqliteStore) -> None:
     run = create_run(store, parse_request({"claim": "Arctic sea ice has declined since 1979"}))
     key, _ = issue_key(store, LOCAL_TENANT)

@@ -434,12 +434,15 @@ def build_app() -> APIGatewayHttpResolver:
     @app.get("/runs/<run_id>/ledger")
     def get_ledger(run_id: str, key: Annotated[str | None, Query(max_length=40)] = None) -> Ledger:
         """Every citation of the run in order of appearance (for_1, …, against_1, …), with the other
-        side's fact-check and its own side's response; `key` picks one (a_/b_ are aliases)."""
+        side's fact-check and its own side's response; `key` picks one. `a_1`/`b_1` name a motion
+        debate's teams as its citation_ledger.json does (team a spoke first: `a_1` is `against_1` when
+        the side against did); a claim debate's a_/b_ are for_/against_."""
         store = _deps().store
         record = tenant_run(store, tenant(), run_id)
         citations = artifacts.whole_ledger(store, run_id, record.request.context)
         if key is not None:
-            citations = [c for c in citations if c.key == canonical_key(key)]
+            wanted = canonical_key(key, artifacts.first_speaker(store, record))
+            citations = [c for c in citations if c.key == wanted]
         return Ledger(run_id=run_id, citations=citations)
 
     @app.get(
