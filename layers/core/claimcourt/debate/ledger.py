@@ -35,7 +35,7 @@ def canonical_key(key: str, first: Side = "for") -> str:
     return key.lower()
 
 
-def _sentence(argument: str, evidence_id: str) -> str:
+def citing_sentence(argument: str, evidence_id: str) -> str:
     """The sentence that makes the point the passage is cited for: of the sentences that name it, the
     one that says most; when those are only lists of ids ("Also [E1], [E2]."), the sentence before the
     first of them, which they back; else the argument's first sentence."""
@@ -93,7 +93,7 @@ def build_ledger(
                     page=found.page,
                     round=argument.round,
                     sub_claim_id=point.sub_claim_id,
-                    sentence=_sentence(point.argument, evidence_id),
+                    sentence=citing_sentence(point.argument, evidence_id),
                     passage=found.text[:PASSAGE_CHARS],
                 )
     ordered = sorted(factchecks, key=lambda f: (f[0], SIDES.index(f[1])))
