@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import re
 
-from claimcourt.debate.citations import CITATION_MARKER
 from claimcourt.models import (
     CartographInput,
     CrowdInput,
@@ -433,8 +432,10 @@ def _notes(
     side = inputs.side
     passages = {e.id: e for e in inputs.evidence}
     phase = {"opening": "the opening", "rounds": "a debate round", "closing": "the closing"}[inputs.phase]
+    named: list[str] = []  # every passage the notes cite, in order: their citations
 
     def ref(e: Evidence) -> str:
+        named.append(e.id)
         return f'[{e.id}] ({e.title or "untitled"}, {e.tier}, "{_gist(e)}")'
 
     lines = [f"Round {inputs.round} of {inputs.last_round}, {phase}, {side} the motion."]
@@ -480,14 +481,14 @@ def _notes(
     if inputs.phase != "closing":
         press = inputs.frontier[0].core_issue if inputs.frontier else "the motion's own terms"
         mine = list(dict.fromkeys([*inputs.cited_before, *cited]))
+        named.extend(mine)
         lines.append(
             f"Next turn: press on {press}. The closing may cite only what we have cited: "
             + (", ".join(f"[{c}]" for c in mine) or "nothing yet")
             + "."
         )
     lines.append(f"Honest view: {implied} of 100 that the motion holds, on the passages read so far.")
-    text = "\n".join(lines)
-    return text, list(dict.fromkeys(CITATION_MARKER.findall(text)))  # every passage it names
+    return "\n".join(lines), list(dict.fromkeys(named))
 
 
 def _named(entry: LedgerEntry, other: LedgerEntry) -> str:
