@@ -347,7 +347,18 @@ def render_runs(console: Console, records: list[RunRecord]) -> None:
 def render_judgements(console: Console, judged: list[StoredJudgement]) -> None:
     """A run's judgements, its own first: who judged, by which prompt, the score it implies, the cost."""
     table = Table(show_edge=False, header_style="bold")
-    for col in ("judgement", "judge", "model", "prompt", "score", "verdict", "judge said", "cost", "note"):
+    for col in (
+        "judgement",
+        "status",
+        "judge",
+        "model",
+        "prompt",
+        "score",
+        "verdict",
+        "judge said",
+        "cost",
+        "note",
+    ):
         table.add_column(col, no_wrap=col != "note")
     for j in judged:
         score = "" if j.score is None else str(j.score)
@@ -356,6 +367,7 @@ def render_judgements(console: Console, judged: list[StoredJudgement]) -> None:
         cost = f"${j.cost_usd:.4f}" + ("" if j.price_known else " (price unknown)")
         table.add_row(
             j.id,
+            j.status,
             j.judge,
             escape(j.model),
             j.prompt_version or "–",
