@@ -8,6 +8,11 @@ A judge is `provider:model` (an empty model: the provider's default; `offline`: 
 by the scoring contract's judge or, with `rubric`, the rubric judge. Its calls go into the run's ledger
 under the `rejudge` stage, keyed by the re-judging's id, so each judgement's cost is its own calls'.
 
+A motion debate is re-judged by its judge's last task, the cartographer's final report over the whole
+stored debate (the same statements, checked ledger and last map its judge read); its crowd votes again
+only when asked (`crowd`): every persona's final vote, hearing the new report's map, against the vote
+zero the debate took. The debate's own result is never touched here either.
+
 Asked (`ask`), a re-judging stores each judgement `pending` at once; the work (`settle`) runs elsewhere,
 each judgement stored `succeeded` or `failed` (with why) as its judge answers: on a stack in the re-judge
 function, invoked asynchronously (execution.LambdaRejudger), so that the API answers 202 within its 29 s;
@@ -48,19 +53,29 @@ from claimcourt.models import (
     PROVIDERS,
     AdjudicateInput,
     CallRecord,
+    CartographInput,
+    CrowdInput,
+    FrontierIssue,
     Interval,
     JudgeKind,
+    MotionMap,
+    PersonaVote,
     RunRecord,
     RunStatus,
     Side,
     Verdict,
+    VoteTally,
     usage_from,
 )
+from claimcourt.motions.crowd import batch_of, batches, tally
+from claimcourt.motions.turns import cartograph_task, crowd_task
 from claimcourt.observability import logger
+from claimcourt.prompts import template_version
 from claimcourt.reasoning.base import CallContext
 from claimcourt.settings import Settings
 from claimcourt.stages import adjudicate
-from claimcourt.wiring import Deps, current_deps
+from claimcourt.stages.motions import route_for
+from claimcourt.wiring import Deps, current_deps, run_evidence
 
 STAGE = "rejudge"  # the ledger's stage for a re-judgement's calls (not a stage of the state machine)
 PREFIX = "rejudge/"
@@ -81,6 +96,9 @@ RUN_FOR_S = 14 * 60
 # a server process ended): it reads as failed.
 GRACE_S = 2 * 60
 JudgementStatus = Literal["pending", "succeeded", "failed"]
+# Who judged: a claim debate's judge by the scoring contract or by the rubric, or a motion debate's
+# judge as cartographer (its final report).
+JudgeRole = JudgeKind | Literal["cartographer"]
 
 
 class RejudgeRequest(BaseModel):
@@ -94,7 +112,13 @@ class RejudgeRequest(BaseModel):
         examples=[["openai:gpt-4.1", "anthropic:claude-sonnet-4-5"]],
     )
     rubric: bool = Field(
-        default=False, description="Each judge also judges by the rubric (judge: rubric) beside the contract."
+        default=False,
+        description="Each judge also judges by the rubric (judge: rubric) beside the contract (claims only).",
+    )
+    crowd: bool = Field(
+        default=False,
+        description="A motion debate's crowd votes again on each new final report (its last round's vote, "
+        "every persona); else only the report is new.",
     )
 
 
@@ -108,7 +132,10 @@ class StoredJudgement(BaseModel):
     )
     original: bool
     rejudge_id: str | None = Field(default=None, description="The re-judging that asked for it.")
-    judge: JudgeKind = Field(description="The contract's judge or the rubric judge.")
+    judge: JudgeRole = Field(
+        description="The contract's judge or the rubric judge (a claim debate); the cartographer (a motion "
+        "debate's judge, its final report)."
+    )
     model: str = Field(description="provider:model.")
     prompt_version: str | None = Field(
         default=None, description="The judge's prompt (`<template>@<digest>`; None: not recorded then)."
@@ -125,6 +152,18 @@ class StoredJudgement(BaseModel):
     cost_usd: float = 0.0
     price_known: bool = True
     llm_calls: int = 0
+    report: str | None = Field(default=None, description="A motion debate's: the judge's final report.")
+    consensus: list[str] = Field(default_factory=list, description="A motion's: what both teams accept.")
+    frontier: list[FrontierIssue] = Field(
+        default_factory=list, description="A motion's: what stays disputed."
+    )
+    crowd: bool = Field(default=False, description="A motion's: whether its crowd voted again.")
+    final_vote: VoteTally | None = Field(
+        default=None, description="A motion's: the final vote (the crowd's again, if asked: `crowd`)."
+    )
+    swing: dict[Side, float] | None = Field(
+        default=None, description="A motion's: the final vote's shares less vote zero's, per side."
+    )
     error: str | None = Field(default=None, description="Why there is no judgement (a refusal, a failure).")
     created_at: datetime | None = Field(default=None, description="When it was asked for.")
     ended_at: datetime | None = Field(default=None, description="When it succeeded or failed.")
@@ -169,15 +208,11 @@ def parse_judge(name: str, settings: Settings) -> tuple[str, str]:
 def judgeable(record: RunRecord) -> None:
     """A run can be judged again once its debate has succeeded: a 409 (ConflictError) otherwise."""
     run = record.run_id
-    if record.motion is not None:
-        raise ConflictError(
-            f"run {run} is a motion debate: re-judging covers claim debates only", "motion_debate"
-        )
     if record.status is RunStatus.RUNNING:
         raise ConflictError(
             f"run {run} is still running: judge it again once it has succeeded", "run_running"
         )
-    if record.status is not RunStatus.SUCCEEDED or record.result is None:
+    if record.status is not RunStatus.SUCCEEDED or (record.result is None and record.motion is None):
         raise ConflictError(
             f"run {run} did not succeed ({record.status.value}): there is no debate to judge again",
             f"run_{record.status.value}",
@@ -190,14 +225,22 @@ def _new_id(now: datetime) -> str:
 
 
 def ask(
-    deps: Deps, record: RunRecord, judges: Sequence[str], *, rubric: bool = False
+    deps: Deps, record: RunRecord, judges: Sequence[str], *, rubric: bool = False, crowd: bool = False
 ) -> list[StoredJudgement]:
     """A re-judging of `record`'s debate by each judge (and, with `rubric`, each by the rubric too),
     checked (a ConflictError or InvalidRequestError before anything is stored) and stored pending, in
     the order asked. `settle` does the judging."""
     judgeable(record)
     routes = [parse_judge(name, deps.settings) for name in judges]
-    kinds: list[JudgeKind] = ["contract", "rubric"] if rubric else ["contract"]
+    if record.motion is not None and rubric:
+        raise InvalidRequestError(
+            "rubric", "the rubric rates a claim debate's sides: a motion has no verdict"
+        )
+    if record.motion is None and crowd:
+        raise InvalidRequestError("crowd", "only a motion debate has a crowd to vote again")
+    kinds: list[JudgeRole] = (
+        ["cartographer"] if record.motion is not None else ["contract", "rubric"] if rubric else ["contract"]
+    )
     now = datetime.now(UTC)
     rejudge_id = _new_id(now)
     pending = [
@@ -208,7 +251,8 @@ def ask(
             rejudge_id=rejudge_id,
             judge=kind,
             model=":".join(route),
-            prompt_version=adjudicate.prompt_version(kind),
+            prompt_version=_prompt_version(kind),
+            crowd=crowd,
             created_at=now,
         )
         for n, (route, kind) in enumerate((route, kind) for route in routes for kind in kinds)
@@ -236,11 +280,14 @@ def settle(deps: Deps, run_id: str, rejudge_id: str, *, within_s: float = RUN_FO
     try:
         record = deps.store.get_run(run_id)
         judgeable(record)
-        inputs, labels = adjudicate.judge_inputs(deps, record)
-        mapping: dict[str, Side] = {str(label): side for label, side in labels.items()}
-        asked: dict[Future[StoredJudgement], StoredJudgement] = {
-            pool.submit(_judge_once, deps, record, inputs, mapping, j): j for j in todo
-        }
+        asked: dict[Future[StoredJudgement], StoredJudgement]
+        if record.motion is not None:
+            final = _final_map_inputs(deps, record)
+            asked = {pool.submit(_report_once, deps, record, final, j): j for j in todo}
+        else:
+            inputs, labels = adjudicate.judge_inputs(deps, record)
+            mapping: dict[str, Side] = {str(label): side for label, side in labels.items()}
+            asked = {pool.submit(_judge_once, deps, record, inputs, mapping, j): j for j in todo}
         done, late = wait(asked, timeout=within_s)
         for future in done:
             if (err := future.exception()) is not None:
@@ -272,11 +319,11 @@ def start(deps: Deps, rejudger: Rejudger, run_id: str, rejudge_id: str) -> None:
 
 
 def rejudge(
-    deps: Deps, record: RunRecord, judges: Sequence[str], *, rubric: bool = False
+    deps: Deps, record: RunRecord, judges: Sequence[str], *, rubric: bool = False, crowd: bool = False
 ) -> list[StoredJudgement]:
     """Judge `record`'s debate again and wait for every judge (the CLI's way): `ask`, then `settle`
     here. A judge that refuses or fails is kept with its error; the others are not lost."""
-    pending = ask(deps, record, judges, rubric=rubric)
+    pending = ask(deps, record, judges, rubric=rubric, crowd=crowd)
     return settle(deps, record.run_id, pending[0].rejudge_id or "")
 
 
@@ -380,6 +427,7 @@ def _judge_once(
     """One judge's call, its judgement scored, and stored as it ends."""
     provider, _, model = asked.model.partition(":")
     route, kind = (provider, model), asked.judge
+    assert kind != "cartographer"  # a claim debate's judge (a motion's: _report_once)
     judgement_id = asked.id
     ctx = CallContext(record.run_id, STAGE, side=judgement_id, route=route, step=STAGE, lane=judgement_id)
     base = asked.model_copy(update={"sides": dict(mapping)})
@@ -430,6 +478,120 @@ def _judge_once(
     return judged
 
 
+def _prompt_version(kind: JudgeRole) -> str:
+    return template_version("cartograph") if kind == "cartographer" else adjudicate.prompt_version(kind)
+
+
+def _final_map_inputs(deps: Deps, record: RunRecord) -> CartographInput:
+    """What the motion's judge read for its final report: the whole debate as the cartograph stage
+    gives it after the last round spoken (the closing, or where a refusal or spent budget ended it)."""
+    motion = record.motion
+    assert motion is not None
+    said = artifacts.spoken_in_order(deps.store, record.run_id)
+    last = max(artifacts.maps_of(deps.store, record.run_id), default=0)
+    if last == 0:
+        raise ConflictError(f"run {record.run_id} ended before its judge mapped a round", "run_unmapped")
+    pool = artifacts.evidence_pool(artifacts.retrievals_of(deps.store, record.run_id), motion.context, last)
+    return CartographInput(
+        motion=motion.motion,
+        round=last,
+        last_round=motion.last_round,
+        phase=motion.phase(last),
+        final=True,
+        research_follows=False,
+        evidence_source=run_evidence(deps, record).name,
+        statements=artifacts.statements_of(said, motion.phase),
+        ledger=artifacts.ledger_of(deps.store, record.run_id, said, pool),
+        previous=artifacts.map_of(deps.store, record.run_id, last - 1),
+    )
+
+
+def _report_once(
+    deps: Deps, record: RunRecord, inputs: CartographInput, asked: StoredJudgement
+) -> StoredJudgement:
+    """One judge's final report on a motion debate (and, if asked, the crowd's vote on it), stored as
+    it ends."""
+    provider, _, model = asked.model.partition(":")
+    ctx = CallContext(record.run_id, STAGE, side=asked.id, route=(provider, model), step=STAGE, lane=asked.id)
+    view: MotionMap | None = None
+    final_vote: VoteTally | None = None
+    swing: dict[Side, float] | None = None
+    error: str | None = None
+    try:
+        reply = deps.reasoner.call(cartograph_task(inputs), ctx)
+        view = reply.output
+        if view is None:
+            error = f"the judge declined: {reply.refusal}" if reply.refusal else "the judge gave no report"
+        elif asked.crowd:
+            final_vote = _crowd_again(deps, record, inputs.round, view, ctx)
+            zero = artifacts.tallies_of(deps.store, record.run_id)[0]
+            swing = {
+                "for": round(final_vote.for_pct - zero.for_pct, 1),
+                "against": round(final_vote.against_pct - zero.against_pct, 1),
+            }
+    except JUDGE_FAILURES as err:
+        error = f"{type(err).__name__}: {err}"
+    calls = _calls_of(deps.store.run_calls(record.run_id), asked.id)
+    ended = asked.model_copy(
+        update={
+            "status": "failed" if error else "succeeded",
+            "error": error,
+            "report": (view.report or view.summary) if view else None,
+            "consensus": view.consensus if view else [],
+            "frontier": view.disagreement_frontier if view else [],
+            "final_vote": final_vote,
+            "swing": swing,
+            "cost_usd": sum(c.cost_usd for c in calls),
+            "price_known": all(c.price_known for c in calls),
+            "llm_calls": sum(c.attempts for c in calls),
+        }
+    )
+    _end(deps, record.run_id, ended)
+    return ended
+
+
+def _crowd_again(deps: Deps, record: RunRecord, last: int, view: MotionMap, ctx: CallContext) -> VoteTally:
+    """The crowd's final vote again, batch by batch as the vote stage takes it, hearing the new map: what
+    was said, the checked ledger, and each persona's vote before the last round. A persona a reply
+    leaves out keeps that vote, as in the debate."""
+    motion = record.motion
+    assert motion is not None
+    said = artifacts.spoken_in_order(deps.store, record.run_id)
+    pool = artifacts.evidence_pool(artifacts.retrievals_of(deps.store, record.run_id), motion.context)
+    ledger = artifacts.ledger_of(deps.store, record.run_id, said, pool)
+    before = {v.persona_id: v.score for v in artifacts.votes_of(deps.store, record.run_id, last - 1)}
+    crowd_ctx = CallContext(
+        ctx.run_id,
+        ctx.stage,
+        side=ctx.side,
+        route=route_for(deps, motion, "crowd"),
+        step=ctx.step,
+        lane=ctx.lane,
+    )
+    votes: list[PersonaVote] = []
+    for batch in batches(motion.crowd):
+        personas = batch_of(motion.crowd, batch)
+        inputs = CrowdInput(
+            motion=motion.motion,
+            round=last,
+            phase=motion.phase(last),
+            personas=personas,
+            previous={p.id: before[p.id] for p in personas if p.id in before},
+            statements=artifacts.statements_of(said, motion.phase),
+            ledger=ledger,
+            consensus=view.consensus,
+            frontier=view.disagreement_frontier,
+        )
+        reply = deps.reasoner.call(crowd_task(inputs, motion.last_round), crowd_ctx, suffix=f"b{batch}")
+        given = {v.persona_id: v for v in (reply.output.votes if reply.output else [])}
+        votes += [
+            given.get(p.id)
+            or PersonaVote(persona_id=p.id, score=before.get(p.id, 50), reason="no vote given")
+            for p in personas
+        ]
+    return tally(last, motion.phase(last), votes)
+
+
 def _side(label: str, mapping: Mapping[str, Side]) -> str:
     return mapping.get(label, "neither")
 
@@ -442,6 +604,8 @@ def _calls_of(calls: list[CallRecord], judgement_id: str) -> list[CallRecord]:
 
 def original(deps: Deps, record: RunRecord) -> StoredJudgement:
     """The run's own judgement, as its result has it (the judgement that speaks for the run)."""
+    if record.motion is not None:
+        return _original_report(deps, record)
     result = record.result
     if result is None:
         raise NotFoundError(f"run {record.run_id} has no result")
@@ -475,13 +639,39 @@ def original(deps: Deps, record: RunRecord) -> StoredJudgement:
     )
 
 
+def _original_report(deps: Deps, record: RunRecord) -> StoredJudgement:
+    """A motion debate's own final report, with the vote it concluded on."""
+    result = artifacts.motion_result_of(deps.store, record.run_id)
+    if result is None:
+        raise NotFoundError(f"run {record.run_id} has no result")
+    last = max(artifacts.maps_of(deps.store, record.run_id), default=0)
+    calls = [c for c in deps.store.run_calls(record.run_id) if c.call_key.startswith(f"cartograph:{last}:")]
+    return StoredJudgement(
+        id="original",
+        status="succeeded",
+        original=True,
+        judge="cartographer",
+        model=result.models.get("judge", result.reasoner),
+        prompt_version=None,
+        report=result.report,
+        consensus=result.consensus,
+        frontier=result.frontier,
+        final_vote=result.final_vote,
+        swing=dict(result.swing),
+        cost_usd=sum(c.cost_usd for c in calls),
+        price_known=all(c.price_known for c in calls),
+        llm_calls=sum(c.attempts for c in calls),
+        created_at=record.finished_at,
+    )
+
+
 def judgements_of(
     deps: Deps, record: RunRecord, rejudge_id: str | None = None, now: datetime | None = None
 ) -> list[StoredJudgement]:
     """The run's own judgement, then every re-judgement, oldest first (none before the run succeeded);
     with `rejudge_id`, that re-judging's only. A judgement a stopped worker left pending past its time
     reads as failed, saying so."""
-    if record.result is None:
+    if record.status is not RunStatus.SUCCEEDED or (record.result is None and record.motion is None):
         return []
     prefix = PREFIX if rejudge_id is None else f"{PREFIX}{rejudge_id}/"
     again = sorted(

@@ -473,8 +473,9 @@ def build_app() -> APIGatewayHttpResolver:
                 "(GET /runs/{id}/judgements?rejudge=<rejudge_id>) until each has succeeded or failed."
             },
             409: {
-                "description": "The debate cannot be judged again: the run is running, stopped or failed, "
-                "or is a motion debate (`code` run_running, run_stopped, run_failed or motion_debate).",
+                "description": "The debate cannot be judged again: the run is running, stopped or failed "
+                "(`code` run_running, run_stopped, run_failed), or a motion ended before its judge mapped a "
+                "round (run_unmapped).",
                 "content": {PROBLEM: {"schema": {"type": "object", "title": "Problem"}}},
             },
         },
@@ -482,7 +483,8 @@ def build_app() -> APIGatewayHttpResolver:
     def post_judgements(run_id: str, request: RejudgeRequest) -> Response[RejudgeAccepted]:
         """Judge the run's stored debate again, without re-running it: each judge reads the same
         anonymized debate in its own call (in parallel), each new judgement is scored by the score
-        stage's rules and stored beside the run's own, with its model, prompt version and cost. The
+        stage's rules and stored beside the run's own, with its model, prompt version and cost; a motion
+        debate's judges each write a new final report (and with `crowd` its crowd votes again on it). The
         run's result is not changed. Answered at once (202), every new judgement `pending`; each then
         ends `succeeded` or `failed` (with why), within about 15 minutes."""
         deps = _deps()
@@ -492,7 +494,7 @@ def build_app() -> APIGatewayHttpResolver:
             if deps.settings.state_machine_arn:  # deployed: the work belongs to the re-judge function
                 raise ConfigurationError("no re-judge function: CLAIMCOURT_REJUDGE_FUNCTION is not set")
             rejudger = InProcess(deps)  # the laptop: a thread of this process
-        pending = ask(deps, record, request.judges, rubric=request.rubric)
+        pending = ask(deps, record, request.judges, rubric=request.rubric, crowd=request.crowd)
         rejudge_id = pending[0].rejudge_id or ""
         start_rejudge(deps, rejudger, run_id, rejudge_id)
         accepted = RejudgeAccepted(

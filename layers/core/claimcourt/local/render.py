@@ -378,6 +378,18 @@ def render_judgements(console: Console, judged: list[StoredJudgement]) -> None:
             escape(j.error or ""),
         )
     console.print(table)
+    for j in judged:  # a motion debate's judgements are reports: each, with the vote it ends on
+        if j.judge != "cartographer" or j.report is None:
+            continue
+        vote = j.final_vote
+        voted = (
+            f" · final vote {vote.for_pct:g} % for, {vote.against_pct:g} % against"
+            + (f" (crowd again; swing for {j.swing['for']:+g})" if j.crowd and j.swing else "")
+            if vote
+            else ""
+        )
+        console.print(f"\n[bold]{escape(j.id)}[/] {escape(j.model)}{voted}")
+        console.print(escape(j.report))
 
 
 def _signal(value: float | int | None, fmt: str = "{}") -> str:
