@@ -298,9 +298,8 @@ def settle(deps: Deps, run_id: str, rejudge_id: str, *, within_s: float = RUN_FO
         for j in todo:
             _end(deps, run_id, j, failed=_reason(err))
     finally:
-        pool.shutdown(
-            wait=False, cancel_futures=True
-        )  # a judge still thinking past the limit is not waited for
+        # a judge still thinking past the limit is not waited for (its late answer is not stored: _end)
+        pool.shutdown(wait=False, cancel_futures=True)
     return stored(deps, run_id, rejudge_id)
 
 
