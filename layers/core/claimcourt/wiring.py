@@ -51,8 +51,8 @@ class Deps:
     idempotency: BasePersistenceLayer | None = None
     # Where the API starts runs: Step Functions, or the local runtime (None: this process cannot).
     executor: Executor | None = None
-    # Where the API hands a re-judging: the stack's function, or the local server's thread (None: the
-    # API judges in a thread of its own process, unless it is deployed, where that is a 503).
+    # Where the API hands a re-judging: the stack's re-judge function (None: a thread of the API's own
+    # process, as under `claimcourt serve`; a deployed API without the function answers 503 instead).
     rejudger: Rejudger | None = None
     # Where progress is posted to WebSocket connections (None: this deployment has no WebSocket API).
     poster: Poster | None = None
