@@ -88,8 +88,10 @@ def test_every_artifact_of_a_motion_debate_is_exported_and_served_valid_against_
     assert ledger["teams"] == {"a": "against", "b": "for"}
     team_a, team_b = ledger["citations"]["team a"], ledger["citations"]["team b"]
     assert team_a and team_b
-    assert all(k.startswith("a_") and c["alias"].startswith("against_") for k, c in team_a.items())
-    assert all(k.startswith("b_") and c["alias"].startswith("for_") for k, c in team_b.items())
+    public_a = {k: c for k, c in team_a.items() if not c["private"]}
+    public_b = {k: c for k, c in team_b.items() if not c["private"]}
+    assert all(k.startswith("a_") and c["alias"].startswith("against_") for k, c in public_a.items())
+    assert all(k.startswith("b_") and c["alias"].startswith("for_") for k, c in public_b.items())
     assert {c["added_by"] for c in team_a.values()} == {"debator_a"}
     checked = [c for c in team_a.values() if c["verification"]["content_correspondence_score"] is not None]
     assert checked and all(c["verification"]["verified_by"] == "factchecker_b" for c in checked)
@@ -98,6 +100,16 @@ def test_every_artifact_of_a_motion_debate_is_exported_and_served_valid_against_
     stamped = [c["added_at"] for c in team_a.values()] + [c["verification"]["verified_at"] for c in checked]
     assert all(s is not None and s.replace("+00:00", "Z") in stamps for s in stamped)
     assert sorted(k for keys in ledger["index_by_round"].values() for k in keys) == sorted([*team_a, *team_b])
+
+    # a passage cited only in a team's notes is its private entry, numbered after its public ones,
+    # never checked; the run's flat ledger (what every role read) holds only the public ones
+    for team, public in (("a", public_a), ("b", public_b)):
+        private = {k: c for k, c in ledger["citations"][f"team {team}"].items() if c["private"]}
+        assert private, f"team {team}'s notes cited nothing the team did not cite aloud"
+        assert min(int(k.split("_")[1]) for k in private) == len(public) + 1
+        assert all(c["alias"] is None and set(c["verification"].values()) == {None} for c in private.values())
+    flat = artifacts.whole_ledger(store, run_id, None)
+    assert sorted(e.key for e in flat) == sorted(c["alias"] for c in [*public_a.values(), *public_b.values()])
 
     # debate_logic_map.json: an array of the judge's states, round by round, in a/b stances
     logic = json.loads(files["debate_logic_map.json"])
@@ -114,9 +126,26 @@ def test_every_artifact_of_a_motion_debate_is_exported_and_served_valid_against_
     assert all(t["timestamp"] is not None for t in turns)
     assert [t["timestamp"] for t in turns] == sorted(t["timestamp"] for t in turns)
     cited = {k for t in turns for k in t["citations_used"]}
-    assert cited == {*team_a, *team_b}
+    assert cited == {*public_a, *public_b}
     spoken = artifacts.spoken_in_order(store, run_id)
     assert [t["statement"] for t in turns] == [a.points[0].argument for a in spoken]
+    # each team's notes as each turn wrote them (realistic length, no word limit), their citations by
+    # the team's ledger keys: the public key of a passage the team also cited aloud, else the private one
+    for team in ("a", "b"):
+        notes = chat["team_notes"][team]
+        assert [n["turn_id"] for n in notes] == [t["turn_id"] for t in turns if t["speaker"] == team]
+        group = ledger["citations"][f"team {team}"]
+        for n in notes:
+            side = ledger["teams"][team]
+            turn = store.get_artifact(run_id, artifacts.turn_key(n["round_number"], side))
+            assert n["supplementary_material"] == turn["notes"] and len(turn["notes"].split()) >= 50
+            assert [group[k]["evidence_id"] for k in n["citations_used"]] == turn["note_citations"]
+            assert all(
+                f"[{group[k]['evidence_id']}]" in n["supplementary_material"] for k in n["citations_used"]
+            )
+        assert {k for k, c in group.items() if c["private"]} <= {
+            k for n in notes for k in n["citations_used"]
+        }
 
     # crowd_opinion.json and voter_sentiment_graph.csv: every voter, every round, with its reason
     opinion = json.loads(files["crowd_opinion.json"])
@@ -137,6 +166,38 @@ def test_every_artifact_of_a_motion_debate_is_exported_and_served_valid_against_
     # today's name stays: score_trajectory.csv still carries every voter's score per round
     trajectory = list(csv.DictReader(io.StringIO(files["score_trajectory.csv"])))
     assert len([r for r in trajectory if r["role"].startswith("voter:")]) == 24 * 5
+
+
+def test_a_motions_ledger_reads_a_and_b_as_its_first_and_second_speaker(
+    debate: tuple[Any, str], store: SqliteStore
+) -> None:
+    """GET /runs/{id}/ledger?key=a_1 names the entry citation_ledger.json calls a_1: team a spoke first
+    (here the team against), whatever side that was; for_/against_ stay as they were."""
+    deps, run_id = debate
+    key, _ = issue_key(store, LOCAL_TENANT)
+    with use_deps(deps):
+
+        def entry(wanted: str) -> list[str]:
+            event = http_event(
+                "GET", f"/runs/{run_id}/ledger", headers={"authorization": f"Bearer {key}"},
+                query={"key": wanted},
+            )  # fmt: skip
+            reply = handler(event, LambdaContext())
+            assert reply["statusCode"] == 200, reply["body"]
+            return [(c["key"], c["evidence_id"]) for c in json.loads(reply["body"])["citations"]]
+
+        served = json.loads(
+            handler(
+                http_event("GET", f"/runs/{run_id}/artifacts/citation_ledger.json",
+                           headers={"authorization": f"Bearer {key}"}),
+                LambdaContext(),
+            )["body"]
+        )  # fmt: skip
+    team_a, team_b = served["citations"]["team a"], served["citations"]["team b"]
+    assert served["teams"] == {"a": "against", "b": "for"}
+    assert entry("a_1") == [("against_1", team_a["a_1"]["evidence_id"])] == entry("against_1")
+    assert entry("b_1") == [("for_1", team_b["b_1"]["evidence_id"])] == entry("for_1")
+    assert entry("A_2") == entry("against_2") != []
 
 
 def test_a_claim_run_serves_its_four_and_not_a_motions(make_deps: Any, store: SqliteStore) -> None:

@@ -20,7 +20,7 @@ from claimcourt.cli import main
 from claimcourt.evidence.golden import GoldenSource
 from claimcourt.local.runtime import LocalRuntime
 from claimcourt.models import RunRecord, RunStatus
-from claimcourt.rejudge import PREFIX, judgements_of, rejudge
+from claimcourt.rejudge import PREFIX, InProcess, judgements_of, rejudge
 from claimcourt.runs import create_run, parse_request
 from claimcourt.settings import Settings
 from claimcourt.wiring import Deps, build_deps, use_deps
@@ -134,15 +134,20 @@ def test_two_judge_models_judge_the_anonymized_debate_through_their_sdks(
     record = debated(deps)
     assert record.result is not None
     o.sub_claims[:] = [s.id for s in record.result.sub_claims]  # type: ignore[attr-defined]
+    worker = InProcess(deps)  # the laptop's worker, followed to its end (test_rejudge_async.py: the rest)
+    deps = dataclasses.replace(deps, rejudger=worker)
     # When two models judge it again through the API
-    status, body = api(
+    status, accepted = api(
         deps,
         "POST",
         f"/runs/{record.run_id}/judgements",
         {"judges": ["openai:gpt-4.1", "anthropic:claude-sonnet-4-6"]},
     )
+    assert status == 202, accepted
+    assert worker.wait(accepted["rejudge_id"], 60)
+    status, body = api(deps, "GET", f"/runs/{record.run_id}/judgements")
     # Then each was asked once, with the debate anonymized (positions A and B, no side named)
-    assert status == 201, body
+    assert status == 200, body
     assert (len(o.requests), len(a.requests)) == (1, 1)
     for sent in (json.dumps(o.requests[0].body), json.dumps(a.requests[0].body)):
         assert '<argument position=\\"A\\"' in sent and '<argument position=\\"B\\"' in sent
@@ -157,8 +162,6 @@ def test_two_judge_models_judge_the_anonymized_debate_through_their_sdks(
     assert anthropic["cost_usd"] == pytest.approx((1000 * 3.0 + 200 * 15.0) / 1e6)
     # and the run's own result is unchanged
     assert deps.store.get_run(record.run_id).result == record.result
-    status, listed = api(deps, "GET", f"/runs/{record.run_id}/judgements")
-    assert status == 200 and listed == body
 
 
 def test_bad_input_is_refused_before_anything_is_judged(tmp_path: Path) -> None:

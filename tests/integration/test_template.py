@@ -254,7 +254,8 @@ def test_a_function_that_reads_the_provider_keys_secret_may_read_it(logical_id: 
     reads_secret = env.get("CLAIMCOURT_PROVIDER_KEYS_SECRET") not in (None, "")
     may_read = {"Ref": "ProviderKeysReadPolicy"} in props.get("Policies", [])
     assert reads_secret == may_read, f"{logical_id}: reads the secret {reads_secret}, may read it {may_read}"
-    assert reads_secret == (logical_id in STAGES)  # only the stages call models
+    # only the stages call models, and the function that judges a stored debate again
+    assert reads_secret == (logical_id in STAGES or logical_id == "RejudgeFunction")
 
 
 def test_alarms_watch_failed_executions_lambda_errors_and_throttles() -> None:

@@ -15,7 +15,7 @@ from claimcourt.models import (
     SpeakInput,
 )
 from claimcourt.motions.crowd import crowd_of, plan, tally
-from claimcourt.motions.turns import enforce, words_in
+from claimcourt.motions.turns import enforce, statement_problems, words_in
 
 MOTION = "Resolved: social media does more harm than good."
 
@@ -100,6 +100,37 @@ def test_a_closing_statement_still_reads_once_its_new_citations_are_taken_out() 
     statement, cuts = enforce(_speak(phase="closing", citation_limit=0), reply)
     assert statement.statement == "As we showed [E000000], costs fall."
     assert "[E000004] removed from the statement" in cuts
+
+
+def test_notes_cite_any_passage_of_the_pool_past_the_allowance_and_nothing_outside_it() -> None:
+    # five passages for an allowance of two: the notes are private and count against none; one listed
+    # id and one bracketed only (E000004) are kept, an id outside the pool goes from the list and text
+    notes = (
+        "Held in reserve: [E000001], [E000002] and [E000003] back us; [E000004] is theirs to answer.\n"
+        "Their [E00beef] claim is weak. The check on against_1 misread it."
+    )
+    reply = MotionStatement(
+        statement="A [E000001].", citations=["E000001"], notes=notes,
+        note_citations=["E000001", "E000002", "E000003", "E00beef", "E000005"],
+    )  # fmt: skip
+    assert statement_problems(_speak(), reply) == ["the notes cite ids not in the evidence pool: E00beef"]
+    statement, cuts = enforce(_speak(), reply)
+    assert statement.note_citations == ["E000001", "E000002", "E000003", "E000005", "E000004"]
+    assert statement.notes == (
+        "Held in reserve: [E000001], [E000002] and [E000003] back us; [E000004] is theirs to answer.\n"
+        "Their claim is weak. The check on against_1 misread it."
+    )
+    assert cuts == ["note citation E00beef dropped"]
+    # in the closing the pool shown is the team's own passages: the notes cite only those
+    late = MotionStatement(
+        statement="Again [E000000].", citations=["E000000"],
+        notes="We stand on [E000000]. Also think of [E000003].", note_citations=["E000003"],
+    )  # fmt: skip
+    closing = _speak(phase="closing", citation_limit=0, evidence=[_evidence(0)])
+    assert statement_problems(closing, late) == ["the notes cite ids not in the evidence pool: E000003"]
+    kept, cuts = enforce(closing, late)
+    assert (kept.notes, kept.note_citations) == ("We stand on [E000000].", ["E000000"])
+    assert cuts == ["note citation E000003 dropped"]
 
 
 def test_a_fact_check_that_quotes_the_teams_notes_is_withheld() -> None:

@@ -34,6 +34,7 @@ from claimcourt.models import (
     PublicStatement,
     RoundDecision,
     RubricJudgement,
+    RunRecord,
     Side,
     Stances,
     Suitability,
@@ -294,6 +295,17 @@ def stances_of(store: ArtifactStore, run_id: str) -> Stances:
 
 def plan_of(store: ArtifactStore, run_id: str) -> MotionPlan:
     return MotionPlan.model_validate(store.get_artifact(run_id, PLAN))
+
+
+def first_speaker(store: ArtifactStore, record: RunRecord) -> Side:
+    """The side of team a: a motion debate's first speaker (vote zero's pick, or the one asked for
+    before the vote was taken); a claim debate has no teams, and its a is the side for."""
+    if record.motion is None:
+        return "for"
+    try:
+        return plan_of(store, record.run_id).first
+    except NotFoundError:  # stopped before vote zero: nobody spoke
+        return record.motion.first or "for"
 
 
 def statements_of(

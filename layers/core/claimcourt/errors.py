@@ -48,6 +48,11 @@ class ConfigurationError(ClaimcourtError):
     """The settings name something this deployment cannot provide (e.g. no evidence source)."""
 
 
+class UnavailableError(ClaimcourtError):
+    """A service the request needs did not take it (a function that could not be invoked): asking again
+    may work (503)."""
+
+
 class NotFoundError(ClaimcourtError):
     """A run, artifact or claim that does not exist."""
 

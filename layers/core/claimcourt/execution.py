@@ -1,5 +1,6 @@
 """Starting a run's execution of the state machine: Step Functions in the cloud, the local runtime
-(which has the same `start`) on the laptop."""
+(which has the same `start`) on the laptop. And starting a re-judging's work (claimcourt.rejudge):
+the stack's re-judge function, invoked asynchronously, or a thread of the process on the laptop."""
 
 from __future__ import annotations
 
@@ -85,3 +86,39 @@ class StepFunctionsExecutor:
         """How the run's execution ended; None while it runs (or not found yet)."""
         described = self._described(run_id)
         return ended_from(described) if described is not None else None
+
+
+class Rejudger(Protocol):
+    def start_rejudge(self, run_id: str, rejudge_id: str) -> None:
+        """Judge the re-judging's pending judgements elsewhere; returns as soon as the work is handed on
+        (raises if it could not be)."""
+        ...
+
+
+def rejudge_order(run_id: str, rejudge_id: str) -> dict[str, str]:
+    """What the re-judge function is invoked with."""
+    return {"run_id": run_id, "rejudge_id": rejudge_id}
+
+
+class LambdaRejudger:
+    """The stack's re-judge function, invoked asynchronously (InvocationType Event): Lambda queues the
+    event and answers 202 at once, so the API's 29 seconds never wait on a judge."""
+
+    def __init__(self, function_name: str, region: str | None = None) -> None:
+        self.function_name = function_name
+        self._lambda = LazyClient("lambda", region_name=region)
+
+    @property
+    def client(self) -> Any:
+        return self._lambda.get()
+
+    def start_rejudge(self, run_id: str, rejudge_id: str) -> None:
+        reply = self.client.invoke(
+            FunctionName=self.function_name,
+            InvocationType="Event",
+            Payload=json.dumps(rejudge_order(run_id, rejudge_id)).encode(),
+        )
+        if reply.get("StatusCode") != 202:
+            raise RuntimeError(
+                f"the re-judge function did not take the work (status {reply.get('StatusCode')})"
+            )

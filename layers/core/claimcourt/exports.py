@@ -460,7 +460,7 @@ def motion_exports(store: Store, record: RunRecord) -> dict[str, str]:
     result = artifacts.motion_result_of(store, run_id)
     events = store.list_events(run_id)
     spec = motion_artifacts.build(
-        store, run_id, record.created_at, motion, arguments, ledger, maps, tallies, events
+        store, run_id, record.created_at, motion, arguments, ledger, pool, maps, tallies, events
     )
     return {
         "transcript_full.md": motion_transcript(record, arguments, ledger, maps, tallies, result),

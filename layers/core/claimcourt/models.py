@@ -1940,8 +1940,15 @@ class MotionStatement(Strict):
 
     statement: str = Field(default="", description="Public: the crowd, the judge and the other team hear it.")
     citations: list[str] = Field(default_factory=list, description="Evidence ids from the pool.")
+    # No word limit, as the platform's seed spec has it ("supplementary_material has no word limit"):
+    # the reply's output limit bounds it, and later prompts carry only the team's own.
     notes: str = Field(
-        default="", max_length=2000, description="Private to your team (debater and fact-checker): strategy."
+        default="",
+        description="Private to your team (debater and fact-checker): supplementary material, no word limit.",
+    )
+    note_citations: list[str] = Field(
+        default_factory=list,
+        description="Evidence ids your notes cite, from the pool: private, against no allowance.",
     )
     implied_score: Score = Field(
         default=50, description="Your honest probability, 0–100, that the motion's claim holds: belief."

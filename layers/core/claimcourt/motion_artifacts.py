@@ -2,10 +2,12 @@
 
 - `citation_ledger.json`: every citation grouped per team (`team a`, `team b`), keyed `a_1`, `b_1`, … in
   order of appearance, who added it in which turn and when, who verified it and when, both scores, the
-  adversary's comment and the proponent's response; `index_by_round`. Team a is the first speaker.
+  adversary's comment and the proponent's response; `index_by_round`. Team a is the first speaker. A
+  passage a team cited only in its private notes is an entry too (`private`), numbered after the team's
+  public ones: nobody else saw it during the debate, so nobody checked it.
 - `debate_logic_map.json`: an array of the judge's per-round states (consensus, frontier), in order.
 - `history_chat.json`: every turn (`turn_id`, `agent`, `timestamp`, statement, citations), and each
-  team's private notes.
+  team's private notes with the ledger keys they cite.
 - `crowd_opinion.json`: per voter (persona id and name), per round, the score and its reason.
 - `voter_sentiment_graph.csv`: the same votes, one row per (round, voter), to chart.
 
@@ -23,9 +25,11 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from claimcourt import artifacts
 from claimcourt.debate.argue import opposite
+from claimcourt.debate.ledger import citing_sentence
 from claimcourt.errors import NotFoundError
 from claimcourt.models import (
     Argument,
+    Evidence,
     LedgerEntry,
     MotionMap,
     MotionPhase,
@@ -73,12 +77,21 @@ class TeamCitation(Strict):
     added_in_round: int
     added_at: datetime | None = Field(description="When that turn ended (null: no event recorded).")
     verification: Verification
-    alias: str = Field(description="Its key in the run's flat ledger (GET /runs/{id}/ledger): for_1, …")
+    alias: str | None = Field(
+        description="Its key in the run's flat ledger (GET /runs/{id}/ledger): for_1, …; null if private."
+    )
+    private: bool = Field(
+        default=False,
+        description="Cited only in the team's private notes: never shown to the other team, the judge or the "
+        "crowd, so never checked.",
+    )
     side: Side
     evidence_id: str
     title: str
     tier: Tier
-    sentence: str = Field(description="The sentence of the statement that used it.")
+    sentence: str = Field(
+        description="The sentence of the statement (a private one: of the notes) that cited it."
+    )
 
 
 class TeamLedger(Strict):
@@ -139,8 +152,11 @@ class PublicTurn(Strict):
 class TeamNote(Strict):
     turn_id: str
     round_number: int
-    supplementary_material: str
-    citations_used: list[str]
+    supplementary_material: str = Field(description="The team's private notes of that turn: no word limit.")
+    citations_used: list[str] = Field(
+        description="The ledger keys they cite: the team's public key of a passage it also cited aloud, else "
+        "its private one."
+    )
     timestamp: datetime | None
 
 
@@ -229,6 +245,38 @@ def team_keys(plan: MotionPlan, ledger: list[LedgerEntry]) -> dict[str, str]:
     return {e.key: f"{team_of(plan, e.side)}_{e.key.split('_')[-1]}" for e in ledger}
 
 
+class Note(BaseModel):
+    """A turn's private notes as its `turn/rNN/<side>` artifact keeps them."""
+
+    round: int
+    side: Side
+    text: str
+    citations: list[str]
+
+
+def private_citations(
+    plan: MotionPlan, entries: list[LedgerEntry], notes: list[Note], pool: list[Evidence]
+) -> tuple[dict[tuple[Side, str], str], list[tuple[str, Note, Evidence]]]:
+    """Each (side, passage) a team's notes cite → its team key, and the private entries among them in
+    order of appearance: (key, the notes that first cited it, its passage). A passage the team also
+    cited aloud keeps its public key; any other is numbered after the team's public keys."""
+    public = team_keys(plan, entries)
+    keys = {(e.side, e.evidence_id): public[e.key] for e in entries}
+    numbered = {side: sum(1 for e in entries if e.side == side) for side in ("for", "against")}
+    evidence = {e.id: e for e in pool}
+    private = []
+    for note in notes:
+        for evidence_id in note.citations:
+            found = evidence.get(evidence_id)
+            if (note.side, evidence_id) in keys or found is None:
+                continue
+            numbered[note.side] += 1
+            key = f"{team_of(plan, note.side)}_{numbered[note.side]}"
+            keys[(note.side, evidence_id)] = key
+            private.append((key, note, found))
+    return keys, private
+
+
 def ledger(
     run_id: str,
     motion: MotionRequest,
@@ -236,6 +284,7 @@ def ledger(
     entries: list[LedgerEntry],
     turns: dict[tuple[int, Side], str],
     when: dict[tuple[Stage, int, Side | None], datetime],
+    private: list[tuple[str, Note, Evidence]],
 ) -> MotionLedger:
     keys = team_keys(plan, entries)
     grouped: dict[Team, dict[str, TeamCitation]] = {"a": {}, "b": {}}
@@ -265,6 +314,28 @@ def ledger(
             sentence=e.sentence,
         )
         index.setdefault(str(e.round), []).append(keys[e.key])
+    unchecked = Verification(
+        source_credibility_score=None, content_correspondence_score=None, adversary_comment=None,
+        proponent_response=None, verified_by=None, verified_at=None,
+    )  # fmt: skip
+    for key, note, found in private:
+        team = team_of(plan, note.side)
+        grouped[team][key] = TeamCitation(
+            source_url=found.source_url,
+            added_by=f"debator_{team}",
+            added_in_turn=turns.get((note.round, note.side), ""),
+            added_in_round=note.round,
+            added_at=when.get((Stage.SPEAK, note.round, note.side)),
+            verification=unchecked,
+            alias=None,
+            private=True,
+            side=note.side,
+            evidence_id=found.id,
+            title=found.title,
+            tier=found.tier,
+            sentence=citing_sentence(note.text, found.id),
+        )
+        index.setdefault(str(note.round), []).append(key)
     return MotionLedger(
         debate_id=run_id,
         topic=motion.motion,
@@ -308,12 +379,14 @@ def history_chat(
     plan: MotionPlan,
     spoken: list[Argument],
     entries: list[LedgerEntry],
-    notes: dict[tuple[int, Side], str],
+    notes: list[Note],
+    note_keys: dict[tuple[Side, str], str],
     when: dict[tuple[Stage, int, Side | None], datetime],
 ) -> HistoryChat:
     turns = turn_ids(spoken)
     keys = team_keys(plan, entries)
     by_cited = {(e.side, e.evidence_id): keys[e.key] for e in entries}
+    noted = {(n.round, n.side): n for n in notes}
     public, private = [], TeamNotes(a=[], b=[])
     for a in spoken:
         team, turn_id, at = (
@@ -336,13 +409,15 @@ def history_chat(
                 citations_used=cited,
             )
         )
-        if note := notes.get((a.round, a.side)):
+        if (note := noted.get((a.round, a.side))) is not None and note.text:
             getattr(private, team).append(
                 TeamNote(
                     turn_id=turn_id,
                     round_number=a.round,
-                    supplementary_material=note,
-                    citations_used=[],
+                    supplementary_material=note.text,
+                    citations_used=[
+                        note_keys[(a.side, c)] for c in note.citations if (a.side, c) in note_keys
+                    ],
                     timestamp=at,
                 )
             )
@@ -406,6 +481,7 @@ def build(
     motion: MotionRequest,
     spoken: list[Argument],
     entries: list[LedgerEntry],
+    pool: list[Evidence],
     maps: dict[int, MotionMap],
     tallies: list[VoteTally],
     events: list[RunEvent],
@@ -420,23 +496,23 @@ def build(
         )
     when = completed_at(events)
     turns = store.find_artifacts(run_id, artifacts.TURN_PREFIX)
-    notes = {
-        (round_, side): str(doc.get("notes") or "")
+    notes = [
+        Note(round=a.round, side=a.side, text=doc.get("notes") or "", citations=doc.get("note_citations", []))
         for a in spoken
-        for round_, side in [(a.round, a.side)]
         if (doc := turns.get(artifacts.turn_key(a.round, a.side))) is not None
-    }
+    ]
+    note_keys, private = private_citations(plan, entries, notes, pool)
     reasons = {
         t.round: {v.persona_id: v.reason for v in artifacts.votes_of(store, run_id, t.round)} for t in tallies
     }
     opinion = crowd_opinion(run_id, tallies, reasons)
     return {
-        "citation_ledger.json": ledger(run_id, motion, plan, entries, turn_ids(spoken), when).model_dump_json(
-            indent=2, by_alias=True
-        ),
+        "citation_ledger.json": ledger(
+            run_id, motion, plan, entries, turn_ids(spoken), when, private
+        ).model_dump_json(indent=2, by_alias=True),
         "debate_logic_map.json": logic_map(motion, plan, maps).model_dump_json(indent=2),
         "history_chat.json": history_chat(
-            run_id, created_at, motion, plan, spoken, entries, notes, when
+            run_id, created_at, motion, plan, spoken, entries, notes, note_keys, when
         ).model_dump_json(indent=2),
         "crowd_opinion.json": opinion.model_dump_json(indent=2),
         "voter_sentiment_graph.csv": sentiment_csv(opinion, tallies),

@@ -208,6 +208,9 @@ class Settings(BaseSettings):
     motion_state_machine_arn: str | None = Field(
         default=None, description="Where the API starts motion debates (statemachine/motion.asl.json)."
     )
+    rejudge_function_name: str | None = Field(
+        default=None, description="The function the API hands a re-judging to (else a thread of its process)."
+    )
     websocket_url: str | None = Field(default=None, description="wss://… for clients (the events link).")
     # A run's ClaimReview (claimcourt/claimreview.py): who publishes it, and the page each review is on.
     claimreview_author: str | None = Field(

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from claimcourt.errors import ConfigurationError
 from claimcourt.evidence.base import EvidenceSource, Hit
-from claimcourt.execution import Executor, StepFunctionsExecutor
+from claimcourt.execution import Executor, LambdaRejudger, Rejudger, StepFunctionsExecutor
 from claimcourt.models import PROVIDERS, RunRecord
 from claimcourt.reasoning import stance_model
 from claimcourt.reasoning.base import Provider
@@ -51,6 +51,9 @@ class Deps:
     idempotency: BasePersistenceLayer | None = None
     # Where the API starts runs: Step Functions, or the local runtime (None: this process cannot).
     executor: Executor | None = None
+    # Where the API hands a re-judging: the stack's re-judge function (None: a thread of the API's own
+    # process, as under `claimcourt serve`; a deployed API without the function answers 503 instead).
+    rejudger: Rejudger | None = None
     # Where progress is posted to WebSocket connections (None: this deployment has no WebSocket API).
     poster: Poster | None = None
     # Where claim.score_changed goes: the project's EventBridge bus, or a file (None: nowhere).
@@ -292,6 +295,7 @@ def build_deps(settings: Settings, store: Store | None = None) -> Deps:
         preferences=preferences,
         idempotency=build_idempotency(settings, store),
         executor=build_executor(settings),
+        rejudger=build_rejudger(settings),
         poster=build_poster(settings),
         publisher=build_publisher(settings, store),
         dead_letters=build_dead_letters(settings),
@@ -349,6 +353,12 @@ def build_dead_letters(settings: Settings) -> DeadLetters | None:
     from claimcourt.bus import SqsDeadLetters
 
     return SqsDeadLetters(settings.dead_letter_queue_url, settings.aws_region)
+
+
+def build_rejudger(settings: Settings) -> Rejudger | None:
+    if settings.rejudge_function_name is None:
+        return None
+    return LambdaRejudger(settings.rejudge_function_name, settings.aws_region)
 
 
 def build_poster(settings: Settings) -> Poster | None:

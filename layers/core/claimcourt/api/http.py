@@ -62,7 +62,15 @@ from claimcourt.models import (
 from claimcourt.motions.crowd import persona_set
 from claimcourt.observability import logger, observed
 from claimcourt.preferences import KeyStatus, Preferences, SavedSettings
-from claimcourt.rejudge import JudgementList, RejudgeRequest, judgements_of, rejudge
+from claimcourt.rejudge import (
+    InProcess,
+    JudgementList,
+    RejudgeAccepted,
+    RejudgeRequest,
+    ask,
+    judgements_of,
+)
+from claimcourt.rejudge import start as start_rejudge
 from claimcourt.runs import delete_tenant_run, run_usage, submit_run, tenant_run
 from claimcourt.settings import MOTION_ROLES, ROLES
 from claimcourt.store.base import Store, encode_cursor, listing_key
@@ -436,12 +444,15 @@ def build_app() -> APIGatewayHttpResolver:
     @app.get("/runs/<run_id>/ledger")
     def get_ledger(run_id: str, key: Annotated[str | None, Query(max_length=40)] = None) -> Ledger:
         """Every citation of the run in order of appearance (for_1, …, against_1, …), with the other
-        side's fact-check and its own side's response; `key` picks one (a_/b_ are aliases)."""
+        side's fact-check and its own side's response; `key` picks one. `a_1`/`b_1` name a motion
+        debate's teams as its citation_ledger.json does (team a spoke first: `a_1` is `against_1` when
+        the side against did); a claim debate's a_/b_ are for_/against_."""
         store = _deps().store
         record = tenant_run(store, tenant(), run_id)
         citations = artifacts.whole_ledger(store, run_id, record.request.context)
         if key is not None:
-            citations = [c for c in citations if c.key == canonical_key(key)]
+            wanted = canonical_key(key, artifacts.first_speaker(store, record))
+            citations = [c for c in citations if c.key == wanted]
         return Ledger(run_id=run_id, citations=citations)
 
     @app.get(
@@ -459,32 +470,55 @@ def build_app() -> APIGatewayHttpResolver:
     @app.post(
         "/runs/<run_id>/judgements",
         responses={
-            201: {"description": "Judged again: every judgement of the run, its own first."},
+            202: {
+                "description": "Accepted: each new judgement pending; Location follows this re-judging "
+                "(GET /runs/{id}/judgements?rejudge=<rejudge_id>) until each has succeeded or failed."
+            },
             409: {
-                "description": "The debate cannot be judged again: the run is running, stopped or failed, "
-                "or is a motion debate (`code` run_running, run_stopped, run_failed or motion_debate).",
+                "description": "The debate cannot be judged again: the run is running, stopped or failed "
+                "(`code` run_running, run_stopped, run_failed), or a motion ended before its judge mapped a "
+                "round (run_unmapped).",
                 "content": {PROBLEM: {"schema": {"type": "object", "title": "Problem"}}},
             },
         },
     )
-    def post_judgements(run_id: str, request: RejudgeRequest) -> Response[JudgementList]:
+    def post_judgements(run_id: str, request: RejudgeRequest) -> Response[RejudgeAccepted]:
         """Judge the run's stored debate again, without re-running it: each judge reads the same
         anonymized debate in its own call (in parallel), each new judgement is scored by the score
-        stage's rules and stored beside the run's own, with its model, prompt version and cost. The
-        run's result is not changed. Answered when every judge has answered."""
+        stage's rules and stored beside the run's own, with its model, prompt version and cost; a motion
+        debate's judges each write a new final report (and with `crowd` its crowd votes again on it). The
+        run's result is not changed. Answered at once (202), every new judgement `pending`; each then
+        ends `succeeded` or `failed` (with why), within about 15 minutes."""
         deps = _deps()
         record = tenant_run(deps.store, tenant(), run_id)
-        rejudge(deps, record, request.judges, rubric=request.rubric)
-        listed = JudgementList(run_id=run_id, judgements=judgements_of(deps, record))
-        return Response(status_code=201, content_type="application/json", body=listed)
+        rejudger = deps.rejudger
+        if rejudger is None:
+            if deps.settings.state_machine_arn:  # deployed: the work belongs to the re-judge function
+                raise ConfigurationError("no re-judge function: CLAIMCOURT_REJUDGE_FUNCTION is not set")
+            rejudger = InProcess(deps)  # the laptop: a thread of this process
+        pending = ask(deps, record, request.judges, rubric=request.rubric, crowd=request.crowd)
+        rejudge_id = pending[0].rejudge_id or ""
+        start_rejudge(deps, rejudger, run_id, rejudge_id)
+        accepted = RejudgeAccepted(
+            run_id=run_id, rejudge_id=rejudge_id, judgements=judgements_of(deps, record, rejudge_id)
+        )
+        location = f"/runs/{run_id}/judgements?rejudge={rejudge_id}"
+        return Response(202, "application/json", accepted, headers={"Location": location})
 
     @app.get("/runs/<run_id>/judgements")
-    def get_judgements(run_id: str) -> JudgementList:
-        """The run's judgement (`original`), then every re-judgement, oldest first; none before the run
-        has succeeded."""
+    def get_judgements(
+        run_id: str,
+        rejudge: Annotated[
+            str | None,
+            Query(max_length=40, pattern=r"^[0-9T]+-[0-9a-f]+$", description="Only this re-judging's."),
+        ] = None,
+    ) -> JudgementList:
+        """The run's judgement (`original`), then every re-judgement, oldest first, each pending,
+        succeeded or failed (with why); none before the run has succeeded. `rejudge` picks one
+        re-judging's (POST's Location)."""
         deps = _deps()
         record = tenant_run(deps.store, tenant(), run_id)
-        return JudgementList(run_id=run_id, judgements=judgements_of(deps, record))
+        return JudgementList(run_id=run_id, judgements=judgements_of(deps, record, rejudge))
 
     @app.get(
         "/runs/<run_id>/claimreview",

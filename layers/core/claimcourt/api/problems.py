@@ -17,6 +17,7 @@ from claimcourt.errors import (
     RateLimitedError,
     TooLargeError,
     UnauthorizedError,
+    UnavailableError,
     UnreadableDocumentsError,
 )
 
@@ -77,6 +78,8 @@ def from_error(err: Exception) -> Response[str]:
         return problem(413, err.code, str(err))
     if isinstance(err, UnreadableDocumentsError):
         return problem(422, "unreadable_document", str(err), documents=err.documents)
+    if isinstance(err, UnavailableError):
+        return problem(503, "unavailable", str(err))
     if isinstance(err, RateLimitedError):
         code = "too_many_runs" if err.limit == "concurrency" else "hourly_cap_reached"
         headers = {"Retry-After": str(err.retry_after_s)}

@@ -3,9 +3,11 @@ role answered by the offline reasoner and billed as a model would bill its promp
 characters a token, Claude Sonnet's list price: bench/rounds.MeteredOffline), its debaters speaking to
 their word limit so that every prompt carries statements as long as a model's. Prints calls, input and
 output tokens and dollars per phase (phase 0 / opening / each round / closing) and per stage, and the
-bound: the same prompts with every reply at full length (a statement at its limit with notes, a reason
-for every vote, a full map and report, a comment for every check). A real model's debate at these
-settings stays near it; its notes and reasons, which later prompts carry, may add some input.
+bound: the same prompts with every reply at full length (a statement at its limit with notes of
+NOTES_WORDS words, a reason for every vote, a full map and report, a comment for every check). A real
+model's debate at these settings stays near it; its notes and reasons, which later prompts carry, may add
+some input. The notes have no word limit (the seed spec's): the offline reasoner's, which later prompts
+carry here, run 50–260 words, the played corpus's hand-written ones 40–160.
 
     python -m claimcourt.bench.motion_cost
     python -m claimcourt.bench.motion_cost --rounds 4 --crowd 100
@@ -71,6 +73,7 @@ def measure(request: MotionRequest, data_dir: Path) -> list[CallRecord]:
 
 
 TOKENS_PER_WORD = 4 / 3
+NOTES_WORDS = 400  # no limit is set: about twice the longest notes written for the played corpus
 
 
 def full_length(call: CallRecord, request: MotionRequest) -> int:
@@ -79,7 +82,7 @@ def full_length(call: CallRecord, request: MotionRequest) -> int:
     reply = json.loads(call.output_json) if call.output_json else {}
     if stage == "speak":
         words = request.words * request.time_knob.ratio  # either side may get the knob's room: a bound
-        return round(words * TOKENS_PER_WORD) + 150  # the statement at its limit, and the notes
+        return round((words + NOTES_WORDS) * TOKENS_PER_WORD)  # the statement at its limit, and the notes
     if stage == "vote":
         return 40 * len(reply.get("votes", []))  # a score and a sentence each
     if stage == "cartograph":

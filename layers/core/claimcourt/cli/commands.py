@@ -1127,17 +1127,29 @@ def show(
     "repeatable: each judges in its own call, in parallel.",
 )
 @click.option("--rubric", is_flag=True, help="Each judge also judges by the rubric, beside the contract.")
+@click.option(
+    "--crowd",
+    is_flag=True,
+    help="A motion debate: its crowd votes again on each new final report (else only the report is new).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print every judgement of the run as JSON.")
 @click.option(
     "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose run: the CLI's own are 'local'."
 )
 @data_dir_option
 def rejudge(
-    run_id: str, judges: tuple[str, ...], rubric: bool, as_json: bool, tenant: str, data_dir: Path | None
+    run_id: str,
+    judges: tuple[str, ...],
+    rubric: bool,
+    crowd: bool,
+    as_json: bool,
+    tenant: str,
+    data_dir: Path | None,
 ) -> None:
     """Judge RUN's stored debate again with other judges, without re-running it: the same anonymized
     debate, each new judgement scored by the same rules and stored beside the run's own (never replacing
-    it). Prints the run's judgement and every re-judgement."""
+    it); a motion debate, a new final report from each judge (and with --crowd the crowd's final vote on
+    it). Waits for every judge; prints the run's judgement and every re-judgement."""
     from claimcourt.rejudge import JudgementList, judgements_of
     from claimcourt.rejudge import rejudge as judge_again
 
@@ -1147,7 +1159,7 @@ def rejudge(
     except NotFoundError:
         _fail(f"run_id: no run {run_id} for tenant {tenant}", EXIT_BAD_INPUT)
     try:
-        judge_again(deps, record, judges, rubric=rubric)
+        judge_again(deps, record, judges, rubric=rubric, crowd=crowd)
     except (InvalidRequestError, ConflictError) as exc:
         _fail(str(exc), EXIT_BAD_INPUT)
     listed = judgements_of(deps, deps.store.get_run(run_id))

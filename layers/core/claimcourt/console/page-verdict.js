@@ -292,12 +292,21 @@ export async function render(view, runId) {
 
 // The run's four artifacts (GET /runs/{id}/artifacts/{name}), its ClaimReview (JSON-LD, to publish the
 // verdict as fact-checkers do: a claim's, never a motion's, which has no verdict), and the result as the
-// API returns it.
-function downloads(runId, result, reviewable = true) {
-  const artifact = (name, label, type) => h("button", {
+// API returns it. Each is fetched with the key and saved as a file: the API reads its key from a header
+// only (never from a URL, where logs would keep it), so a plain link could not fetch it.
+function artifactButton(runId, from, name, label, type) {
+  return h("button", {
     type: "button", "data-artifact": name,
-    onclick: async () => download(`${runId}-${name}`, await apiText(`/runs/${runId}/artifacts/${name}`), type),
+    onclick: async () => download(`${runId}-${name}`, await apiText(`${from}/artifacts/${name}`), type),
   }, label);
+}
+
+function resultButton(runId, result) {
+  return h("button#dl-result", { type: "button", onclick: () => download(`${runId}.result.json`, JSON.stringify(result, null, 2)) }, "Result (JSON)");
+}
+
+function downloads(runId, result) {
+  const artifact = (...a) => artifactButton(runId, `/runs/${runId}`, ...a);
   return h("section.card", { "aria-labelledby": "dl-title" },
     h("h2#dl-title", "Download"),
     h("div.row",
@@ -305,11 +314,31 @@ function downloads(runId, result, reviewable = true) {
       artifact("citation_ledger.json", "Citation ledger (JSON)", "application/json"),
       artifact("debate_logic_map.json", "Debate logic map (JSON)", "application/json"),
       artifact("score_trajectory.csv", "Score trajectory (CSV)", "text/csv"),
-      reviewable && h("button#dl-claimreview", {
+      h("button#dl-claimreview", {
         type: "button",
         onclick: async () => download(`${runId}-claimreview.jsonld`, await apiText(`/runs/${runId}/claimreview`), "application/ld+json"),
       }, "ClaimReview (JSON-LD)"),
-      h("button#dl-result", { type: "button", onclick: () => download(`${runId}.result.json`, JSON.stringify(result, null, 2)) }, "Result (JSON)")));
+      resultButton(runId, result)));
+}
+
+// A motion debate's seven artifacts (GET /motions/{id}/artifacts/{name}; the README's "A motion debate's
+// artifacts"), each with what it holds; the JSON ones in the platform spec's shapes (docs/schemas/).
+const MOTION_ARTIFACTS = [
+  ["transcript_full.md", "Transcript (Markdown)", "text/markdown", "the debate for publishing: the vote, every statement with its sources, the judge's maps and report, the ledger"],
+  ["citation_ledger.json", "Citation ledger (JSON)", "application/json", "every citation per team (a_1, b_1, …) with who added it, the other team's check and the answer"],
+  ["debate_logic_map.json", "Debate logic map (JSON)", "application/json", "the judge's map after each round: what both teams accept, what is still disputed"],
+  ["history_chat.json", "Chat history (JSON)", "application/json", "every turn in speaking order, and each team's private notes with the passages they cite"],
+  ["crowd_opinion.json", "Crowd opinion (JSON)", "application/json", "each voter (a persona) with its score and reason, round by round"],
+  ["voter_sentiment_graph.csv", "Voter sentiment graph (CSV)", "text/csv", "one row per round and voter, to chart"],
+  ["score_trajectory.csv", "Score trajectory (CSV)", "text/csv", "every voter's score per round, the crowd's mean and the teams' own scores"],
+];
+
+function motionDownloads(runId, result) {
+  return h("section.card#motion-downloads", { "aria-labelledby": "dl-title" },
+    h("h2#dl-title", "Download the debate's artifacts"),
+    h("ul.artifacts", MOTION_ARTIFACTS.map(([name, label, type, holds]) => h("li",
+      artifactButton(runId, `/motions/${runId}`, name, label, type), " ", h("span.small.muted", holds)))),
+    h("div.row", resultButton(runId, result)));
 }
 
 // ---- a motion debate (GET /motions/{id}): no score. The crowd's vote round by round (a uPlot chart
@@ -441,7 +470,8 @@ async function motionResult(view, header, runId) {
   const r = m.result;
   const tallies = r.sentiment.length ? r.sentiment : [r.vote_zero, r.final_vote];
   const byRound = new Map(tallies.map((t) => [t.round, t]));
-  const maps = new Map((logic?.rounds || []).map((x) => [x.round, x]));
+  // debate_logic_map.json is the spec's array of per-round states (round_number, consensus, the frontier)
+  const maps = new Map((Array.isArray(logic) ? logic : []).map((x) => [x.round_number, x]));
   const ledger = new Map(r.citations.map((c) => [`${c.side}|${c.evidence_id}`, c]));
   const statements = m.statements || [];
   const rounds = [...new Set([...statements.map((a) => a.round), ...tallies.map((t) => t.round).filter(Boolean)])].sort((a, b) => a - b);
@@ -491,7 +521,7 @@ async function motionResult(view, header, runId) {
     searched(r.searched),
     h("p.small.muted", `${plural(r.turns, "statement")}, ${plural(r.citations.length, "citation")}, personas ${r.personas}, reasoner ${r.reasoner}, ${usd(r.usage.total_cost_usd)}`));
 
-  mount(view, header, card, roundCards, report, ledgerCard(r.citations), downloads(runId, r, false));
+  mount(view, header, card, roundCards, report, ledgerCard(r.citations), motionDownloads(runId, r));
   performance.mark("cc:verdict-rendered");
 
   const uPlot = await loadUPlot();

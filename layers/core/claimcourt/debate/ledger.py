@@ -14,8 +14,6 @@ from claimcourt.evidence.sentences import sentences
 from claimcourt.models import Argument, Evidence, FactcheckReply, LedgerEntry, Side
 
 SIDES: tuple[Side, Side] = ("for", "against")
-# Motion debates call their teams a and b: their keys are accepted as aliases of for_ and against_.
-ALIASES = {"a_": "for_", "b_": "against_"}
 PASSAGE_CHARS = 600
 SENTENCE_CHARS = 400
 _IDS = re.compile(r"\[[^\]]*\]")
@@ -26,14 +24,18 @@ def _words(sentence: str) -> int:
     return len(_IDS.sub("", sentence).split())
 
 
-def canonical_key(key: str) -> str:
-    for alias, prefix in ALIASES.items():
+def canonical_key(key: str, first: Side = "for") -> str:
+    """A key as the ledger names it (`for_1`, `against_2`). `a_`/`b_` name the team that spoke first and
+    second: in a motion debate the side vote zero put first (`first`, as its citation_ledger.json
+    names the teams); a claim debate has no teams, and takes them as for and against."""
+    second: Side = "against" if first == "for" else "for"
+    for alias, side in (("a_", first), ("b_", second)):
         if key.lower().startswith(alias):
-            return prefix + key[len(alias) :]
+            return f"{side}_{key[len(alias) :]}"
     return key.lower()
 
 
-def _sentence(argument: str, evidence_id: str) -> str:
+def citing_sentence(argument: str, evidence_id: str) -> str:
     """The sentence that makes the point the passage is cited for: of the sentences that name it, the
     one that says most; when those are only lists of ids ("Also [E1], [E2]."), the sentence before the
     first of them, which they back; else the argument's first sentence."""
@@ -91,7 +93,7 @@ def build_ledger(
                     page=found.page,
                     round=argument.round,
                     sub_claim_id=point.sub_claim_id,
-                    sentence=_sentence(point.argument, evidence_id),
+                    sentence=citing_sentence(point.argument, evidence_id),
                     passage=found.text[:PASSAGE_CHARS],
                 )
     ordered = sorted(factchecks, key=lambda f: (f[0], SIDES.index(f[1])))

@@ -383,7 +383,18 @@ def render_runs(console: Console, records: list[RunRecord]) -> None:
 def render_judgements(console: Console, judged: list[StoredJudgement]) -> None:
     """A run's judgements, its own first: who judged, by which prompt, the score it implies, the cost."""
     table = Table(show_edge=False, header_style="bold")
-    for col in ("judgement", "judge", "model", "prompt", "score", "verdict", "judge said", "cost", "note"):
+    for col in (
+        "judgement",
+        "status",
+        "judge",
+        "model",
+        "prompt",
+        "score",
+        "verdict",
+        "judge said",
+        "cost",
+        "note",
+    ):
         table.add_column(col, no_wrap=col != "note")
     for j in judged:
         score = "" if j.score is None else str(j.score)
@@ -392,6 +403,7 @@ def render_judgements(console: Console, judged: list[StoredJudgement]) -> None:
         cost = f"${j.cost_usd:.4f}" + ("" if j.price_known else " (price unknown)")
         table.add_row(
             j.id,
+            j.status,
             j.judge,
             escape(j.model),
             j.prompt_version or "–",
@@ -402,6 +414,18 @@ def render_judgements(console: Console, judged: list[StoredJudgement]) -> None:
             escape(j.error or ""),
         )
     console.print(table)
+    for j in judged:  # a motion debate's judgements are reports: each, with the vote it ends on
+        if j.judge != "cartographer" or j.report is None:
+            continue
+        vote = j.final_vote
+        voted = (
+            f" · final vote {vote.for_pct:g} % for, {vote.against_pct:g} % against"
+            + (f" (crowd again; swing for {j.swing['for']:+g})" if j.crowd and j.swing else "")
+            if vote
+            else ""
+        )
+        console.print(f"\n[bold]{escape(j.id)}[/] {escape(j.model)}{voted}")
+        console.print(escape(j.report))
 
 
 def _signal(value: float | int | None, fmt: str = "{}") -> str:

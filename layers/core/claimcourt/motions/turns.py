@@ -8,7 +8,7 @@ import re
 from string import Template
 
 from claimcourt.debate.argue import NO_ARGUMENT
-from claimcourt.debate.citations import drop_citations
+from claimcourt.debate.citations import CITATION_MARKER, drop_citations
 from claimcourt.models import (
     CartographInput,
     CrowdInput,
@@ -178,12 +178,21 @@ def statement_problems(inputs: SpeakInput, reply: MotionStatement) -> list[str]:
     new = [c for c in dict.fromkeys(reply.citations) if c not in before and c in pool]
     if len(new) > inputs.citation_limit:
         problems.append(f"{len(new)} new citations; the allowance is {inputs.citation_limit}")
+    if unknown_in_notes := [c for c in _named_in_notes(reply) if c not in pool and c not in before]:
+        problems.append(f"the notes cite ids not in the evidence pool: {', '.join(unknown_in_notes)}")
     return problems
+
+
+def _named_in_notes(reply: MotionStatement) -> list[str]:
+    """The evidence ids the notes cite: those listed, then any other their text names in brackets."""
+    return list(dict.fromkeys([*reply.note_citations, *CITATION_MARKER.findall(reply.notes)]))
 
 
 def enforce(inputs: SpeakInput, reply: MotionStatement) -> tuple[MotionStatement, list[str]]:
     """The statement as the debate records it, and what was cut: words past the limit, citations
-    outside the pool, new citations past the allowance (in the closing: every new one)."""
+    outside the pool, new citations past the allowance (in the closing: every new one). The notes keep
+    every passage of the pool they cite (private: no allowance), listed or only bracketed in their
+    text; an id outside the pool goes, from the list and from the text."""
     if reply.refusal is not None:
         return reply, []
     cuts = []
@@ -207,7 +216,16 @@ def enforce(inputs: SpeakInput, reply: MotionStatement) -> tuple[MotionStatement
     if (n := words_in(statement)) > inputs.word_limit:
         statement = cut_to(statement, inputs.word_limit)
         cuts.append(f"cut from {n} to {inputs.word_limit} words")
-    return reply.model_copy(update={"statement": statement, "citations": kept}), cuts
+    shown = pool | before
+    named = _named_in_notes(reply)
+    cuts += [f"note citation {c} dropped" for c in named if c not in shown]
+    update = {
+        "statement": statement,
+        "citations": kept,
+        "notes": drop_citations(reply.notes, shown),
+        "note_citations": [c for c in named if c in shown],
+    }
+    return reply.model_copy(update=update), cuts
 
 
 # ---------------------------------------------------------------- the judge, as cartographer

@@ -6,7 +6,9 @@
   ones within its allowance (none in the closing), never one the other team cited; says so when the pool
   backs it with nothing; answers the other team's last citations by what they do not show (another place,
   time or scope, half a comparison, or no statement of the motion at all: qualifiers.py, stance.py); and
-  answers the checks its citations met; its notes (private) name what to press next;
+  answers the checks its citations met; its notes (private, no word limit: `_notes`) are its
+  supplementary material from the pool: what the turn stood on, the passages held in reserve, the other
+  team's and what they do not show, the checks to answer, what to press next, its honest view;
 - the judge maps consensus (passages both teams cite) and the frontier (each team's strongest citation
   against the other's, each named so that the two never read alike: never a term against itself);
 - the screen before vote zero (`suitability`): rules on the motion's wording — an instruction or a
@@ -36,6 +38,7 @@ from claimcourt.models import (
     MotionSuitabilityInput,
     Persona,
     PersonaVote,
+    PublicStatement,
     Side,
     SpeakInput,
     Stances,
@@ -391,18 +394,101 @@ def speak(inputs: SpeakInput) -> MotionStatement:
         statement = " ".join(words[: inputs.word_limit])
     leans = [read[c].support - read[c].refute for c in cited if c in read]
     lean = sum(leans) / len(leans) if leans else 0.0
-    press = (
-        inputs.frontier[0].core_issue if inputs.frontier else (cited[0] if cited else "the motion's terms")
-    )
+    implied = max(5, min(95, round(50 + 45 * lean)))
+    notes, note_citations = _notes(inputs, prop, read, cited, last, implied)
     return MotionStatement(
         statement=statement,
         citations=cited,
-        notes=(
-            f"Round {inputs.round} plan ({side}): press on {press}; "
-            f"cited {', '.join(cited) or 'nothing new'}."
-        ),
-        implied_score=max(5, min(95, round(50 + 45 * lean))),
+        notes=notes,
+        note_citations=note_citations,
+        implied_score=implied,
     )
+
+
+_HOW = {1: "states the motion", -1: "states its opposite", 0: "bears on it in part"}
+_RESERVE = 4  # passages a team's notes hold in reserve: enough for the next two turns' allowances
+
+
+def _gist(e: Evidence, words: int = 14) -> str:
+    """A passage's opening words, for the team's own notes: its first sentence only and never a whole
+    one (a sentence of the notes a fact-checker quoted whole would be withheld: the gist is not one)."""
+    first = re.split(r"(?<=[.!?;])\s+", e.text.strip(), maxsplit=1)[0].strip("\"“”'").rstrip(".!?;")
+    return _excerpt(first, words)
+
+
+def _notes(
+    inputs: SpeakInput,
+    prop: str,
+    read: dict[str, PassageStance],
+    cited: list[str],
+    last: PublicStatement | None,
+    implied: int,
+) -> tuple[str, list[str]]:
+    """A team's private notes, its supplementary material, from the pool (the seed spec sets no word
+    limit): what each passage this turn stood on shows, the passages held in reserve, those that bear on
+    the motion but back neither side, the other team's last passages and what they do not show, the
+    checks on its own to answer, what to press next, its honest view. Each passage by its id in brackets;
+    those ids are the notes' citations."""
+    side = inputs.side
+    passages = {e.id: e for e in inputs.evidence}
+    phase = {"opening": "the opening", "rounds": "a debate round", "closing": "the closing"}[inputs.phase]
+    named: list[str] = []  # every passage the notes cite, in order: their citations
+
+    def ref(e: Evidence) -> str:
+        named.append(e.id)
+        return f'[{e.id}] ({e.title or "untitled"}, {e.tier}, "{_gist(e)}")'
+
+    lines = [f"Round {inputs.round} of {inputs.last_round}, {phase}, {side} the motion."]
+    stood = [passages[c] for c in cited if c in passages]
+    lines += [f"We stood on {ref(e)}: it {_HOW[read[e.id].rule]}." for e in stood] or [
+        "We cited no passage this turn: the pool gave us nothing of our own."
+    ]
+    used = set(cited) | set(inputs.cited_before)
+    theirs = {c for s in inputs.statements if s.side != side for c in s.citations}
+    unused = [e for e in inputs.evidence if e.id not in used and e.id not in theirs]
+    reserve = sorted(
+        (e for e in unused if leaning(prop, e, read[e.id]) == side),
+        key=lambda e: (-_lean(read[e.id], side), e.id),
+    )[:_RESERVE]
+    if inputs.phase == "closing":
+        lines.append("Nothing new may be cited now: what we said stands on the passages above.")
+    else:
+        lines += [f"In reserve: {ref(e)}; it {_HOW[read[e.id].rule]}: cite it when the frontier reaches it."
+                  for e in reserve] or [
+            "No passage we have not cited backs us: from here we stand on what we cited, and on what "
+            "theirs do not show."
+        ]  # fmt: skip
+        aside = [
+            e for e in unused
+            if read[e.id].bears >= CITE_AT and e not in reserve and differs(prop, e.text, e.title) is not None
+        ][:2]  # fmt: skip
+        for e in aside:
+            kind = (differs(prop, e.text, e.title) or "").partition(": ")[0]
+            lines.append(
+                f"Beside the point for either side: {ref(e)} speaks of {_DIFFERS.get(kind, kind)}: if they "
+                "cite it, say so."
+            )
+    if last is not None:
+        for c in [c for c in last.citations if c in passages][:3]:
+            answer = _answer(side, prop, passages[c], read[c], citing=bool(cited))
+            lines.append(f"Their {ref(passages[c])}: {answer[0].lower()}{answer[1:]}")
+    for check in inputs.checks:
+        if check.correspondence is not None and check.correspondence <= 5:
+            lines.append(
+                f"The check on {check.key} gave it {check.correspondence}/10 for correspondence: answer it "
+                "with what the passage says, and do not lean on it alone."
+            )
+    if inputs.phase != "closing":
+        press = inputs.frontier[0].core_issue if inputs.frontier else "the motion's own terms"
+        mine = list(dict.fromkeys([*inputs.cited_before, *cited]))
+        named.extend(mine)
+        lines.append(
+            f"Next turn: press on {press}. The closing may cite only what we have cited: "
+            + (", ".join(f"[{c}]" for c in mine) or "nothing yet")
+            + "."
+        )
+    lines.append(f"Honest view: {implied} of 100 that the motion holds, on the passages read so far.")
+    return "\n".join(lines), list(dict.fromkeys(named))
 
 
 def _named(entry: LedgerEntry, other: LedgerEntry) -> str:

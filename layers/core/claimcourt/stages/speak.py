@@ -64,7 +64,7 @@ def run(deps: Deps, p: SpeakPayload) -> dict[str, Any]:
         else:
             reason = reply.output.refusal.reason if reply.output and reply.output.refusal else reply.refusal
         argument = Argument(side=p.side, round=p.round, refusal=Refusal(reason=reason or "declined"))
-        notes, words = "", 0
+        notes, note_citations, words = "", [], 0
         cuts: list[str] = []
     else:
         statement, cuts = enforce(inputs, reply.output)
@@ -76,11 +76,13 @@ def run(deps: Deps, p: SpeakPayload) -> dict[str, Any]:
             citations=statement.citations,
         )
         argument = Argument(side=p.side, round=p.round, points=[point])
-        notes, words = statement.notes, words_in(statement.statement)
+        notes, note_citations = statement.notes, statement.note_citations
+        words = words_in(statement.statement)
     turn = {
         "order": 0 if p.turn == "first" else 1,
         "phase": phase,
         "notes": notes,
+        "note_citations": note_citations,  # private: never in the ledger the other roles read
         "word_limit": inputs.word_limit,
         "citation_limit": inputs.citation_limit,
         "words": words,
