@@ -3,6 +3,7 @@ searching one collection or several together, tenants apart."""
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from datetime import date
@@ -420,7 +421,7 @@ def test_urls_are_fetched_read_and_each_failure_named(library: LocalCollections,
         web.page("/sheet", b"a,b\n1,2\n", content_type="text/csv")
         urls = [web.url(path) for path in ("/acme-dayton", "/report", "/app", "/sheet", "/gone")]
         library.create("local", "web", "T2")
-        outcomes = ingest(library, "local", "web", urls)
+        outcomes = ingest(library, "local", "web", urls, fetcher=functools.partial(fetch, private=True))
     assert [o.status for o in outcomes] == ["added", "added", "skipped", "skipped", "skipped"]
     assert "drawn by scripts" in (outcomes[2].reason or "")
     assert "not a kind claimcourt reads (text/csv)" in (outcomes[3].reason or "")
@@ -442,10 +443,10 @@ def test_a_fetch_gives_up_at_its_deadline_and_at_its_size_cap() -> None:
         web.page("/slow", b"<p>late</p>", hold=hanging)
         web.page("/big", b"x" * 5000, content_type="text/plain")
         with pytest.raises(Unreadable, match=r"no answer within 0\.3 s"):
-            fetch(web.url("/slow"), timeout_s=0.3)
+            fetch(web.url("/slow"), timeout_s=0.3, private=True)
         hanging.set()
         with pytest.raises(Unreadable, match="the server says it is 5 KB, over the 1 KB limit"):
-            fetch(web.url("/big"), max_bytes=1000)
+            fetch(web.url("/big"), max_bytes=1000, private=True)
     with pytest.raises(Unreadable, match="only http and https"):
         fetch("ftp://example.com/file.pdf")
 
