@@ -12,6 +12,7 @@ import base64
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -286,6 +287,38 @@ def test_a_document_and_a_collection_are_deleted_only_once_confirmed(page: Page,
     # gone on the server too: a run naming it is refused
     with served.client() as client:
         assert client.get("/corpora/scratch").status_code == 404
+
+
+def test_locally_the_files_go_through_the_api_once_the_server_says_presigned_uploads_are_a_stacks(
+    page: Page, served: Served
+) -> None:
+    _collection(served, "local-way")
+    asked: list[tuple[str, str, int]] = []
+    page.on(
+        "response",
+        lambda r: (
+            asked.append((r.request.method, urlsplit(r.url).path, r.status)) if "/corpora/" in r.url else None
+        ),
+    )
+    page.goto("/#/sources/local-way")
+    expect(page.locator("#drop-zone")).to_be_visible()
+    page.wait_for_load_state("networkidle")
+    upload = page.locator("#upload-input")
+
+    upload.set_input_files(
+        files=[{"name": "berth-notes.txt", "mimeType": "text/plain", "buffer": NOTES.encode()}]
+    )
+    assert _outcome(page, "berth-notes.txt") == "added"
+    # The page asked for a presigned POST, heard the 409 that says it is a stack's, and PUT the file
+    uploads, documents = "/corpora/local-way/uploads", "/corpora/local-way/documents"
+    assert [a for a in asked if a[0] != "GET"] == [("POST", uploads, 409), ("PUT", documents, 200)]
+
+    asked.clear()
+    upload.set_input_files(
+        files=[{"name": "harbour-2023.pdf", "mimeType": "application/pdf", "buffer": REPORT}]
+    )
+    assert _outcome(page, "harbour-2023.pdf") == "added"
+    assert [a for a in asked if a[0] != "GET"] == [("PUT", documents, 200)]  # learnt: not asked again
 
 
 # ---------------------------------------------------------------- keyboard, themes, a phone
