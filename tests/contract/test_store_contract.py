@@ -33,6 +33,7 @@ from claimcourt.models import (
     ScoreMover,
     SourceTag,
     Stage,
+    StopReason,
     StructuralAnalysis,
     Usage,
     Verdict,
@@ -177,6 +178,23 @@ def test_set_status_records_spend(store: Store) -> None:
     store.set_status("run_a", RunStatus.FAILED, error="e", cost_usd=0.125, tokens=321)
     run = store.get_run("run_a")
     assert (run.cost_usd, run.tokens) == (0.125, 321)
+
+
+def test_set_status_says_why_a_run_stopped_and_refuses_a_field_it_does_not_know(store: Store) -> None:
+    store.create_run(_record("run_a"))
+    with pytest.raises(TypeError, match="unexpected fields: refusal"):
+        store.set_status("run_a", RunStatus.STOPPED, refusal="no")  # type: ignore[call-arg]
+    assert store.get_run("run_a").status is RunStatus.RUNNING
+    store.set_status(
+        "run_a", RunStatus.STOPPED, stop_reason=StopReason.ADD_DOCUMENTS, verdict=Verdict.NOT_ENOUGH_EVIDENCE
+    )
+    run = store.get_run("run_a")
+    assert (run.status, run.stop_reason, run.verdict, run.error) == (
+        RunStatus.STOPPED,
+        StopReason.ADD_DOCUMENTS,
+        Verdict.NOT_ENOUGH_EVIDENCE,
+        None,
+    )
 
 
 def test_terminal_status_is_final(store: Store) -> None:

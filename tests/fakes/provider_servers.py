@@ -26,9 +26,9 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any, Self
+
+from claimcourt.bench.loopback import LoopbackServer, Reply, Request
 
 FAST_RETRY = {"retry-after-ms": "1"}
 _ids = itertools.count(1)
@@ -46,97 +46,31 @@ class ScriptedResponse:
     delay_s: float = 0.0  # sleep before answering: longer than the client's timeout → a timeout
 
 
-@dataclass(frozen=True)
-class RecordedRequest:
-    method: str
-    path: str
-    headers: dict[str, str]  # lower-cased names
-    body: Any  # parsed JSON, or None when the body was not JSON
-    raw: bytes
-
-
 Responder = Callable[[Any], Any]
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False  # close() must not wait for a handler that is still sleeping
-    owner: FakeServer
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-
-    def do_POST(self) -> None:
-        self._answer()
-
-    def do_GET(self) -> None:
-        self._answer()
-
-    def _answer(self) -> None:
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        try:
-            body: Any = json.loads(raw) if raw else None
-        except ValueError:
-            body = None
-        request = RecordedRequest(
-            method=self.command,
-            path=self.path,
-            headers={k.lower(): v for k, v in self.headers.items()},
-            body=body,
-            raw=raw,
-        )
-        scripted = self.server.owner._take(request)
-        if scripted.delay_s:
-            time.sleep(scripted.delay_s)
-        payload = scripted.body
-        if isinstance(payload, str):
-            data = payload.encode()
-        elif isinstance(payload, bytes):
-            data = payload
-        else:
-            data = json.dumps(payload).encode()
-        try:
-            self.send_response(scripted.status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            for name, value in scripted.headers.items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout test)
-            pass
-
-    def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
-        return
-
-
-class FakeServer:
+class FakeServer(LoopbackServer):
     """A scriptable JSON HTTP server on 127.0.0.1 with a real port, serving from a daemon thread."""
 
     base_path = ""
 
     def __init__(self, default: Responder | None = None) -> None:
         self.default = default
-        self.requests: list[RecordedRequest] = []
+        self.requests: list[Request] = []
         self._queue: deque[ScriptedResponse] = deque()
         self._lock = threading.Lock()
-        self._httpd = _Server(("127.0.0.1", 0), _Handler)
-        self._httpd.owner = self
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
+        super().__init__()
 
-    @property
-    def port(self) -> int:
-        return int(self._httpd.server_address[1])
+    def answer(self, request: Request) -> Reply:
+        scripted = self._take(request)
+        if scripted.delay_s:
+            time.sleep(scripted.delay_s)
+        return Reply.json(scripted.status, scripted.body, scripted.headers)
 
     @property
     def url(self) -> str:
         """The base URL to hand to the SDK client."""
-        return f"http://127.0.0.1:{self.port}{self.base_path}"
+        return f"{self.base_url}{self.base_path}"
 
     def enqueue(
         self, status: int, body: Any, headers: dict[str, str] | None = None, delay_s: float = 0.0
@@ -159,11 +93,11 @@ class FakeServer:
         with self._lock:
             return len(self._queue)
 
-    def refuse(self, request: RecordedRequest) -> ScriptedResponse | None:
+    def refuse(self, request: Request) -> ScriptedResponse | None:
         """What the vendor answers a request it does not accept (None: it accepts it)."""
         return None
 
-    def _take(self, request: RecordedRequest) -> ScriptedResponse:
+    def _take(self, request: Request) -> ScriptedResponse:
         refused = self.refuse(request)
         with self._lock:
             self.requests.append(request)
@@ -178,19 +112,6 @@ class FakeServer:
             {"error": {"type": "fake_server_error", "message": "no scripted response left"}},
             {"x-should-retry": "false"},
         )
-
-    def close(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
 
 class FakeAnthropicServer(FakeServer):
@@ -217,7 +138,7 @@ class FakeGeminiServer(FakeServer):
     })  # fmt: skip
     MODELS = ("gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite")
 
-    def refuse(self, request: RecordedRequest) -> ScriptedResponse | None:
+    def refuse(self, request: Request) -> ScriptedResponse | None:
         body = request.body if isinstance(request.body, dict) else {}
         unknown = sorted(set(body) - self.FIELDS)
         if unknown:
@@ -251,7 +172,7 @@ class FakeXaiServer(FakeServer):
         super().__init__(default)
         self.key = key
 
-    def refuse(self, request: RecordedRequest) -> ScriptedResponse | None:
+    def refuse(self, request: Request) -> ScriptedResponse | None:
         body = request.body if isinstance(request.body, dict) else {}
         model = str(body.get("model"))
         offered = request.headers.get("authorization", "").removeprefix("Bearer ")

@@ -16,10 +16,10 @@ import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 from urllib.parse import SplitResult, parse_qs, urlsplit
+
+from claimcourt.bench.loopback import LoopbackServer, Reply, Request
 
 
 @dataclass
@@ -33,73 +33,37 @@ class FakePage:
     entered: threading.Event = field(default_factory=threading.Event)  # set when its request arrives
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-    owner: LoopbackWeb
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-
-    def do_GET(self) -> None:
-        web = self.server.owner
-        parts = urlsplit(self.path)
-        web._arrived(parts.path, parse_qs(parts.query))
-        page = web.pages.get(parts.path)
-        if page is None:
-            self._send(404, b"not found", "text/plain", {}, True)
-            return
-        page.entered.set()
-        if page.hold is not None:
-            while not page.hold.wait(0.05) and not web.closing.is_set():
-                pass
-        body = page.body(parts) if callable(page.body) else page.body
-        try:
-            self._send(page.status, body, page.content_type, page.headers, page.send_length)
-        finally:
-            web._answered(parts.path)
-
-    def _send(
-        self, status: int, body: bytes, kind: str | None, headers: dict[str, str], length: bool
-    ) -> None:
-        try:
-            self.send_response(status)
-            if kind is not None:
-                self.send_header("content-type", kind)
-            if length:
-                self.send_header("content-length", str(len(body)))
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.send_header("connection", "close")
-            self.end_headers()
-            self.wfile.write(body)
-        except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout, a size cap)
-            pass
-
-    def log_message(self, format: str, *args: Any) -> None:
-        return
-
-
-class LoopbackWeb:
+class LoopbackWeb(LoopbackServer):
     def __init__(self) -> None:
         self.pages: dict[str, FakePage] = {}
         self.log: list[tuple[str, str]] = []  # ("enter" | "leave", path), in order
         self.queries: list[dict[str, list[str]]] = []  # each /search request's parameters
         self.closing = threading.Event()
         self._lock = threading.Lock()
-        self._httpd = _Server(("127.0.0.1", 0), _Handler)
-        self._httpd.owner = self
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05})
-        self._thread.daemon = True
-        self._thread.start()
+        super().__init__()
 
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+    def answer(self, request: Request) -> Reply:
+        parts = urlsplit(request.path)
+        self._arrived(parts.path, parse_qs(parts.query))
+        page = self.pages.get(parts.path)
+        if page is None:
+            return Reply(404, b"not found", {"content-type": "text/plain"})
+        page.entered.set()
+        if page.hold is not None:
+            while not page.hold.wait(0.05) and not self.closing.is_set():
+                pass
+        body = page.body(parts) if callable(page.body) else page.body
+        kind = {"content-type": page.content_type} if page.content_type is not None else {}
+        return Reply(page.status, body, {**kind, **page.headers}, page.send_length)
+
+    def answered(self, request: Request) -> None:
+        path = urlsplit(request.path).path
+        if path in self.pages:
+            with self._lock:
+                self.log.append(("leave", path))
 
     def url(self, path: str, host: str = "127.0.0.1") -> str:
-        return f"http://{host}:{self._httpd.server_address[1]}{path}"
+        return f"http://{host}:{self.port}{path}"
 
     def page(self, path: str, body: str | bytes = b"", **kwargs: Any) -> FakePage:
         page = FakePage(body=body.encode() if isinstance(body, str) else body, **kwargs)
@@ -156,20 +120,6 @@ class LoopbackWeb:
             if path == "/search":
                 self.queries.append(query)
 
-    def _answered(self, path: str) -> None:
-        with self._lock:
-            self.log.append(("leave", path))
-
     def close(self) -> None:
         self.closing.set()  # a held page answers now
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
+        super().close()

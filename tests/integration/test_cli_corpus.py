@@ -11,6 +11,7 @@ from click.testing import CliRunner, Result
 
 from claimcourt.cli import main
 from tests.fakes.documents import make_pdf
+from tests.fakes.web import LoopbackWeb
 from tests.integration.test_cli import stored_runs
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.usefixtures("clean_env")]
@@ -187,3 +188,19 @@ def test_a_motion_debates_from_the_collections_it_names(tmp_path: Path, reports:
     assert body["motion"]["corpora"] == ["harbour"]
     assert [s.split("@")[0] for s in body["result"]["searched"]] == ["harbour"]
     assert all(c["source_url"].startswith("file://") for c in body["result"]["citations"])
+
+
+def test_add_refuses_a_url_on_this_machine_unless_private_pages_are_allowed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with LoopbackWeb() as web:
+        web.page("/traffic.txt", TRAFFIC, content_type="text/plain")
+        refused = invoke(tmp_path / "data", "corpus", "add", "port", web.url("/traffic.txt"))
+        assert refused.exit_code == 1, refused.output
+        assert "its host 127.0.0.1 is on a private network or this machine" in refused.stdout
+        assert web.fetched() == []  # nothing was asked of the machine's own service
+
+        monkeypatch.setenv("CLAIMCOURT_FETCH_PRIVATE_PAGES", "true")  # an intranet's pages, allowed
+        added = invoke(tmp_path / "data", "corpus", "add", "port", web.url("/traffic.txt"))
+    assert added.exit_code == 0, added.output
+    assert added.stdout.startswith("added") and "port (T2): 1 documents" in added.stdout

@@ -3,6 +3,7 @@ searching one collection or several together, tenants apart."""
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from datetime import date
@@ -21,7 +22,8 @@ from claimcourt.evidence.ingest import ingest
 from claimcourt.evidence.passages import Passage
 from claimcourt.evidence.retrieve import retrieval
 from claimcourt.models import Directive
-from tests.fakes.documents import Page, make_docx, make_pdf, serving
+from tests.fakes.documents import make_docx, make_pdf
+from tests.fakes.web import LoopbackWeb
 
 REVENUE = "In 2023 Acme's revenue grew by 12 percent to 4.2 billion dollars, driven by its Ohio factories."
 GOVERNANCE = "Acme's board of directors met four times in 2023 and approved a new audit committee charter."
@@ -411,16 +413,15 @@ def test_urls_are_fetched_read_and_each_failure_named(library: LocalCollections,
         b"<p>Acme opened a research centre in Dayton, Ohio, with 200 engineers, the company said.</p>"
         b"</article></body></html>"
     )
-    pages = {
-        "/acme-dayton": Page(article),
-        "/report": Page(make_pdf(["Page one.", "Acme revenue was 4.2 billion dollars."]), "application/pdf"),
-        "/app": Page(b"<html><body><script>render()</script></body></html>"),
-        "/sheet": Page(b"a,b\n1,2\n", "text/csv"),
-    }
-    with serving(pages) as web:
-        urls = [f"{web.url}{path}" for path in ("/acme-dayton", "/report", "/app", "/sheet", "/gone")]
+    with LoopbackWeb() as web:
+        web.page("/acme-dayton", article)
+        report = make_pdf(["Page one.", "Acme revenue was 4.2 billion dollars."])
+        web.page("/report", report, content_type="application/pdf")
+        web.page("/app", b"<html><body><script>render()</script></body></html>")
+        web.page("/sheet", b"a,b\n1,2\n", content_type="text/csv")
+        urls = [web.url(path) for path in ("/acme-dayton", "/report", "/app", "/sheet", "/gone")]
         library.create("local", "web", "T2")
-        outcomes = ingest(library, "local", "web", urls)
+        outcomes = ingest(library, "local", "web", urls, fetcher=functools.partial(fetch, private=True))
     assert [o.status for o in outcomes] == ["added", "added", "skipped", "skipped", "skipped"]
     assert "drawn by scripts" in (outcomes[2].reason or "")
     assert "not a kind claimcourt reads (text/csv)" in (outcomes[3].reason or "")
@@ -431,20 +432,21 @@ def test_urls_are_fetched_read_and_each_failure_named(library: LocalCollections,
         "https://news.example.com/acme-dayton",
         date(2023, 5, 10),
     )
-    assert (report_doc.url, report_doc.pages) == (f"{web.url}/report", 2)
+    assert (report_doc.url, report_doc.pages) == (web.url("/report"), 2)
     [found] = library.source("local", "web").search("revenue billion", limit=5)
-    assert found.url == f"{web.url}/report#page=2"
+    assert found.url == web.url("/report#page=2")
 
 
 def test_a_fetch_gives_up_at_its_deadline_and_at_its_size_cap() -> None:
     hanging = threading.Event()
-    pages = {"/slow": Page(b"<p>late</p>", release=hanging), "/big": Page(b"x" * 5000, "text/plain")}
-    with serving(pages) as web:
+    with LoopbackWeb() as web:
+        web.page("/slow", b"<p>late</p>", hold=hanging)
+        web.page("/big", b"x" * 5000, content_type="text/plain")
         with pytest.raises(Unreadable, match=r"no answer within 0\.3 s"):
-            fetch(f"{web.url}/slow", timeout_s=0.3)
+            fetch(web.url("/slow"), timeout_s=0.3, private=True)
         hanging.set()
         with pytest.raises(Unreadable, match="the server says it is 5 KB, over the 1 KB limit"):
-            fetch(f"{web.url}/big", max_bytes=1000)
+            fetch(web.url("/big"), max_bytes=1000, private=True)
     with pytest.raises(Unreadable, match="only http and https"):
         fetch("ftp://example.com/file.pdf")
 

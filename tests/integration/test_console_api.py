@@ -228,3 +228,21 @@ def _raw(api: Api, path: str) -> tuple[int, dict[str, str], str]:
     if reply.get("isBase64Encoded"):
         body = gzip.decompress(base64.b64decode(body)).decode()
     return reply["statusCode"], {k.lower(): v for k, v in reply.get("headers", {}).items()}, body
+
+
+def test_on_a_stack_the_policy_lets_the_page_post_to_the_bucket_its_uploads_are_presigned_for(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Bucket:  # a stack's collections, as far as the console's policy reads them
+        def presign(self, tenant: str, name: str, filename: str) -> None: ...
+        def stage(self, tenant: str, name: str, filename: str, data: bytes) -> None: ...
+        def uploads(self, tenant: str, name: str) -> list[Any]:
+            return []
+
+        def upload_origin(self) -> str:
+            return "https://claimcourt-artifacts.s3.amazonaws.com"
+
+    with use_deps(dataclasses.replace(api.deps, collections=Bucket())):  # type: ignore[arg-type]
+        policy = _raw(api, "/")[1]["content-security-policy"]
+    assert "connect-src 'self' https://claimcourt-artifacts.s3.amazonaws.com;" in policy
+    assert "s3" not in _raw(api, "/")[1]["content-security-policy"]  # the local server's: no bucket

@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import threading
 from collections import Counter
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 from moto import mock_aws
 
+from claimcourt.bench.loopback import LoopbackServer, Reply, Request
 from claimcourt.errors import NotFoundError, ProviderError
 from claimcourt.evidence.base import Hit
 from claimcourt.evidence.golden import GoldenSource
@@ -166,40 +165,26 @@ def test_a_failed_debate_ends_failed_once_on_dynamodb(dynamodb_env: Settings) ->
     assert deps.store.drift_series(LOCAL_TENANT, run.claim_id) == []
 
 
-class _FakeDynamoDB(BaseHTTPRequestHandler):
+class _FakeDynamoDB(LoopbackServer):
     """Answers every DynamoDB call with an empty JSON object and remembers which call it was."""
 
-    targets: list[str] = []  # noqa: RUF012 - one server per test, reset below
+    def __init__(self) -> None:
+        self.targets: list[str] = []
+        super().__init__()
 
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers["Content-Length"]))
-        self.targets.append(self.headers["X-Amz-Target"])
-        self.send_response(200)
-        self.send_header("Content-Type", "application/x-amz-json-1.0")
-        self.send_header("Content-Length", "2")
-        self.end_headers()
-        self.wfile.write(b"{}")
-
-    def log_message(self, *args: Any) -> None:
-        pass
+    def answer(self, request: Request) -> Reply:
+        self.targets.append(request.headers["x-amz-target"])
+        return Reply(200, b"{}", {"content-type": "application/x-amz-json-1.0"})
 
 
 def test_a_custom_endpoint_is_reached_past_the_runtimes_mock(clean_env: None, tmp_path: Path) -> None:
     # A laptop points dynamodb_endpoint_url at DynamoDB Local or a moto server: moto's mock (which the
     # local runtime always starts) intercepts only *.amazonaws.com, so those calls reach the endpoint.
-    _FakeDynamoDB.targets = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _FakeDynamoDB)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        with mock_aws():
-            url = f"http://127.0.0.1:{server.server_address[1]}"
-            store = build_store(dynamodb_settings(dynamodb_endpoint_url=url, data_dir=tmp_path))
-            with pytest.raises(NotFoundError):
-                store.get_run("run_x")
-    finally:
-        server.shutdown()
-        server.server_close()
-    assert _FakeDynamoDB.targets == ["DynamoDB_20120810.GetItem"]
+    with _FakeDynamoDB() as server, mock_aws():
+        store = build_store(dynamodb_settings(dynamodb_endpoint_url=server.base_url, data_dir=tmp_path))
+        with pytest.raises(NotFoundError):
+            store.get_run("run_x")
+    assert server.targets == ["DynamoDB_20120810.GetItem"]
 
 
 LARGEST_CLAIM = (

@@ -283,3 +283,21 @@ def test_a_search_that_found_nothing_returns_nothing(server: FakeOpenAIServer) -
 def test_zero_limit_makes_no_call(server: FakeOpenAIServer) -> None:
     assert source_for(server).search("measles", limit=0) == []
     assert server.requests == []
+
+
+def test_a_failed_search_bills_nothing_not_the_search_before(server: FakeOpenAIServer) -> None:
+    server.enqueue(200, openai_web_search_response("measles", [WHO]))
+    server.enqueue(400, openai_error("bad request"))
+    source = source_for(server)
+    source.search("measles", limit=5)
+    assert source.last_search_requests == 1
+
+    with pytest.raises(ProviderError):
+        source.search("measles", limit=5)
+    assert (source.last_usage, source.last_search_requests) == (None, 0)
+
+
+def test_repr_names_the_model_and_server_never_the_key(server: FakeOpenAIServer) -> None:
+    shown = repr(source_for(server))
+    assert shown.startswith(f"OpenAIWebSearch(model={MODEL!r}, base_url='{server.url}")
+    assert KEY not in shown

@@ -95,6 +95,19 @@ def servers() -> Iterator[tuple[FakeOpenAIServer, FakeAnthropicServer]]:
         yield o, a
 
 
+@pytest.fixture
+def deps_with_judges(tmp_path: Path, servers: tuple[FakeOpenAIServer, FakeAnthropicServer]) -> Deps:
+    """Offline deps with keys for OpenAI and Anthropic, whose judges answer from `servers`."""
+    o, a = servers
+    return offline_deps(
+        tmp_path,
+        openai_api_key=SecretStr("sk-test"),
+        openai_base_url=o.url,
+        anthropic_api_key=SecretStr("sk-ant-test"),
+        anthropic_base_url=a.url,
+    )
+
+
 def test_rejudging_offline_with_the_offline_and_rubric_judges_keeps_the_original(tmp_path: Path) -> None:
     # Given a debate that succeeded offline
     deps = offline_deps(tmp_path)
@@ -121,16 +134,10 @@ def test_rejudging_offline_with_the_offline_and_rubric_judges_keeps_the_original
 
 
 def test_two_judge_models_judge_the_anonymized_debate_through_their_sdks(
-    tmp_path: Path, servers: tuple[FakeOpenAIServer, FakeAnthropicServer]
+    servers: tuple[FakeOpenAIServer, FakeAnthropicServer], deps_with_judges: Deps
 ) -> None:
     o, a = servers
-    deps = offline_deps(
-        tmp_path,
-        openai_api_key=SecretStr("sk-test"),
-        openai_base_url=o.url,
-        anthropic_api_key=SecretStr("sk-ant-test"),
-        anthropic_base_url=a.url,
-    )
+    deps = deps_with_judges
     record = debated(deps)
     assert record.result is not None
     o.sub_claims[:] = [s.id for s in record.result.sub_claims]  # type: ignore[attr-defined]
@@ -203,16 +210,10 @@ def test_cli_rejudge_prints_the_table_and_exits_2_on_bad_input(tmp_path: Path) -
 
 
 def test_agreement_after_two_judge_models_prints_the_table_and_plot(
-    tmp_path: Path, servers: tuple[FakeOpenAIServer, FakeAnthropicServer]
+    tmp_path: Path, servers: tuple[FakeOpenAIServer, FakeAnthropicServer], deps_with_judges: Deps
 ) -> None:
-    o, a = servers
-    deps = offline_deps(
-        tmp_path,
-        openai_api_key=SecretStr("sk-test"),
-        openai_base_url=o.url,
-        anthropic_api_key=SecretStr("sk-ant-test"),
-        anthropic_base_url=a.url,
-    )
+    o, _ = servers
+    deps = deps_with_judges
     record = debated(deps, tenant="local")
     assert record.result is not None
     o.sub_claims[:] = [s.id for s in record.result.sub_claims]  # type: ignore[attr-defined]

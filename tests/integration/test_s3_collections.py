@@ -298,3 +298,10 @@ def test_the_stacks_api_counts_an_upload_not_yet_read_at_the_most_it_may_be(stac
         assert post("one.md")[0] == 201  # one pending: up to 25 MB of the 40
         status, problem = post("two.md")  # a second could take it to 50
     assert status == 413 and problem["code"] == "quota_exceeded"
+
+
+def test_the_upload_origin_the_console_may_connect_to_is_where_a_presigned_post_goes(stack: Stack) -> None:
+    stack.collections.create("acme", "harbour", "T2")
+    ticket = stack.collections.presign("acme", "harbour", "report.md")
+    assert ticket.url.startswith(stack.collections.upload_origin() + "/")
+    assert stack.collections.upload_origin() == f"https://{stack.settings.artifacts_bucket}.s3.amazonaws.com"

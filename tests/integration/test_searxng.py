@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from claimcourt.errors import ConfigurationError, TransientError
-from claimcourt.evidence import pages
+from claimcourt.evidence import safe_http
 from claimcourt.evidence.base import Hit
 from claimcourt.evidence.pages import Page, PageError, PageReader, passages_of
 from claimcourt.evidence.retrieve import retrieval
@@ -357,7 +357,7 @@ def test_a_host_that_resolves_again_to_this_machine_is_refused_by_where_it_conne
 ) -> None:
     web.page("/who/measles", WHO_PAGE)
     # Given a name that looked public when it was checked, then reached this machine (DNS rebinding)
-    monkeypatch.setattr(pages, "_on_the_public_internet", lambda host: True)
+    monkeypatch.setattr(safe_http, "on_the_public_internet", lambda host: True)
     # Then the socket's own address refuses it, before a byte of the page is read
     with pytest.raises(PageError, match=r"127\.0\.0\.1 is on a private network or this machine"):
         reader(private=False).read(web.url("/who/measles"))
@@ -365,5 +365,5 @@ def test_a_host_that_resolves_again_to_this_machine_is_refused_by_where_it_conne
 
 @pytest.mark.parametrize("address", ["::ffff:127.0.0.1", "::127.0.0.1", "64:ff9b::7f00:1", "64:ff9b::a00:1"])
 def test_an_ipv6_form_of_a_private_ipv4_address_is_not_public(address: str) -> None:
-    assert not pages._public(address)
-    assert pages._public("93.184.216.34") and pages._public("2606:2800:220:1:248:1893:25c8:1946")
+    assert not safe_http.is_public(address)
+    assert safe_http.is_public("93.184.216.34") and safe_http.is_public("2606:2800:220:1:248:1893:25c8:1946")

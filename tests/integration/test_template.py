@@ -309,3 +309,21 @@ def test_the_template_is_read_with_libyaml_and_reads_as_the_pure_python_loader_r
     text = (ROOT / "template.yaml").read_text()
     assert yaml.load(text, Loader=PurePython) == TEMPLATE
     assert TEMPLATE["Resources"]["DebateStateMachine"]["Properties"]["DefinitionSubstitutions"]
+
+
+def test_the_bucket_lets_the_console_post_a_presigned_upload_and_nothing_else() -> None:
+    # The console is served at the ConsoleUrl output; the bucket's CORS rule must let that origin POST
+    console = TEMPLATE["Outputs"]["ConsoleUrl"]["Value"]["Fn::Sub"]
+    [rule] = RESOURCES["ArtifactsBucket"]["Properties"]["CorsConfiguration"]["CorsRules"]
+    assert rule["AllowedMethods"] == ["POST"]  # no page reads an object
+    [allowed] = rule["AllowedOrigins"]
+    where = {"${AWS::Region}": "eu-west-1", "${AWS::URLSuffix}": "amazonaws.com", "${HttpApi}": "abc123"}
+
+    def filled(text: str) -> str:
+        for name, value in where.items():
+            text = text.replace(name, value)
+        return text
+
+    origin = filled(console).rstrip("/")
+    assert re.fullmatch(re.escape(filled(allowed["Fn::Sub"])).replace(r"\*", "[a-z0-9]+"), origin)
+    assert "*" not in filled(allowed["Fn::Sub"]).removeprefix("https://*")  # one wildcard: the API's id

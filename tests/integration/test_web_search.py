@@ -176,6 +176,24 @@ def test_zero_limit_makes_no_call(server: FakeAnthropicServer) -> None:
     assert server.requests == []
 
 
+def test_a_failed_search_bills_nothing_not_the_search_before(server: FakeAnthropicServer) -> None:
+    server.enqueue(200, anthropic_web_search_message("measles", [WHO]))
+    server.enqueue(400, anthropic_error("invalid_request_error", "bad"))
+    source = source_for(server)
+    source.search("measles", limit=5)
+    assert source.last_search_requests == 1
+
+    with pytest.raises(ProviderError):
+        source.search("measles", limit=5)
+    assert (source.last_usage, source.last_search_requests) == (None, 0)
+
+
+def test_repr_names_the_model_and_server_never_the_key(server: FakeAnthropicServer) -> None:
+    shown = repr(source_for(server))
+    assert shown.startswith(f"AnthropicWebSearch(model={MODEL!r}, base_url='{server.url}")
+    assert KEY not in shown
+
+
 @pytest.mark.parametrize(
     ("page_age", "expected"),
     [

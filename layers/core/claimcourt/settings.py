@@ -184,8 +184,8 @@ class Settings(BaseSettings):
     )
     fetch_private_pages: bool = Field(
         default=False,
-        description="Let SearXNG's result pages be fetched from loopback or private-network addresses "
-        "(an intranet's own pages); off, such a result is skipped.",
+        description="Let SearXNG's result pages and `corpus add` urls be fetched from loopback or "
+        "private-network addresses (an intranet's own pages); off, such a page or url is refused.",
     )
     page_timeout_s: float = Field(default=10.0, gt=0, le=120, description="One result page, all of it.")
     max_page_bytes: int = Field(

@@ -2,7 +2,8 @@
 HTTP API itself, at `/` and `/console/<file>`, with no key: the page asks for the key and sends it
 with every API call, as any client does. The same routes serve it from `claimcourt serve` and from
 the deployed API function, so the page and its API share an origin and the content security policy
-lets the page talk to nothing but that origin and its WebSocket API."""
+lets the page talk to nothing but that origin, its WebSocket API and, on a stack, the bucket its
+uploads go to."""
 
 from __future__ import annotations
 
@@ -49,11 +50,11 @@ def websocket_origin(websocket_url: str | None) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def security_headers(websocket_url: str | None) -> dict[str, str]:
+def security_headers(websocket_url: str | None, upload_origin: str | None = None) -> dict[str, str]:
     """What every console file goes out with: a policy that allows the page's own files, its own
-    HTTP API ('self') and its WebSocket API, and nothing else: no inline script, no other origin, no
-    framing."""
-    connect = " ".join(filter(None, ["'self'", websocket_origin(websocket_url)]))
+    HTTP API ('self'), its WebSocket API and, on a stack, the bucket its uploads are POSTed to
+    (presigned), and nothing else: no inline script, no other origin, no framing."""
+    connect = " ".join(filter(None, ["'self'", websocket_origin(websocket_url), upload_origin]))
     policy = "; ".join(
         [
             "default-src 'none'",

@@ -35,7 +35,7 @@ from claimcourt.errors import (
     NotFoundError,
     UnauthorizedError,
 )
-from claimcourt.evidence.collections import check_corpora
+from claimcourt.evidence.collections import Uploads, check_corpora
 from claimcourt.exports import MEDIA_TYPES, artifact_names, export
 from claimcourt.models import (
     PROVIDERS,
@@ -765,7 +765,9 @@ def _console_file(name: str) -> Response[str]:
     if found is None:
         return problem(404, "not_found", f"the console has no file {name}")
     content_type, text = found
-    headers = console.security_headers(_deps().settings.websocket_url)
+    deps = _deps()
+    uploads_to = deps.collections.upload_origin() if isinstance(deps.collections, Uploads) else None
+    headers = console.security_headers(deps.settings.websocket_url, uploads_to)
     return Response(status_code=200, content_type=content_type, body=text, headers=headers)
 
 

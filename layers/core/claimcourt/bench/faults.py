@@ -27,13 +27,13 @@ import tempfile
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from pydantic import SecretStr
 
 from claimcourt.bench.latency import CLAIMS
+from claimcourt.bench.loopback import LoopbackServer, Reply, Request
 from claimcourt.bench.prompt_cache import text_of
 from claimcourt.local.runtime import LocalRuntime
 from claimcourt.models import RunStatus, SourceTag
@@ -80,7 +80,7 @@ class Tally:
     billed_usd: float = 0.0
 
 
-class FlakyAnthropic:
+class FlakyAnthropic(LoopbackServer):
     """The loopback provider: the offline reasoner's replies, a seeded share of failures."""
 
     def __init__(self, fail_share: float, seed: int, retry_after_ms: int) -> None:
@@ -90,20 +90,21 @@ class FlakyAnthropic:
         self._rng = random.Random(seed)
         self._answers: dict[tuple[str, str], ProviderReply] = {}  # by (system, prompt)
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-        self._thread.start()
+        super().__init__()
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        return self.base_url
 
     def expect(self, system: str, prompt: str, reply: ProviderReply) -> None:
         with self._lock:
             self._answers[(system, prompt)] = reply
 
-    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any] | bytes, dict[str, str]]:
+    def answer(self, request: Request) -> Reply:
+        status, payload, headers = self.reply(request.body)
+        return Reply.json(status, payload, headers)
+
+    def reply(self, body: dict[str, Any]) -> tuple[int, dict[str, Any] | bytes, dict[str, str]]:
         with self._lock:
             self.tally.requests += 1
             if self._rng.random() < self.fail_share:
@@ -124,10 +125,6 @@ class FlakyAnthropic:
             self.tally.billed_usd += cost_usd(body["model"], input_tokens, output_tokens)[0]
         forced = str((body.get("tool_choice") or {}).get("name") or TOOL_NAME)  # the tool the request forced
         return 200, _message(body["model"], reply, input_tokens, output_tokens, forced), {}
-
-    def close(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
 
 
 def _prompt_of(body: dict[str, Any]) -> str:
@@ -155,26 +152,6 @@ def _message(
         "stop_sequence": None,
         "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
     }
-
-
-def _handler_for(server: FlakyAnthropic) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
-            status, payload, headers = server.answer(body)
-            data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            return
-
-    return Handler
 
 
 class PrimedProvider:

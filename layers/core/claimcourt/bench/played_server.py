@@ -35,11 +35,10 @@ import json
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Literal, Self
+from typing import Any, Literal
 
+from claimcourt.bench.loopback import LoopbackServer, Reply, Request
 from claimcourt.bench.played_corpus import PlayedCall, PlayedPrompt
 from claimcourt.bench.prompt_cache import Caller, PromptCache, text_of
 from claimcourt.reasoning.base import CALL_HEADER, RETRY_HEADER, RUN_HEADER, STEP_HEADER
@@ -71,8 +70,10 @@ class Served:
     cache_write_tokens: int = 0
 
 
-class PlayedServer:
+class PlayedServer(LoopbackServer):
     """Serves one played run's replies; `anthropic_url` and `openai_url` are the SDKs' base URLs."""
+
+    keep_alive = True  # as the SDKs' connection pools expect
 
     def __init__(
         self,
@@ -88,24 +89,15 @@ class PlayedServer:
         self._cache = PromptCache()  # the provider's prompt cache, as the run's requests fill it
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
-        self._httpd = _Server(("127.0.0.1", 0), _Handler)
-        self._httpd.owner = self
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-
-    @property
-    def port(self) -> int:
-        return int(self._httpd.server_address[1])
+        super().__init__()
 
     @property
     def anthropic_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return self.base_url
 
     @property
     def openai_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"{self.base_url}/v1"
 
     def missing(self) -> list[str]:
         """The calls asked for that have no reply, in the order first asked."""
@@ -123,22 +115,17 @@ class PlayedServer:
             asked = {r.key for r in self.requests}
         return [key for key in self.calls if key not in asked]
 
-    def close(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
-
     # ------------------------------------------------------------ answering
 
-    def answer(self, path: str, headers: dict[str, str], body: Any) -> tuple[int, dict[str, Any]]:
+    def answer(self, request: Request) -> Reply:
+        status, payload = self.reply(request.path, request.headers, request.body)
+        request_id = f"req_played{len(self.requests):06d}"
+        headers = {"request-id": request_id, "x-request-id": request_id}  # Anthropic's, OpenAI's
+        if status != 200:
+            headers["x-should-retry"] = "false"
+        return Reply.json(status, payload, headers)
+
+    def reply(self, path: str, headers: dict[str, str], body: Any) -> tuple[int, dict[str, Any]]:
         protocol: Protocol | None = (
             "anthropic" if path == ANTHROPIC_PATH else "openai" if path == OPENAI_PATH else None
         )
@@ -220,44 +207,6 @@ class PlayedServer:
         limit = _schema_of(served.protocol, served.body)[2]
         cut = entry.stop_reason == "max_tokens"
         served.output_tokens = limit if cut and limit else entry.usage.output_tokens
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-    owner: PlayedServer
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-    protocol_version = "HTTP/1.1"  # keep-alive, as the SDKs' connection pools expect
-
-    def do_POST(self) -> None:
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        try:
-            body: Any = json.loads(raw) if raw else None
-        except ValueError:
-            body = None
-        headers = {k.lower(): v for k, v in self.headers.items()}
-        status, payload = self.server.owner.answer(self.path, headers, body)
-        data = json.dumps(payload).encode()
-        try:
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            request_id = f"req_played{len(self.server.owner.requests):06d}"
-            self.send_header("request-id", request_id)  # Anthropic's
-            self.send_header("x-request-id", request_id)  # OpenAI's
-            if status != 200:
-                self.send_header("x-should-retry", "false")
-            self.end_headers()
-            self.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-
-    def log_message(self, format: str, *args: Any) -> None:
-        return
 
 
 # ---------------------------------------------------------------- reading a request

@@ -194,6 +194,40 @@ stack_option = click.option(
     "your environment).",
 )
 
+CommandFunction = Callable[..., Any]  # a command's function, as click's decorators take and return it
+
+
+def _options(
+    *options: Callable[[CommandFunction], CommandFunction],
+) -> Callable[[CommandFunction], CommandFunction]:
+    """One decorator applying these click options, listed in the order `--help` shows them."""
+
+    def apply(command: CommandFunction) -> CommandFunction:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return apply
+
+
+def _bundled_options(
+    noun: str, described: str, most: int, default: int, ids: str
+) -> Callable[[CommandFunction], CommandFunction]:
+    """`--{noun}s N` and `--{noun}-ids`: how many of a bundled set the suite samples, or which."""
+    return _options(
+        click.option(
+            f"--{noun}s",
+            default=None,
+            type=click.IntRange(0, most),
+            help=f"How many bundled {described} to sample (seeded).  [default: {default}]",
+        ),
+        click.option(
+            f"--{noun}-ids",
+            multiple=True,
+            help=f"These bundled {noun}s instead of a sample: ids such as {ids} (see --list).",
+        ),
+    )
+
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="claimcourt", prog_name="claimcourt", message="%(prog)s %(version)s")
@@ -677,28 +711,8 @@ def _model_names(option: str, text: str, settings: Settings, size: int | None) -
 
 
 @main.command()
-@click.option(
-    "--claims",
-    default=None,
-    type=click.IntRange(0, 98),
-    help="How many bundled fact-checked claims to sample (seeded).  [default: 4]",
-)
-@click.option(
-    "--claim-ids",
-    multiple=True,
-    help="These bundled claims instead of a sample: ids such as climate-3,health-12 (see --list).",
-)
-@click.option(
-    "--motions",
-    default=None,
-    type=click.IntRange(0, 37),
-    help="How many bundled motions with real votes to sample (seeded).  [default: 2]",
-)
-@click.option(
-    "--motion-ids",
-    multiple=True,
-    help="These bundled motions instead of a sample: ids such as motion-4,motion-17 (see --list).",
-)
+@_bundled_options("claim", "fact-checked claims", 98, 4, "climate-3,health-12")
+@_bundled_options("motion", "motions with real votes", 37, 2, "motion-4,motion-17")
 @click.option(
     "--rounds", default=2, show_default=True, type=click.IntRange(1, 6), help="Rounds of each debate."
 )
@@ -918,47 +932,41 @@ def suite(
         sys.exit(EXIT_FAILED)
 
 
-def _experiment_filters(command: Callable[..., Any]) -> Callable[..., Any]:
-    """The filters `experiments` and `experiments plot` share."""
-    for option in reversed(
-        [
-            click.option("--topic", default=None, help="Only this topic."),
-            click.option(
-                "--verdict",
-                type=click.Choice([v.value for v in Verdict]),
-                default=None,
-                help="Only this verdict.",
-            ),
-            click.option(
-                "--truth",
-                type=click.Choice([v.value for v in Verdict]),
-                default=None,
-                help="Only this ground truth.",
-            ),
-            click.option(
-                "--model", default=None, help="Only debates with this provider:model (in --role, if named)."
-            ),
-            click.option("--role", type=click.Choice(ROLES), default=None, help="The role --model played."),
-            click.option(
-                "--rounds", type=click.IntRange(1, 6), default=None, help="Only debates of this many rounds."
-            ),
-            click.option("--first", type=click.Choice(get_args(Side)), default=None, help="Only this order."),
-            click.option("--min-score", type=click.IntRange(0, 100), default=None),
-            click.option("--max-score", type=click.IntRange(0, 100), default=None),
-            click.option("--since", type=click.DateTime(), default=None, help="Created at or after (UTC)."),
-            click.option("--until", type=click.DateTime(), default=None, help="Created at or before (UTC)."),
-            click.option(
-                "--tenant",
-                default=LOCAL_TENANT,
-                show_default=True,
-                help="Whose runs: the CLI's own are 'local'.",
-            ),
-            data_dir_option,
-            stack_option,
-        ]
-    ):
-        command = option(command)
-    return command
+_experiment_filters = _options(  # the filters `experiments` and `experiments plot` share
+    click.option("--topic", default=None, help="Only this topic."),
+    click.option(
+        "--verdict",
+        type=click.Choice([v.value for v in Verdict]),
+        default=None,
+        help="Only this verdict.",
+    ),
+    click.option(
+        "--truth",
+        type=click.Choice([v.value for v in Verdict]),
+        default=None,
+        help="Only this ground truth.",
+    ),
+    click.option(
+        "--model", default=None, help="Only debates with this provider:model (in --role, if named)."
+    ),
+    click.option("--role", type=click.Choice(ROLES), default=None, help="The role --model played."),
+    click.option(
+        "--rounds", type=click.IntRange(1, 6), default=None, help="Only debates of this many rounds."
+    ),
+    click.option("--first", type=click.Choice(get_args(Side)), default=None, help="Only this order."),
+    click.option("--min-score", type=click.IntRange(0, 100), default=None),
+    click.option("--max-score", type=click.IntRange(0, 100), default=None),
+    click.option("--since", type=click.DateTime(), default=None, help="Created at or after (UTC)."),
+    click.option("--until", type=click.DateTime(), default=None, help="Created at or before (UTC)."),
+    click.option(
+        "--tenant",
+        default=LOCAL_TENANT,
+        show_default=True,
+        help="Whose runs: the CLI's own are 'local'.",
+    ),
+    data_dir_option,
+    stack_option,
+)
 
 
 def _experiment_rows(store: Store, filters: dict[str, Any]) -> list[Any]:

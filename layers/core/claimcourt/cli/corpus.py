@@ -7,6 +7,7 @@ in (or was already in), 1 when any was skipped, 2 for bad input (nothing changed
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from claimcourt.errors import ConflictError, InvalidRequestError, NotFoundError
 from claimcourt.evidence.collections import BUNDLED, CollectionInfo, Collections, DocumentEntry, Outcome
 from claimcourt.evidence.ingest import count
 from claimcourt.models import LOCAL_TENANT, Tier
+from claimcourt.settings import Settings
 from claimcourt.wiring import build_collections
 
 TIERS = click.Choice(["T1", "T2"])
@@ -42,8 +44,8 @@ tenant_option = click.option(
 )
 
 
-def _collections(data_dir: Path | None) -> Collections:
-    found = build_collections(_settings(data_dir))
+def _collections(data_dir: Path | None, settings: Settings | None = None) -> Collections:
+    found = build_collections(settings or _settings(data_dir))
     if found is None:
         _fail("document collections need bm25s: pip install 'claimcourt[local]'", EXIT_BAD_INPUT)
     return found
@@ -90,10 +92,13 @@ def corpus_add(
     name: str, targets: tuple[str, ...], tier: str | None, as_json: bool, tenant: str, data_dir: Path | None
 ) -> None:
     """Read files, folders (recursively) and http(s) urls into collection NAME, made if it is new.
-    PDF, HTML, Markdown, plain text (UTF-8) and DOCX; up to 25 MB a document."""
+    PDF, HTML, Markdown, plain text (UTF-8) and DOCX; up to 25 MB a document. A url on this machine or
+    a private network is refused unless CLAIMCOURT_FETCH_PRIVATE_PAGES=true."""
+    from claimcourt.evidence.fetch import fetch
     from claimcourt.evidence.ingest import ingest
 
-    collections = _collections(data_dir)
+    settings = _settings(data_dir)
+    collections = _collections(data_dir, settings)
     try:
         held = _held_or_made(collections, tenant, name, tier)
         outcomes = ingest(
@@ -101,6 +106,7 @@ def corpus_add(
             tenant,
             name,
             targets,
+            fetcher=functools.partial(fetch, private=settings.fetch_private_pages),
             on_read=_reading,
         )
     except (InvalidRequestError, NotFoundError, ConflictError) as exc:

@@ -1,7 +1,13 @@
 // Sources: the tenant's document collections (GET /corpora, the bundled `climate` first), a form that
 // makes one, and a collection's own page: its documents, an upload zone (drag and drop, or the file
-// picker it is built on; PUT /corpora/{name}/documents as multipart) with each file's outcome, and
-// deleting a document or the whole collection. Every refusal is the API's problem detail, in words.
+// picker it is built on) with each file's outcome, and deleting a document or the whole collection.
+// Every refusal is the API's problem detail, in words.
+//
+// Uploads: on a stack each file goes straight to its bucket by a presigned POST (POST
+// /corpora/{name}/uploads gives the form; the API function takes at most 6 MB a request, a document
+// may be 25), and the index function reads it in: the file is pending until then. The local server
+// answers that request 409 presigned_uploads_unavailable: there the files go in one PUT
+// /corpora/{name}/documents (multipart), read at once.
 
 import { ApiError, api } from "./api.js";
 import { errorBox, h, mount, plural, tierBadge, when } from "./ui.js";
@@ -15,14 +21,24 @@ const KINDS = { pdf: "PDF", html: "HTML", markdown: "Markdown", text: "Text", do
 const OUTCOME = {
   added: ["Added", "supported"], replaced: ["Replaced", "conflicting"], unchanged: ["Unchanged", "not-enough-evidence"],
   skipped: ["Skipped", "refuted"], "not sent": ["Not sent", "refuted"], refused: ["Refused", "refuted"],
+  pending: ["Pending", "not-enough-evidence"],
 };
 const LAST_UPLOAD = (name) => `cc.upload.${name}`;
+// Learnt from the server's 409 (presigned uploads are a stack's): this page's uploads go through the API.
+let direct = false;
 
 /** "5 KB", "2.4 MB": a size as a person reads it (as the API's own messages say it). */
 export function bytes(size) {
   const mb = 1024 * 1024;
   if (size < mb / 10) return `${Math.max(size ? 1 : 0, Math.round(size / 1024))} KB`;
   return `${(size / mb).toFixed(size < 10 * mb ? 1 : 0)} MB`;
+}
+
+/** What S3 said of a refused POST: its XML error's Message (the status if there is none). */
+async function bucketMessage(response) {
+  const text = await response.text().catch(() => "");
+  const said = new DOMParser().parseFromString(text, "application/xml").querySelector("Error > Message")?.textContent;
+  return said || `HTTP ${response.status}`;
 }
 
 // A cell named for the narrow layout (table.stack): its content in one span, so that it is one item
@@ -131,7 +147,7 @@ async function collectionPage(view, name) {
   const message = h("div", { "aria-live": "polite" });
   const outcomes = h("section.card#upload-outcomes", { "aria-labelledby": "outcomes-title", hidden: true });
 
-  function show({ corpus, documents: docs }) {
+  function show({ corpus, documents: docs, uploads = [] }) {
     mount(summary,
       h("div.row.small.muted",
         tierBadge(corpus.tier),
@@ -144,12 +160,20 @@ async function collectionPage(view, name) {
         " collection and no web search. Every tenant has it; it cannot be changed, and its articles are not listed here."));
       return;
     }
+    // A stack's uploads not in yet: pending (the index function reads them in a minute or so), or
+    // skipped with the reason.
+    const waiting = uploads.length ? h("ul.outcomes#pending-uploads", uploads.map((u) => {
+      const [word, colour] = OUTCOME[u.status] || [u.status, "not-enough-evidence"];
+      return h("li", { "data-file": u.filename, "data-status": u.status },
+        h(`span.pill.v-${colour}`, word), " ", h("span.mono", u.filename),
+        u.reason ? h("div.small.reason", u.reason) : null);
+    })) : null;
     if (!docs.length) {
-      mount(documents, h("p.muted#no-documents", "No documents yet: add some above."));
+      mount(documents, waiting, h("p.muted#no-documents", waiting ? "No documents in yet." : "No documents yet: add some above."));
       return;
     }
     const columns = ["Title", "Kind", "Pages", "Passages", "Published", "Source", "Added", ""];
-    mount(documents, h("table.stack#documents-table",
+    mount(documents, waiting, h("table.stack#documents-table",
       h("thead", h("tr", columns.map((c, i) => h(i === 2 || i === 3 ? "th.num" : "th", c)))),
       h("tbody", docs.map((d) => documentRow(d)))));
   }
@@ -193,7 +217,7 @@ async function collectionPage(view, name) {
   function showOutcomes(upload) {
     if (!upload) return;
     outcomes.hidden = false;
-    const skipped = upload.files.filter((f) => !["added", "replaced", "unchanged"].includes(f.status)).length;
+    const skipped = upload.files.filter((f) => !["added", "replaced", "unchanged", "pending"].includes(f.status)).length;
     mount(outcomes,
       h("h2#outcomes-title", "Last upload"),
       h("p.small.muted", `${when(upload.at)}: ${plural(upload.files.length, "file")}${skipped ? `, ${skipped} not added` : ", all in"}`),
@@ -220,19 +244,10 @@ async function collectionPage(view, name) {
       zone.classList.add("busy");
       input.disabled = true;
       mount(message, h("p.muted", `Uploading ${plural(sending.length, "file")} (${bytes(sending.reduce((n, f) => n + f.size, 0))}) and indexing…`));
-      const body = new FormData();
-      for (const f of sending) body.append("file", f, f.name);
       try {
-        const reply = await api(`/corpora/${encodeURIComponent(name)}/documents`, { method: "PUT", body });
-        // each file's outcome, in the order sent (the API answers in that order)
-        sending.forEach((f, i) => result.set(f, reply.documents[i]));
-      } catch (err) {
-        const each = err instanceof ApiError ? err.problem?.documents : null; // 422: nothing went in, each reason
-        if (each?.length === sending.length) sending.forEach((f, i) => result.set(f, each[i]));
-        else {
-          error = err.message; // 413 (the quota), a bad request: the whole upload, in the API's words
-          for (const f of sending) result.set(f, { filename: f.name, status: "refused", reason: err.message });
-        }
+        const presigned = direct ? null : await toBucket(sending);
+        if (presigned) for (const [f, outcome] of presigned) result.set(f, outcome);
+        else error = await throughApi(sending, result);
       } finally {
         zone.classList.remove("busy");
         input.disabled = false;
@@ -245,6 +260,58 @@ async function collectionPage(view, name) {
     showOutcomes(kept);
     await refresh();
     outcomes.focus();
+  }
+
+  // A stack's way: each file to the bucket by its own presigned POST, its outcome pending (the index
+  // function reads it) or refused with the reason. null: this server has no presigned uploads.
+  async function toBucket(sending) {
+    const each = new Map();
+    for (const f of sending) {
+      let ticket;
+      try {
+        ticket = await api(`/corpora/${encodeURIComponent(name)}/uploads`, { method: "POST", body: { filename: f.name } });
+      } catch (err) {
+        if (err instanceof ApiError && err.code === "presigned_uploads_unavailable" && !each.size) {
+          direct = true;
+          return null;
+        }
+        each.set(f, { filename: f.name, status: "refused", reason: err.message });
+        continue;
+      }
+      const form = new FormData();
+      for (const [field, value] of Object.entries(ticket.fields)) form.append(field, value);
+      form.append("file", f, f.name); // last: S3 reads the fields before the file
+      try {
+        const sent = await fetch(ticket.url, { method: "POST", body: form });
+        each.set(f, sent.ok ? { filename: f.name, status: "pending" }
+          : { filename: f.name, status: "refused", reason: `the bucket refused it: ${await bucketMessage(sent)}` });
+      } catch {
+        each.set(f, { filename: f.name, status: "refused", reason: "it could not be sent to the bucket (the network, or the browser's policy)" });
+      }
+    }
+    return each;
+  }
+
+  // The local server's way: every file in one multipart PUT, read at once. Returns the whole upload's
+  // error, if it had one.
+  async function throughApi(sending, result) {
+    const body = new FormData();
+    for (const f of sending) body.append("file", f, f.name);
+    try {
+      const reply = await api(`/corpora/${encodeURIComponent(name)}/documents`, { method: "PUT", body });
+      // each file's outcome, in the order sent (the API answers in that order)
+      sending.forEach((f, i) => result.set(f, reply.documents[i]));
+      return null;
+    } catch (err) {
+      const each = err instanceof ApiError ? err.problem?.documents : null; // 422: nothing went in, each reason
+      if (each?.length === sending.length) {
+        sending.forEach((f, i) => result.set(f, each[i]));
+        return null;
+      }
+      // 413 (the quota), a bad request: the whole upload, in the API's words
+      for (const f of sending) result.set(f, { filename: f.name, status: "refused", reason: err.message });
+      return err.message;
+    }
   }
 
   const input = h("input#upload-input.drop-input", { type: "file", multiple: true, accept: ACCEPT, "aria-describedby": "upload-hint" });

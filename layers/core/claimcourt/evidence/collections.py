@@ -211,6 +211,10 @@ class Uploads(Protocol):
 
     def uploads(self, tenant: str, name: str) -> list[Any]: ...
 
+    def upload_origin(self) -> str:
+        """Where a presigned POST sends the browser (the console's policy lets it connect there)."""
+        ...
+
 
 # ---------------------------------------------------------------- searching one collection
 

@@ -1,17 +1,18 @@
 """Fetch one document from the web for a collection: http(s) only, a few redirects, a deadline for the
 whole transfer (not only for each read: a server dripping one byte at a time is cut off too) and a size
-cap checked as the bytes arrive. A failure raises `Unreadable` with the reason."""
+cap counted as the bytes arrive (after decompression, if the server compressed anyway). A host on this
+machine or a private network is refused, at every redirect and on the socket, unless `private`
+(safe_http.py, as for SearXNG's pages: the same setting, CLAIMCOURT_FETCH_PRIVATE_PAGES). A failure
+raises `Unreadable` with the reason."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
 from claimcourt.evidence.documents import MAX_DOCUMENT_BYTES, Unreadable, megabytes
 
 FETCH_TIMEOUT_S = 20.0
-MAX_REDIRECTS = 5
 USER_AGENT = "claimcourt (document collections)"
 
 
@@ -26,44 +27,41 @@ def is_url(target: str) -> bool:
     return urlparse(target).scheme in ("http", "https")
 
 
-def fetch(url: str, *, timeout_s: float = FETCH_TIMEOUT_S, max_bytes: int = MAX_DOCUMENT_BYTES) -> Fetched:
+def fetch(
+    url: str,
+    *,
+    timeout_s: float = FETCH_TIMEOUT_S,
+    max_bytes: int = MAX_DOCUMENT_BYTES,
+    private: bool = False,
+) -> Fetched:
     import httpx  # the provider SDKs' HTTP client: already installed, imported only here
+
+    from claimcourt.evidence.safe_http import UNCOMPRESSED, Refused, TooLarge, TooLate, opened, read_body
 
     if not is_url(url) or not urlparse(url).hostname:
         raise Unreadable("only http and https urls can be fetched")
-    deadline = time.monotonic() + timeout_s
     try:
         with (
-            httpx.Client(
-                timeout=timeout_s,
-                follow_redirects=True,
-                max_redirects=MAX_REDIRECTS,
-                # identity: a compressed body is inflated a chunk at a time before the size cap counts it
-                headers={"User-Agent": USER_AGENT, "Accept-Encoding": "identity"},
-            ) as client,
-            client.stream("GET", url) as response,
+            httpx.Client(timeout=timeout_s, headers={"User-Agent": USER_AGENT, **UNCOMPRESSED}) as client,
+            opened(client, url, private=private, timeout_s=timeout_s) as (response, deadline),
         ):
             if response.status_code >= 400:
                 raise Unreadable(
                     f"the server answered {response.status_code} {response.reason_phrase}".rstrip()
                 )
-            declared = response.headers.get("content-length", "")
-            if declared.isdigit() and int(declared) > max_bytes:
-                raise Unreadable(
-                    f"the server says it is {megabytes(int(declared))}, over the {megabytes(max_bytes)} limit"
-                )
-            body = bytearray()
-            for chunk in response.iter_bytes():
-                body += chunk
-                if len(body) > max_bytes:
-                    raise Unreadable(f"larger than the {megabytes(max_bytes)} limit for one document")
-                if time.monotonic() > deadline:
-                    raise Unreadable(f"not received within {timeout_s:g} s")
-            media_type = response.headers.get("content-type")
-            return Fetched(str(response.url), bytes(body), media_type)
+            body = read_body(response, max_bytes=max_bytes, deadline=deadline, timeout_s=timeout_s)
+            return Fetched(str(response.url), body, response.headers.get("content-type"))
+    except TooLarge as exc:
+        if exc.declared is not None:
+            raise Unreadable(
+                f"the server says it is {megabytes(exc.declared)}, over the {megabytes(max_bytes)} limit"
+            ) from None
+        raise Unreadable(f"larger than the {megabytes(max_bytes)} limit for one document") from None
+    except TooLate:
+        raise Unreadable(f"not received within {timeout_s:g} s") from None
+    except Refused as exc:
+        raise Unreadable(str(exc)) from None
     except httpx.TimeoutException as exc:
         raise Unreadable(f"no answer within {timeout_s:g} s ({type(exc).__name__})") from exc
-    except httpx.TooManyRedirects as exc:
-        raise Unreadable(f"more than {MAX_REDIRECTS} redirects") from exc
     except httpx.HTTPError as exc:
         raise Unreadable(f"could not be fetched ({type(exc).__name__}: {exc})") from exc

@@ -14,7 +14,6 @@ before a marker, back to the line's start or the previous citation."""
 from __future__ import annotations
 
 import re
-import threading
 from dataclasses import dataclass
 from datetime import date
 
@@ -23,6 +22,7 @@ from openai.types.responses import Response, WebSearchToolParam
 
 from claimcourt.errors import TransientError
 from claimcourt.evidence.base import Hit
+from claimcourt.evidence.model_search import ModelWebSearch
 from claimcourt.evidence.web import OPENAI_WEB, clean_url, parse_page_age, search_prompt, select_hits
 from claimcourt.reasoning.base import retry_malformed
 from claimcourt.reasoning.openai_provider import PLACEHOLDER_KEY, raise_mapped, takes_temperature
@@ -110,10 +110,8 @@ def _response_problem(response: object) -> str | None:
     return None
 
 
-class OpenAIWebSearch:
-    """EvidenceSource over OpenAI's web search tool. `last_usage` is this thread's last call's
-    (model, input_tokens, output_tokens) for the caller to bill; `last_search_requests` counts the
-    searches it ran, which OpenAI bills per call on top of tokens."""
+class OpenAIWebSearch(ModelWebSearch[openai.OpenAI]):
+    """EvidenceSource over OpenAI's web search tool (OpenAI bills per call on top of tokens)."""
 
     name = OPENAI_WEB
 
@@ -128,40 +126,31 @@ class OpenAIWebSearch:
         max_output_tokens: int = 2048,
         malformed_backoff_s: float = 0.5,
     ) -> None:
-        self._api_key = api_key
-        self._model = model
-        self._max_retries = max_retries
-        self._max_output_tokens = max_output_tokens
+        super().__init__(
+            api_key,
+            model=model,
+            base_url=base_url,
+            max_retries=max_retries,
+            timeout=timeout,
+            max_output_tokens=max_output_tokens,
+        )
         self._malformed_backoff_s = malformed_backoff_s
         self._tool: WebSearchToolParam = {"type": "web_search", "search_context_size": "medium"}
-        self._client = openai.OpenAI(
+
+    @staticmethod
+    def _new_client(
+        api_key: str | None, base_url: str | None, max_retries: int, timeout: float
+    ) -> openai.OpenAI:
+        return openai.OpenAI(
             api_key=api_key or PLACEHOLDER_KEY, base_url=base_url, max_retries=max_retries, timeout=timeout
         )
-        # Per thread: a round's retrievals run side by side (a Map state) on one instance locally.
-        self._last = threading.local()
-
-    @property
-    def last_usage(self) -> tuple[str, int, int] | None:
-        usage: tuple[str, int, int] | None = getattr(self._last, "usage", None)
-        return usage
-
-    @property
-    def last_search_requests(self) -> int:
-        return int(getattr(self._last, "search_requests", 0))
 
     @property
     def usd_per_search(self) -> float:
         reasoning = not takes_temperature(self._model)  # the reasoning models: no temperature
         return OPENAI_WEB_SEARCH_USD_PER_CALL["reasoning" if reasoning else "other"]
 
-    def __repr__(self) -> str:  # never the key
-        return f"OpenAIWebSearch(model={self._model!r}, base_url={str(self._client.base_url)!r})"
-
-    def search(self, query: str, *, limit: int, as_of: date | None = None) -> list[Hit]:
-        self._last.usage = None
-        self._last.search_requests = 0
-        if limit <= 0:
-            return []
+    def _search(self, query: str, limit: int, as_of: date | None) -> list[Hit]:
         system, prompt = search_prompt("web_search_openai", query, limit, as_of)
         what = f"openai web search {self._model}"
         try:
@@ -186,18 +175,18 @@ class OpenAIWebSearch:
         usage = getattr(response, "usage", None)
         details = getattr(usage, "input_tokens_details", None)
         cached = int(getattr(details, "cached_tokens", 0) or 0)
-        self._last.usage = (
-            getattr(response, "model", None) or self._model,
-            int(getattr(usage, "input_tokens", 0) or 0) - cached,
-            int(getattr(usage, "output_tokens", 0) or 0),
-        )
         calls = [item for item in response.output if getattr(item, "type", None) == "web_search_call"]
         billed = getattr(
             getattr(getattr(response, "tool_usage", None), "web_search", None), "num_requests", None
         )
         # A call without its action (older API versions) was a search: opening a page names its action.
         searches = sum(1 for c in calls if getattr(getattr(c, "action", None), "type", "search") == "search")
-        self._last.search_requests = int(billed) if billed is not None else searches
+        self._bill(
+            getattr(response, "model", None) or self._model,
+            int(getattr(usage, "input_tokens", 0) or 0) - cached,
+            int(getattr(usage, "output_tokens", 0) or 0),
+            int(billed) if billed is not None else searches,
+        )
 
         hits = select_hits(
             (

@@ -9,11 +9,8 @@ Pages read are kept (a bounded, per-process memo): a round's directives often fi
 
 from __future__ import annotations
 
-import ipaddress
 import re
-import socket
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -21,16 +18,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from email.message import Message
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 import httpx
 
+from claimcourt.evidence.safe_http import UNCOMPRESSED, Refused, TooLarge, opened, read_body
 from claimcourt.evidence.web import parse_page_age
 
 USER_AGENT = "claimcourt/0.1 (evidence for a fact-check; one request per site at a time)"
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 TEXT_TYPES = frozenset({"text/plain"})
-MAX_REDIRECTS = 5
 MAX_PASSAGE_CHARS = 800  # a passage is a paragraph, or a run of its sentences up to this
 SHORT_PARAGRAPH_CHARS = 80  # a heading or a caption: joined to the paragraph after it
 PAGES_KEPT = 128
@@ -83,38 +80,6 @@ def passages_of(text: str, title: str = "") -> tuple[str, ...]:
     return tuple(found)
 
 
-def _on_the_public_internet(host: str) -> bool:
-    try:
-        addresses = {info[4][0] for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)}
-    except (socket.gaierror, UnicodeError):
-        raise PageError(f"its host {host} was not found") from None
-    return all(_public(str(a)) for a in addresses)
-
-
-_NAT64 = ipaddress.ip_network("64:ff9b::/96")
-
-
-def _public(address: str) -> bool:
-    """A global address, looked through the IPv6 forms that carry an IPv4 one (mapped, compatible,
-    NAT64): ::ffff:127.0.0.1, ::127.0.0.1 and 64:ff9b::7f00:1 are this machine."""
-    ip = ipaddress.ip_address(address.split("%")[0])
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            ip = ip.ipv4_mapped
-        elif ip in _NAT64 or int(ip) >> 32 == 0:
-            ip = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
-    return ip.is_global
-
-
-def _connected_publicly(response: httpx.Response) -> bool:
-    """Whether the socket the page came over reached a public address: the host was checked before the
-    request, but a name can resolve again to another address when the connection is made (DNS
-    rebinding). A transport without a socket (a test's) has nothing to check."""
-    stream = response.extensions.get("network_stream")
-    peer = stream.get_extra_info("server_addr") if stream is not None else None
-    return not peer or _public(str(peer[0]))
-
-
 class _HostTurns:
     """One fetch per host at a time, across every search of this process (a round's searches run side
     by side)."""
@@ -132,10 +97,10 @@ class _HostTurns:
 
 
 class PageReader:
-    """Fetches and reads pages. `private`: also pages on loopback and private-network addresses (an
-    intranet's); off, such a url is refused before anything is sent, after each redirect too (a
-    search result must not reach the machine's own services). The check resolves the host before
-    the fetch resolves it again: a name that changes its address in between is not caught."""
+    """Fetches and reads pages (safe_http.py: each hop's host and the socket checked, the body capped
+    as it arrives). `private`: also pages on loopback and private-network addresses (an intranet's);
+    off, such a url is refused before anything is sent, after each redirect too (a search result must
+    not reach the machine's own services)."""
 
     def __init__(
         self,
@@ -151,11 +116,10 @@ class PageReader:
         self._client = httpx.Client(
             timeout=timeout_s,
             follow_redirects=False,  # each hop is checked before it is fetched
-            # identity: a compressed body is inflated a chunk at a time before the size cap can count it
             headers={
                 "user-agent": USER_AGENT,
                 "accept": "text/html,application/xhtml+xml,text/plain;q=0.9",
-                "accept-encoding": "identity",
+                **UNCOMPRESSED,
             },
             transport=transport,
         )
@@ -190,32 +154,19 @@ class PageReader:
         return page
 
     def _fetch(self, url: str) -> tuple[str, bytes, str, str | None]:
-        deadline: float | None = None  # from the page's first turn: waiting for its site is not its time
-        for _ in range(MAX_REDIRECTS + 1):
-            parts = urlsplit(url)
-            host = (parts.hostname or "").lower()
-            if parts.scheme not in ("http", "https") or not host:
-                raise PageError(f"{url[:80]} is not an http(s) url")
-            if not self._private and not _on_the_public_internet(host):
-                raise PageError(f"its host {host} is on a private network or this machine")
-            with self._turns.turn(host):
-                deadline = deadline or time.monotonic() + self.timeout_s
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise PageError(f"timed out after {self.timeout_s:g} s")
-                try:
-                    with self._client.stream("GET", url, timeout=left) as response:
-                        if not self._private and not _connected_publicly(response):
-                            raise PageError(f"its host {host} is on a private network or this machine")
-                        if response.is_redirect and "location" in response.headers:
-                            url = urljoin(url, response.headers["location"])
-                            continue
-                        return str(response.url), *self._body(response, deadline)
-                except httpx.TimeoutException:
-                    raise PageError(f"timed out after {self.timeout_s:g} s") from None
-                except httpx.HTTPError as err:
-                    raise PageError(f"could not be fetched ({type(err).__name__})") from None
-        raise PageError(f"more than {MAX_REDIRECTS} redirects")
+        try:
+            with opened(
+                self._client, url, private=self._private, timeout_s=self.timeout_s, turn=self._turns.turn
+            ) as (response, deadline):
+                return str(response.url), *self._body(response, deadline)
+        except TooLarge as why:
+            raise PageError(f"it is {why}") from None
+        except Refused as why:
+            raise PageError(str(why)) from None
+        except httpx.TimeoutException:
+            raise PageError(f"timed out after {self.timeout_s:g} s") from None
+        except httpx.HTTPError as err:
+            raise PageError(f"could not be fetched ({type(err).__name__})") from None
 
     def _body(self, response: httpx.Response, deadline: float) -> tuple[bytes, str, str | None]:
         if response.status_code >= 400:
@@ -225,19 +176,8 @@ class PageReader:
         kind = header.get_content_type() if response.headers.get("content-type") else ""
         if kind not in HTML_TYPES | TEXT_TYPES:
             raise PageError(f"it is not a web page ({kind or 'no content type'})")
-        declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > self.max_bytes:
-            raise PageError(f"it is larger than {self.max_bytes:,} bytes ({int(declared):,})")
-        chunks: list[bytes] = []
-        size = 0
-        for chunk in response.iter_bytes():
-            size += len(chunk)
-            if size > self.max_bytes:
-                raise PageError(f"it is larger than {self.max_bytes:,} bytes")
-            if time.monotonic() > deadline:
-                raise PageError(f"timed out after {self.timeout_s:g} s")
-            chunks.append(chunk)
-        return b"".join(chunks), kind, header.get_content_charset()
+        body = read_body(response, max_bytes=self.max_bytes, deadline=deadline, timeout_s=self.timeout_s)
+        return body, kind, header.get_content_charset()
 
 
 def _extracted(url: str, body: bytes, kind: str, charset: str | None) -> Page:

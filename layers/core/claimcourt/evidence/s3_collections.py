@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
 
 from botocore.exceptions import ClientError
 from pydantic import BaseModel, ConfigDict, Field
@@ -152,6 +153,7 @@ class S3Collections:
         self.max_index_bytes = max_index_bytes
         self._indexes: OrderedDict[Path, Index] = OrderedDict()
         self._lock = threading.Lock()
+        self._upload_origin: str | None = None
 
     # ------------------------------------------------------------ the collections themselves
 
@@ -251,6 +253,14 @@ class S3Collections:
         )
         expires = utcnow() + timedelta(seconds=UPLOAD_EXPIRES_S)
         return UploadTicket(upload, post["url"], dict(post["fields"]), expires, MAX_DOCUMENT_BYTES)
+
+    def upload_origin(self) -> str:
+        """Where a presigned POST sends a browser (scheme and host): the console's content security
+        policy lets it connect there. Signing is local: nothing is sent."""
+        if self._upload_origin is None:
+            parts = urlsplit(self.tables.s3.generate_presigned_post(self.tables.bucket, "uploads/")["url"])
+            self._upload_origin = f"{parts.scheme}://{parts.netloc}"
+        return self._upload_origin
 
     def stage(self, tenant: str, name: str, filename: str, data: bytes) -> UploadRecord:
         """An upload that came through the API itself: its bytes to where a presigned POST puts them, so

@@ -3,7 +3,6 @@ built from the citations (quoted passages) and the search results (url, title, p
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from datetime import date
 from typing import Literal
@@ -13,6 +12,7 @@ from anthropic.types import Message, MessageParam, WebSearchTool20250305Param
 
 from claimcourt.errors import TransientError
 from claimcourt.evidence.base import Hit
+from claimcourt.evidence.model_search import ModelWebSearch
 from claimcourt.evidence.web import ANTHROPIC_WEB, parse_page_age, search_prompt, select_hits
 from claimcourt.reasoning.anthropic_provider import raise_mapped
 
@@ -26,10 +26,8 @@ class _Result:
     page_age: str | None
 
 
-class AnthropicWebSearch:
-    """EvidenceSource over Anthropic's web search. `last_usage` is the last call's
-    (model, input_tokens, output_tokens) for the caller to bill; `last_search_requests` counts the
-    searches it ran, which Anthropic bills per search on top of tokens."""
+class AnthropicWebSearch(ModelWebSearch[anthropic.Anthropic]):
+    """EvidenceSource over Anthropic's web search (Anthropic bills per search on top of tokens)."""
 
     name = ANTHROPIC_WEB
 
@@ -45,39 +43,29 @@ class AnthropicWebSearch:
         max_uses: int = 3,
         tool_type: Literal["web_search_20250305"] = "web_search_20250305",
     ) -> None:
-        self._api_key = api_key
-        self._model = model
-        self._max_retries = max_retries
-        self._max_output_tokens = max_output_tokens
+        super().__init__(
+            api_key,
+            model=model,
+            base_url=base_url,
+            max_retries=max_retries,
+            timeout=timeout,
+            max_output_tokens=max_output_tokens,
+        )
         self._tool: WebSearchTool20250305Param = {
             "type": tool_type,
             "name": "web_search",
             "max_uses": max_uses,
         }
-        self._client = anthropic.Anthropic(
+
+    @staticmethod
+    def _new_client(
+        api_key: str | None, base_url: str | None, max_retries: int, timeout: float
+    ) -> anthropic.Anthropic:
+        return anthropic.Anthropic(
             api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout
         )
-        # Per thread: a round's retrievals run side by side (a Map state) on one instance locally.
-        self._last = threading.local()
 
-    @property
-    def last_usage(self) -> tuple[str, int, int] | None:
-        """(model, input_tokens, output_tokens) of this thread's last search, for the caller to bill."""
-        usage: tuple[str, int, int] | None = getattr(self._last, "usage", None)
-        return usage
-
-    @property
-    def last_search_requests(self) -> int:
-        return int(getattr(self._last, "search_requests", 0))
-
-    def __repr__(self) -> str:  # never the key
-        return f"AnthropicWebSearch(model={self._model!r}, base_url={str(self._client.base_url)!r})"
-
-    def search(self, query: str, *, limit: int, as_of: date | None = None) -> list[Hit]:
-        self._last.usage = None
-        self._last.search_requests = 0
-        if limit <= 0:
-            return []
+    def _search(self, query: str, limit: int, as_of: date | None) -> list[Hit]:
         system, prompt = search_prompt("web_search", query, limit, as_of)
         messages: list[MessageParam] = [{"role": "user", "content": prompt}]
         try:
@@ -92,9 +80,8 @@ class AnthropicWebSearch:
             raise_mapped(err, f"anthropic web search {self._model}", self._max_retries, self._api_key)
 
         usage = response.usage
-        self._last.usage = (response.model or self._model, usage.input_tokens, usage.output_tokens)
-        if usage.server_tool_use is not None:
-            self._last.search_requests = usage.server_tool_use.web_search_requests
+        searches = usage.server_tool_use.web_search_requests if usage.server_tool_use is not None else 0
+        self._bill(response.model or self._model, usage.input_tokens, usage.output_tokens, searches)
         return self._hits(response, limit, as_of)
 
     def _hits(self, response: Message, limit: int, as_of: date | None) -> list[Hit]:

@@ -7,7 +7,7 @@ import binascii
 import hashlib
 import re
 from datetime import UTC, date, datetime, timedelta
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypedDict, Unpack, runtime_checkable
 
 from claimcourt.benchmarks import BenchmarkRecord
 from claimcourt.errors import ConflictError, InvalidRequestError, NotFoundError, RateLimitedError
@@ -131,28 +131,25 @@ def over_hourly(hourly_limit: int, at: datetime, tenant_id: str) -> RateLimitedE
 # What a status change and a finished run do to a record: pure, shared by every adapter.
 
 
-def with_status(
-    record: RunRecord,
-    status: RunStatus,
-    *,
-    error: str | None = None,
-    warnings: list[str] | None = None,
-    cost_usd: float | None = None,
-    tokens: int | None = None,
-    stop_reason: StopReason | None = None,
-    verdict: Verdict | None = None,
-) -> RunRecord:
-    update: dict[str, Any] = {"status": status, "error": error}
+class StatusChange(TypedDict, total=False):
+    """What a status change sets beside the status (each adapter's `set_status` takes these)."""
+
+    error: str | None  # not given: cleared
+    warnings: list[str] | None  # these and the rest, not given or None: kept as they were
+    cost_usd: float | None
+    tokens: int | None
+    stop_reason: StopReason | None
+    verdict: Verdict | None
+
+
+def with_status(record: RunRecord, status: RunStatus, **fields: Unpack[StatusChange]) -> RunRecord:
+    unknown = fields.keys() - StatusChange.__annotations__.keys()
+    if unknown:  # a record copied with a field it does not have would keep it unchecked
+        raise TypeError(f"set_status got unexpected fields: {', '.join(sorted(unknown))}")
+    update: dict[str, Any] = {"status": status, "error": fields.get("error")}
     if status.terminal:
         update["finished_at"] = utcnow()
-    optional = {
-        "warnings": warnings,
-        "cost_usd": cost_usd,
-        "tokens": tokens,
-        "stop_reason": stop_reason,
-        "verdict": verdict,
-    }
-    update |= {name: value for name, value in optional.items() if value is not None}
+    update |= {name: value for name, value in fields.items() if value is not None}
     return record.model_copy(update=update)
 
 
@@ -220,18 +217,7 @@ class RunStore(Protocol):
         with no runs is not listed), nor a point of its drift series; False if it already was deleted."""
         ...
 
-    def set_status(
-        self,
-        run_id: str,
-        status: RunStatus,
-        *,
-        error: str | None = None,
-        warnings: list[str] | None = None,
-        cost_usd: float | None = None,
-        tokens: int | None = None,
-        stop_reason: StopReason | None = None,
-        verdict: Verdict | None = None,
-    ) -> bool:
+    def set_status(self, run_id: str, status: RunStatus, **fields: Unpack[StatusChange]) -> bool:
         """Move a running run to a terminal status; False if it was already terminal. A stopped run says
         why (`stop_reason`), and may answer a verdict it reached without a debate."""
         ...

@@ -4,13 +4,15 @@ run's claim counts it in the same transaction, and its drift point comes and goe
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Unpack
 
 from botocore.exceptions import ClientError
 
 from claimcourt.errors import NotFoundError
-from claimcourt.models import Result, RunPage, RunRecord, RunStatus, SourceTag, StopReason, Verdict, utcnow
+from claimcourt.models import Result, RunPage, RunRecord, RunStatus, SourceTag, utcnow
 from claimcourt.store.base import (
     RunStore,
+    StatusChange,
     decode_cursor,
     finished,
     listing_key,
@@ -194,30 +196,9 @@ class DynamoRuns(DynamoTables, RunStore):
         with self._lock:  # the run moved under us (or a conflict): read it again, after a pause
             return self._retrying(attempt, f"run {run_id}: updating it")
 
-    def set_status(
-        self,
-        run_id: str,
-        status: RunStatus,
-        *,
-        error: str | None = None,
-        warnings: list[str] | None = None,
-        cost_usd: float | None = None,
-        tokens: int | None = None,
-        stop_reason: StopReason | None = None,
-        verdict: Verdict | None = None,
-    ) -> bool:
+    def set_status(self, run_id: str, status: RunStatus, **fields: Unpack[StatusChange]) -> bool:
         def change(record: RunRecord) -> tuple[RunRecord, list[Item]]:
-            changed = with_status(
-                record,
-                status,
-                error=error,
-                warnings=warnings,
-                cost_usd=cost_usd,
-                tokens=tokens,
-                stop_reason=stop_reason,
-                verdict=verdict,
-            )
-            return changed, []
+            return with_status(record, status, **fields), []
 
         return self._update_run(run_id, change)
 

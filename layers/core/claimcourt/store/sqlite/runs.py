@@ -4,12 +4,13 @@ same transaction, and its drift point comes and goes with it."""
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
+from typing import Any, Unpack
 
 from claimcourt.errors import NotFoundError
-from claimcourt.models import Result, RunPage, RunRecord, RunStatus, SourceTag, StopReason, Verdict, utcnow
+from claimcourt.models import Result, RunPage, RunRecord, RunStatus, SourceTag, utcnow
 from claimcourt.store.base import (
     RunStore,
+    StatusChange,
     decode_cursor,
     finished,
     listing_key,
@@ -102,32 +103,12 @@ class SqliteRuns(SqliteDatabase, RunStore):
             ),
         )
 
-    def set_status(
-        self,
-        run_id: str,
-        status: RunStatus,
-        *,
-        error: str | None = None,
-        warnings: list[str] | None = None,
-        cost_usd: float | None = None,
-        tokens: int | None = None,
-        stop_reason: StopReason | None = None,
-        verdict: Verdict | None = None,
-    ) -> bool:
+    def set_status(self, run_id: str, status: RunStatus, **fields: Unpack[StatusChange]) -> bool:
         with self._tx() as db:
             record = self.get_run(run_id)
             if record.status.terminal:
                 return False
-            changed = with_status(
-                record,
-                status,
-                error=error,
-                warnings=warnings,
-                cost_usd=cost_usd,
-                tokens=tokens,
-                stop_reason=stop_reason,
-                verdict=verdict,
-            )
+            changed = with_status(record, status, **fields)
             self._save(db, changed)
             return True
 
