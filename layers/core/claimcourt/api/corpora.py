@@ -300,9 +300,14 @@ def _parts(content_type: str, body: bytes) -> list[Upload]:
     from email.parser import BytesParser
     from email.policy import HTTP
 
-    message = BytesParser(policy=HTTP).parsebytes(
-        b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + body
-    )
+    try:  # a header as it came over the wire (the local server reads its bytes as Latin-1)
+        header = content_type.encode("latin-1")
+    except UnicodeEncodeError:  # API Gateway hands on any character; a boundary is ASCII (RFC 2046)
+        raise MalformedRequestError(
+            "the multipart Content-Type holds a character no header can carry: give an ASCII boundary",
+            "malformed_multipart",
+        ) from None
+    message = BytesParser(policy=HTTP).parsebytes(b"Content-Type: " + header + b"\r\n\r\n" + body)
     if not isinstance(message, EmailMessage) or not message.is_multipart():
         raise MalformedRequestError(
             "the multipart body could not be read (its boundary?)", "malformed_multipart"
