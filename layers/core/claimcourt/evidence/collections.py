@@ -75,7 +75,15 @@ class DocumentEntry(_Strict):
         description="Stable for what was added (a path, a url, an upload's name): re-adding it replaces it."
     )
     source: str = Field(description="What was added: a file's path, a url, or an upload's file name.")
-    url: str = Field(description="The locator its passages carry (a file: URI, the page's canonical url, …).")
+    url: str = Field(
+        description="The locator its passages carry: where it came from (a file: URI, the url fetched, "
+        "upload:<file name>), or a fetched page's canonical url on the same host."
+    )
+    canonical_url: str | None = Field(
+        default=None,
+        description="An HTML page's canonical url when it is not the locator: what the page says of "
+        "itself, kept but not trusted for its citation or tier.",
+    )
     title: str
     kind: Kind
     content_hash: str = Field(description="SHA-256 of the document's bytes.")
@@ -144,6 +152,7 @@ class Prepared:
     passages: list[Passage]
     published: date | None = None
     pages: int | None = None
+    canonical_url: str | None = None  # what an HTML page says its url is, when that is not `url`
 
     @property
     def id(self) -> str:
@@ -637,6 +646,7 @@ def new_entry(
         id=prepared.id,
         source=prepared.source,
         url=prepared.url,
+        canonical_url=prepared.canonical_url,
         title=prepared.title,
         kind=prepared.kind,
         content_hash=prepared.content_hash,
