@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,14 @@ from claimcourt.api.http import handler as http_handler
 from claimcourt.errors import NotFoundError, TooLargeError
 from claimcourt.evidence.corpus import CorpusSource
 from claimcourt.evidence.golden import GoldenSource
-from claimcourt.evidence.s3_collections import S3Collections
+from claimcourt.evidence.s3_collections import (
+    UPLOAD_EXPIRES_S,
+    UPLOAD_GRACE_S,
+    UPLOAD_KEPT_S,
+    S3Collections,
+)
 from claimcourt.indexing import index_uploads
+from claimcourt.models import utcnow
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.settings import Settings
@@ -298,3 +305,79 @@ def test_the_stacks_api_counts_an_upload_not_yet_read_at_the_most_it_may_be(stac
         assert post("one.md")[0] == 201  # one pending: up to 25 MB of the 40
         status, problem = post("two.md")  # a second could take it to 50
     assert status == 413 and problem["code"] == "quota_exceeded"
+
+
+class Clock:
+    """The time the collections read (an upload's ticket lapsing), moved on by the test."""
+
+    def __init__(self) -> None:
+        self.at = utcnow()
+
+    def __call__(self) -> datetime:
+        return self.at
+
+
+def test_an_upload_url_never_used_stops_holding_quota_once_it_lapses_and_is_listed_as_never_arrived(
+    stack: Stack,
+) -> None:
+    clock = Clock()
+    api = stack.function("api", now=clock)
+    key, _ = issue_key(stack.store, "acme")
+    settings = stack.settings.model_copy(update={"data_dir": stack.tmp, "collections_quota_mb": 60})
+    reasoner = Reasoner({"offline": OfflineReasoner()}, lambda role: ("offline", "offline"), stack.store, 1.0)
+    deps = Deps(settings, stack.store, reasoner, GoldenSource(DEFAULT_HITS), collections=api)
+
+    def http(method: str, path: str, **kw: Any) -> tuple[int, Any]:
+        reply = http_handler(
+            http_event(method, path, headers={"authorization": f"Bearer {key}"}, **kw), LambdaContext()
+        )
+        return reply["statusCode"], json.loads(reply["body"])
+
+    with use_deps(deps):
+        api.create("acme", "harbour", "T2")
+        status, sent = http("POST", "/corpora/harbour/uploads", body={"filename": "report.md"})
+        assert status == 201
+        posted = requests.post(sent["url"], data=sent["fields"], files={"file": ("report.md", REPORT)})
+        assert posted.ok  # it arrives; the index function has not read it yet
+        assert http("POST", "/corpora/harbour/uploads", body={"filename": "closed-tab.pdf"})[0] == 201
+        refused = http("POST", "/corpora/harbour/uploads", body={"filename": "third.pdf"})
+        assert (refused[0], refused[1]["code"]) == (413, "quota_exceeded")  # two pending: 50 of 60 MB
+        assert "and 2 uploads not yet read, at up to 25 MB each" in refused[1]["detail"]
+
+        clock.at += timedelta(seconds=UPLOAD_EXPIRES_S + UPLOAD_GRACE_S - 1)
+        assert http("POST", "/corpora/harbour/uploads", body={"filename": "third.pdf"})[0] == 413  # in grace
+        clock.at += timedelta(seconds=2)  # past it: the URL nobody used holds nothing
+        assert http("POST", "/corpora/harbour/uploads", body={"filename": "third.pdf"})[0] == 201
+
+        listed = {u["filename"]: u for u in http("GET", "/corpora/harbour/documents")[1]["uploads"]}
+    assert listed["report.md"]["status"] == "pending"  # arrived: waiting for the index function
+    assert listed["third.pdf"]["status"] == "pending"
+    abandoned = listed["closed-tab.pdf"]
+    assert abandoned["status"] == "skipped" and abandoned["reason"].startswith("never arrived: ")
+    stack.deliver()
+    assert [d.source for d in stack.collections.documents("acme", "harbour")] == ["report.md"]
+
+    # Every upload record carries the attribute the table's TTL deletes by, a month on
+    dynamodb = boto3.client("dynamodb", region_name="us-east-1")
+    ttl = dynamodb.describe_time_to_live(TableName=stack.settings.table_name)["TimeToLiveDescription"]
+    assert ttl["TimeToLiveStatus"] == "ENABLED"
+    items = stack.store._partition("COLL#acme", "UPLOAD#harbour#")
+    expiries = [int(item[ttl["AttributeName"]]["N"]) for item in items]
+    assert len(expiries) == 2 and all(e >= clock.at.timestamp() + UPLOAD_KEPT_S - 60 for e in expiries)
+
+
+def test_a_post_begun_in_time_that_lands_after_its_grace_still_goes_in(stack: Stack) -> None:
+    clock = Clock()
+    api = stack.function("api", now=clock)
+    api.create("acme", "harbour", "T2")
+    ticket = api.presign("acme", "harbour", "report.md")
+    clock.at += timedelta(seconds=UPLOAD_EXPIRES_S + UPLOAD_GRACE_S + 1)
+    [lapsed] = api.uploads("acme", "harbour")
+    assert lapsed.status == "skipped" and lapsed.reason and lapsed.reason.startswith("never arrived")
+
+    sent = requests.post(ticket.url, data=ticket.fields, files={"file": ("report.md", REPORT)}, timeout=10)
+    assert sent.ok
+    stack.deliver()
+
+    assert [d.source for d in stack.collections.documents("acme", "harbour")] == ["report.md"]
+    assert stack.collections.uploads("acme", "harbour") == []

@@ -86,7 +86,7 @@ def _index_collection(
     read: list[tuple[UploadRecord, Prepared]] = []
     for arrival in batch:
         upload = collections.upload(tenant, name, arrival.upload_id)
-        if upload is None or upload.status != "pending":
+        if upload is None or not collections.awaited(upload):
             continue  # settled already: a message delivered twice
         try:
             data = collections.upload_bytes(tenant, name, upload.id)

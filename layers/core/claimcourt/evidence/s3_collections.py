@@ -4,6 +4,7 @@ bucket, with uploads that come straight to S3.
     table  COLL#<tenant> / COLL#<name>               the manifest (as LocalCollections' collection.json), its
                                                      `version` and its index's files and bytes
     table  COLL#<tenant> / UPLOAD#<name>#<upload>    an upload not (yet) in: pending, or skipped with why
+                                                     (its `expires_at`: the table's TTL, UPLOAD_KEPT_S on)
     bucket uploads/<tenant>/<name>/<upload>          an upload's bytes, until the index function has read it
     bucket collections/<tenant>/<name>/passages/<doc>-<hash>.json   one document version's passages
     bucket collections/<tenant>/<name>/index/<version folder>/…     a version's built index
@@ -28,7 +29,7 @@ import tempfile
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -74,6 +75,10 @@ logger = logging.getLogger(__name__)
 # a download of ~10 s at a cold start and 1 GB of /tmp (Retrieve's EphemeralStorage holds two versions).
 MAX_INDEX_BYTES = 1_000_000_000
 UPLOAD_EXPIRES_S = 900
+# After its ticket expires, how long a POST begun in time may still take to land (25 MB on a slow line).
+UPLOAD_GRACE_S = 900
+UPLOAD_KEPT_S = 30 * 86400  # an upload's record, from its last change: a skipped file's reason for a month
+NEVER_ARRIVED = "never arrived"  # a pending upload whose ticket lapsed with no file in the bucket
 UPLOADS, COLLECTIONS = "uploads/", "collections/"
 MAX_SWITCH_ATTEMPTS = 5  # writers racing on one collection: each loss re-reads and rebuilds
 
@@ -145,11 +150,13 @@ class S3Collections:
         bundled: CorpusSource | None = None,
         *,
         max_index_bytes: int = MAX_INDEX_BYTES,
+        now: Callable[[], datetime] = utcnow,
     ) -> None:
         self.tables = tables
         self.cache_dir = cache_dir
         self._bundled = bundled
         self.max_index_bytes = max_index_bytes
+        self._now = now  # when an upload's ticket has lapsed: a test's clock
         self._indexes: OrderedDict[Path, Index] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -249,7 +256,7 @@ class S3Collections:
             Conditions=[["content-length-range", 1, MAX_DOCUMENT_BYTES]],
             ExpiresIn=UPLOAD_EXPIRES_S,
         )
-        expires = utcnow() + timedelta(seconds=UPLOAD_EXPIRES_S)
+        expires = upload.created_at + timedelta(seconds=UPLOAD_EXPIRES_S)
         return UploadTicket(upload, post["url"], dict(post["fields"]), expires, MAX_DOCUMENT_BYTES)
 
     def stage(self, tenant: str, name: str, filename: str, data: bytes) -> UploadRecord:
@@ -260,17 +267,57 @@ class S3Collections:
         return upload
 
     def uploads(self, tenant: str, name: str) -> list[UploadRecord]:
-        """The collection's uploads not in it: pending, or skipped with why (oldest first)."""
+        """The collection's uploads not in it: pending, or skipped with why (oldest first). A pending
+        upload whose ticket lapsed (and its grace) with nothing in the bucket is settled here as skipped,
+        never arrived: a client that asked for a URL and sent nothing (a closed tab, a file S3 refused as
+        too large) holds no quota past that."""
         check_name(name)
-        found = [
-            UploadRecord.model_validate_json(item["doc"]["S"])
-            for item in self.tables._partition(self._pk(tenant), f"UPLOAD#{name}#")
-        ]
+        found = []
+        for item in self.tables._partition(self._pk(tenant), f"UPLOAD#{name}#"):
+            upload: UploadRecord | None = UploadRecord.model_validate_json(item["doc"]["S"])
+            if upload is not None and self._lapsed(upload) and not self._arrived(tenant, name, upload.id):
+                upload = self._never_arrived(tenant, name, upload, item["doc"]["S"])
+            if upload is not None:
+                found.append(upload)
         return sorted(found, key=lambda u: u.created_at)
+
+    def _lapsed(self, upload: UploadRecord) -> bool:
+        waited = timedelta(seconds=UPLOAD_EXPIRES_S + UPLOAD_GRACE_S)
+        return upload.status == "pending" and self._now() > upload.created_at + waited
+
+    def _arrived(self, tenant: str, name: str, upload_id: str) -> bool:
+        try:
+            self.tables.s3.head_object(Bucket=self.tables.bucket, Key=upload_key(tenant, name, upload_id))
+        except ClientError as err:
+            if error_code(err) not in ("404", "NoSuchKey"):
+                raise
+            return False
+        return True
+
+    def _never_arrived(self, tenant: str, name: str, upload: UploadRecord, read: str) -> UploadRecord | None:
+        """Settle a lapsed upload as skipped, unless the index function settled it meanwhile (then its
+        record as it is now, None if it went in)."""
+        expired = upload.created_at + timedelta(seconds=UPLOAD_EXPIRES_S)
+        skipped = upload.model_copy(
+            update={
+                "status": "skipped",
+                "reason": f"{NEVER_ARRIVED}: its upload URL expired at {expired:%Y-%m-%d %H:%M} UTC with "
+                "no file sent (a file over 25 MB is refused by S3): ask for another",
+            }
+        )
+        if self._put_upload(tenant, name, skipped, unchanged_from=read):
+            return skipped
+        return self.upload(tenant, name, upload.id)
 
     def upload(self, tenant: str, name: str, upload_id: str) -> UploadRecord | None:
         item = self.tables._get(self.tables.table, self._upload_key(tenant, name, upload_id))
         return UploadRecord.model_validate_json(item["doc"]["S"]) if item else None
+
+    @staticmethod
+    def awaited(upload: UploadRecord) -> bool:
+        """An upload the index function is to read: pending, or settled as never arrived (its POST,
+        begun in time, landed after the grace)."""
+        return upload.status == "pending" or (upload.reason or "").startswith(NEVER_ARRIVED)
 
     def upload_bytes(self, tenant: str, name: str, upload_id: str) -> bytes:
         """An upload's bytes; TooLargeError (nothing read) over MAX_DOCUMENT_BYTES."""
@@ -471,17 +518,34 @@ class S3Collections:
     def _new_upload(self, tenant: str, name: str, filename: str) -> UploadRecord:
         self._writable(name)
         self._read(tenant, name)  # 404 before anything is recorded
-        upload = UploadRecord(id=uuid.uuid4().hex, filename=filename, status="pending", created_at=utcnow())
+        upload = UploadRecord(
+            id=uuid.uuid4().hex, filename=filename, status="pending", created_at=self._now()
+        )
         self._put_upload(tenant, name, upload)
         return upload
 
-    def _put_upload(self, tenant: str, name: str, upload: UploadRecord) -> None:
+    def _put_upload(
+        self, tenant: str, name: str, upload: UploadRecord, *, unchanged_from: str | None = None
+    ) -> bool:
+        """Write an upload's record, kept UPLOAD_KEPT_S (the table's TTL attribute, `expires_at`);
+        `unchanged_from`: only if its record is still that document. False: it was not."""
         item = {
             **self._upload_key(tenant, name, upload.id),
             "kind": _s("upload"),
             "doc": _s(upload.model_dump_json()),
+            "expires_at": {"N": str(int(self._now().timestamp()) + UPLOAD_KEPT_S)},
         }
-        self.tables._put(self.tables.table, item)
+        if unchanged_from is None:
+            self.tables._put(self.tables.table, item)
+            return True
+        written = self.tables._conditional_write(
+            self.tables.client.put_item,
+            TableName=self.tables.table,
+            Item=item,
+            ConditionExpression="doc = :read",
+            ExpressionAttributeValues={":read": _s(unchanged_from)},
+        )
+        return written is not None
 
     def _put_object(self, key: str, data: bytes) -> None:
         self.tables.s3.put_object(Bucket=self.tables.bucket, Key=key, Body=data)
