@@ -17,7 +17,7 @@ from moto import mock_aws
 
 from claimcourt.access import issue_key
 from claimcourt.api.http import handler as http_handler
-from claimcourt.errors import NotFoundError, TooLargeError
+from claimcourt.errors import ConflictError, NotFoundError, TooLargeError
 from claimcourt.evidence.corpus import CorpusSource
 from claimcourt.evidence.golden import GoldenSource
 from claimcourt.evidence.s3_collections import (
@@ -26,7 +26,7 @@ from claimcourt.evidence.s3_collections import (
     UPLOAD_KEPT_S,
     S3Collections,
 )
-from claimcourt.indexing import index_uploads
+from claimcourt.indexing import MAX_RECEIVES, index_uploads
 from claimcourt.models import utcnow
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.reasoner import Reasoner
@@ -38,6 +38,7 @@ from tests.contract.aws_resources import (
     create_uploads_route,
     dynamo_store,
     dynamodb_settings,
+    template,
 )
 from tests.fakes.apigw import LambdaContext, http_event
 
@@ -64,11 +65,29 @@ class Stack:
         return ticket.upload.id
 
     def deliver(self, collections: S3Collections | None = None) -> dict[str, Any]:
-        """The queue's messages to the index function, as one SQS batch (Lambda's poller)."""
+        """The queue's messages to the index function, as one SQS batch (Lambda's poller): those it
+        reports failed are offered again at once (as if their visibility timeout had passed), the rest
+        deleted."""
         sqs = boto3.client("sqs", region_name="us-east-1")
-        messages = sqs.receive_message(QueueUrl=self.queue, MaxNumberOfMessages=10).get("Messages", [])
-        event = {"Records": [{"messageId": m["MessageId"], "body": m["Body"]} for m in messages]}
-        return index_uploads(collections or self.function("index"), event)
+        messages = sqs.receive_message(
+            QueueUrl=self.queue, MaxNumberOfMessages=10, AttributeNames=["ApproximateReceiveCount"]
+        ).get("Messages", [])
+        event = {
+            "Records": [
+                {"messageId": m["MessageId"], "body": m["Body"], "attributes": m["Attributes"]}
+                for m in messages
+            ]
+        }
+        reply = index_uploads(collections or self.function("index"), event)
+        failed = {f["itemIdentifier"] for f in reply["batchItemFailures"]}
+        for m in messages:
+            if m["MessageId"] in failed:
+                sqs.change_message_visibility(
+                    QueueUrl=self.queue, ReceiptHandle=m["ReceiptHandle"], VisibilityTimeout=0
+                )
+            else:
+                sqs.delete_message(QueueUrl=self.queue, ReceiptHandle=m["ReceiptHandle"])
+        return reply
 
     def keys(self, prefix: str = "") -> list[str]:
         listed = boto3.client("s3", region_name="us-east-1").list_objects_v2(
@@ -202,8 +221,16 @@ def test_a_collection_beyond_what_a_function_loads_is_refused_with_the_reason(st
     stack.post(
         "acme", "harbour", "levees.md", b"# Levees\n\nThe levees along the river were rebuilt in 2019.\n"
     )
-    assert stack.deliver(small)["batchItemFailures"]  # the build says so; the collection is unchanged
+    # the build says so, and the upload is settled with why: it would be refused again, so no retry
+    assert stack.deliver(small) == {"batchItemFailures": []}
     assert [d.source for d in stack.collections.documents("acme", "harbour")] == ["report.md"]
+    [refused] = stack.collections.uploads("acme", "harbour")
+    assert (refused.filename, refused.status) == ("levees.md", "skipped")
+    assert (
+        refused.reason
+        and "would need an index of" in refused.reason
+        and "another collection" in refused.reason
+    )
 
 
 def test_a_message_that_names_no_upload_is_left_alone(stack: Stack) -> None:
@@ -381,3 +408,66 @@ def test_a_post_begun_in_time_that_lands_after_its_grace_still_goes_in(stack: St
 
     assert [d.source for d in stack.collections.documents("acme", "harbour")] == ["report.md"]
     assert stack.collections.uploads("acme", "harbour") == []
+
+
+@pytest.mark.parametrize(
+    ("failure", "reason"),
+    [
+        (ConflictError("collection harbour is changing under too many writers: try again", "busy"), "busy"),
+        (OSError("connection reset"), "a fault on the stack's side"),
+    ],
+)
+def test_a_build_that_keeps_failing_is_retried_then_settled_as_skipped_on_the_queues_last_receive(
+    stack: Stack, monkeypatch: pytest.MonkeyPatch, failure: Exception, reason: str
+) -> None:
+    stack.collections.create("acme", "harbour", "T2")
+    stack.post("acme", "harbour", "report.md", REPORT)
+    index = stack.function("index")
+
+    def fails(*args: Any, **kwargs: Any) -> None:
+        raise failure
+
+    monkeypatch.setattr(index, "put", fails)
+    for receive in range(1, MAX_RECEIVES):
+        assert len(stack.deliver(index)["batchItemFailures"]) == 1  # offered again
+        [waiting] = stack.collections.uploads("acme", "harbour")
+        assert waiting.status == "pending", receive
+
+    # the last receive: the queue gives the message to its dead-letter queue (the alarm), and the upload
+    # is no longer left pending for good
+    assert len(stack.deliver(index)["batchItemFailures"]) == 1
+    [settled] = stack.collections.uploads("acme", "harbour")
+    assert settled.status == "skipped" and settled.reason and reason in settled.reason
+    assert stack.keys("uploads/") == []
+
+
+def test_the_last_receive_is_the_template_queues_max_receive_count() -> None:
+    queue = template()["Resources"]["IndexQueue"]["Properties"]
+    assert queue["RedrivePolicy"]["maxReceiveCount"] == MAX_RECEIVES
+
+
+def test_a_collection_that_lost_a_documents_passages_settles_uploads_with_the_reason(stack: Stack) -> None:
+    stack.collections.create("acme", "harbour", "T2")
+    stack.post("acme", "harbour", "report.md", REPORT)
+    stack.deliver()
+    [lost] = stack.keys("collections/acme/harbour/passages/")
+    boto3.client("s3", region_name="us-east-1").delete_object(
+        Bucket=stack.settings.artifacts_bucket, Key=lost
+    )
+    stack.post(
+        "acme", "harbour", "levees.md", b"# Levees\n\nThe levees along the river were rebuilt in 2019.\n"
+    )
+
+    assert stack.deliver() == {"batchItemFailures": []}  # no retry would find the passages
+
+    [settled] = stack.collections.uploads("acme", "harbour")
+    assert settled.filename == "levees.md" and settled.status == "skipped"
+    assert settled.reason == (
+        "collection harbour has lost the passages of report.md: remove that document and add it again"
+    )
+    stack.collections.remove("acme", "harbour", "report.md")  # and that mends it
+    stack.post(
+        "acme", "harbour", "levees.md", b"# Levees\n\nThe levees along the river were rebuilt in 2019.\n"
+    )
+    stack.deliver()
+    assert [d.source for d in stack.collections.documents("acme", "harbour")] == ["levees.md"]

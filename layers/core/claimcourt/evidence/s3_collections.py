@@ -69,6 +69,14 @@ class _Replaced(Exception):
     """A version's index was deleted while it was being fetched (a writer switched the collection)."""
 
 
+class _MissingPassages(Exception):
+    """A document's passages were not in the bucket when a build read them."""
+
+    def __init__(self, entry: DocumentEntry) -> None:
+        super().__init__(entry.source)
+        self.entry = entry
+
+
 logger = logging.getLogger(__name__)
 
 # The largest index a function loads: about 670,000 passages (148 MB a 100,000, bench.collections_speed),
@@ -228,7 +236,7 @@ class S3Collections:
                     self._passages_key(tenant, name, entries[entry_id]), passages_json(prepared.passages)
                 )
             after = before.model_copy(update={"documents": sorted(entries.values(), key=lambda d: d.id)})
-            if self._switch(tenant, stored, version, after, fresh):
+            if self._switched(tenant, stored, version, after, fresh):
                 return outcomes
         raise ConflictError(f"collection {name} is changing under too many writers: try again", "busy")
 
@@ -240,7 +248,7 @@ class S3Collections:
             after = stored.manifest.model_copy(
                 update={"documents": [d for d in stored.manifest.documents if d is not gone]}
             )
-            if self._switch(tenant, stored, version, after, {}):
+            if self._switched(tenant, stored, version, after, {}):
                 return gone
         raise ConflictError(f"collection {name} is changing under too many writers: try again", "busy")
 
@@ -462,6 +470,22 @@ class S3Collections:
         )
         return written is not None
 
+    def _switched(
+        self, tenant: str, stored: _Stored, version: str, after: _Manifest, fresh: dict[str, Prepared]
+    ) -> bool:
+        """`_switch`, and False (start again) when a document's passages went from under the build
+        because another writer switched the collection; if none did, the collection is damaged."""
+        try:
+            return self._switch(tenant, stored, version, after, fresh)
+        except _MissingPassages as missing:
+            if self._read(tenant, after.name)[1] != version:
+                return False
+            raise ConflictError(
+                f"collection {after.name} has lost the passages of {missing.entry.source}: remove that "
+                "document and add it again",
+                "collection_damaged",
+            ) from missing
+
     def _switch(
         self, tenant: str, stored: _Stored, version: str, after: _Manifest, fresh: dict[str, Prepared]
     ) -> bool:
@@ -488,9 +512,14 @@ class S3Collections:
         def rows(entry: DocumentEntry) -> list[tuple[str, int | None]]:
             if (given := fresh.get(entry.id)) is not None:
                 return [(p.text, p.page) for p in given.passages]
-            body = self.tables.s3.get_object(
-                Bucket=self.tables.bucket, Key=self._passages_key(tenant, manifest.name, entry)
-            )
+            try:
+                body = self.tables.s3.get_object(
+                    Bucket=self.tables.bucket, Key=self._passages_key(tenant, manifest.name, entry)
+                )
+            except ClientError as err:
+                if error_code(err) not in ("404", "NoSuchKey"):
+                    raise
+                raise _MissingPassages(entry) from err
             return [(text, page) for text, page in json.loads(body["Body"].read())]
 
         index = build_collection_index(manifest, rows)
