@@ -471,3 +471,23 @@ def test_a_collection_that_lost_a_documents_passages_settles_uploads_with_the_re
     )
     stack.deliver()
     assert [d.source for d in stack.collections.documents("acme", "harbour")] == ["levees.md"]
+
+
+def test_a_stage_names_a_collection_from_its_manifest_items_version_alone(stack: Stack) -> None:
+    stack.collections.create("acme", "harbour", "T2")
+    stack.post("acme", "harbour", "report.md", REPORT)
+    stack.deliver()
+    stage = stack.function("argue", bundled=CorpusSource(index_dir=stack.tmp / "index"))
+    fetched: list[str] = []
+    stage.tables.s3.meta.events.register(
+        "before-parameter-build.s3.GetObject", lambda params, **_: fetched.append(params["Key"])
+    )
+
+    name = stage.source_name("acme", "harbour")
+
+    assert name == stack.function("retrieve").source("acme", "harbour").name
+    assert fetched == [] and not (stack.tmp / "argue").exists()  # nothing downloaded, nothing in /tmp
+    assert stage.source_name("acme", "climate") == "climate-fever-wikipedia"
+    stack.collections.delete("acme", "harbour")
+    with pytest.raises(NotFoundError):
+        stage.source_name("acme", "harbour")

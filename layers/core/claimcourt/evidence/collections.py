@@ -208,6 +208,10 @@ class Collections(Protocol):
 
     def source(self, tenant: str, name: str) -> Searchable: ...
 
+    def source_name(self, tenant: str, name: str) -> str:
+        """The name `source(tenant, name)` would have, read from the manifest alone: no index loaded."""
+        ...
+
 
 @runtime_checkable
 class Uploads(Protocol):
@@ -222,6 +226,14 @@ class Uploads(Protocol):
 
 
 # ---------------------------------------------------------------- searching one collection
+
+
+def collection_source_name(collection: str, version: str) -> str:
+    return f"{collection}@{version}"
+
+
+def merged_name(names: Sequence[str]) -> str:
+    return "collections:" + "+".join(names)
 
 
 def page_url(url: str, page: int | None) -> str:
@@ -240,7 +252,7 @@ class CollectionSource:
 
     @property
     def name(self) -> str:
-        return f"{self.collection}@{self.version}"
+        return collection_source_name(self.collection, self.version)
 
     def index(self) -> Index | None:
         return self._index
@@ -262,7 +274,7 @@ class MergedSource:
 
     @property
     def name(self) -> str:
-        return "collections:" + "+".join(s.name for s in self.sources)
+        return merged_name([s.name for s in self.sources])
 
     def search(self, query: str, *, limit: int, as_of: date | None = None) -> list[Hit]:
         return search_together(self.sources, query, limit=limit, as_of=as_of)
@@ -288,6 +300,14 @@ def searched_together(collections: Collections, tenant: str, names: Sequence[str
     if list(names) == [BUNDLED]:
         return collections.source(tenant, BUNDLED)
     return MergedSource([collections.source(tenant, name) for name in names])
+
+
+def searched_name(collections: Collections, tenant: str, names: Sequence[str]) -> str:
+    """The name `searched_together` would give its source, from the manifests alone: the stages that
+    only tell the prompts what is searched need not load (or, on a stack, download) an index."""
+    if list(names) == [BUNDLED]:
+        return collections.source_name(tenant, BUNDLED)
+    return merged_name([collections.source_name(tenant, name) for name in names])
 
 
 def search_together(
@@ -457,6 +477,14 @@ class LocalCollections:
                 if attempt == 2:
                     raise
         raise AssertionError("unreachable")
+
+    def source_name(self, tenant: str, name: str) -> str:
+        if name == BUNDLED and self._bundled is not None:
+            return self._bundled.name
+        read = self._current(self._folder(tenant, name))
+        if read is None:
+            raise NotFoundError(f"no collection {name}")
+        return collection_source_name(name, read[1])
 
     def _index(self, folder: Path, manifest: _Manifest, version: str) -> Index:
         where = self._index_folder(folder, version)

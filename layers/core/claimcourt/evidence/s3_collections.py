@@ -52,6 +52,7 @@ from claimcourt.evidence.collections import (
     build_collection_index,
     bundled_info,
     check_name,
+    collection_source_name,
     new_entry,
     one_document,
     passages_json,
@@ -366,6 +367,19 @@ class S3Collections:
                 if attempt == 2:
                     raise NotFoundError(f"collection {name} changed while its index was fetched") from exc
         raise AssertionError("unreachable")
+
+    def source_name(self, tenant: str, name: str) -> str:
+        if name == BUNDLED and self._bundled is not None:
+            return self._bundled.name
+        item = self.tables.client.get_item(
+            TableName=self.tables.table,
+            Key=self._key(tenant, name),
+            ProjectionExpression="version",  # not the manifest: it may be large, or spilled to S3
+            ConsistentRead=True,
+        ).get("Item")
+        if item is None:
+            raise NotFoundError(f"no collection {name}")
+        return collection_source_name(name, item["version"]["S"])
 
     def _index(self, tenant: str, name: str, version: str, files: list[IndexFile]) -> Index:
         """The version's index from /tmp, fetched first if this function has not yet (kept loaded)."""
