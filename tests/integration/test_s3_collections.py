@@ -17,10 +17,12 @@ from moto import mock_aws
 
 from claimcourt.access import issue_key
 from claimcourt.api.http import handler as http_handler
-from claimcourt.errors import ConflictError, NotFoundError, TooLargeError
+from claimcourt.errors import ConflictError, InvalidRequestError, NotFoundError, TooLargeError
+from claimcourt.evidence.collections import check_corpora
 from claimcourt.evidence.corpus import CorpusSource
 from claimcourt.evidence.golden import GoldenSource
 from claimcourt.evidence.s3_collections import (
+    FETCH_HEADROOM_BYTES,
     UPLOAD_EXPIRES_S,
     UPLOAD_GRACE_S,
     UPLOAD_KEPT_S,
@@ -491,3 +493,81 @@ def test_a_stage_names_a_collection_from_its_manifest_items_version_alone(stack:
     stack.collections.delete("acme", "harbour")
     with pytest.raises(NotFoundError):
         stage.source_name("acme", "harbour")
+
+
+def _collections_of_three(stack: Stack) -> dict[str, int]:
+    """Three indexed collections of acme's, and each one's index bytes (as the bucket holds them)."""
+    notes = {
+        "harbour": b"# Harbour\n\nThe harbour sea wall was raised by 40 cm in 2021 after the storm surge.\n",
+        "levees": b"# Levees\n\nThe levees along the river were rebuilt in 2019 with federal money.\n",
+        "quays": b"# Quays\n\nThe north quay was lengthened to take the larger container ships in 2022.\n",
+    }
+    for name, text in notes.items():
+        stack.collections.create("acme", name, "T2")
+        stack.post("acme", name, f"{name}.md", text)
+    stack.deliver()
+    s3 = boto3.client("s3", region_name="us-east-1")
+    sizes = {}
+    for name in notes:
+        listed = s3.list_objects_v2(
+            Bucket=stack.settings.artifacts_bucket, Prefix=f"collections/acme/{name}/index/"
+        )
+        sizes[name] = sum(o["Size"] for o in listed["Contents"])
+    return sizes
+
+
+def _cached(stack: Stack, function: str) -> list[str]:
+    """The collections whose index a function holds in its /tmp."""
+    root = stack.tmp / function / "acme"
+    return sorted(p.name for p in root.iterdir() if any(root.glob(f"{p.name}/*"))) if root.is_dir() else []
+
+
+def test_an_index_that_leaves_the_loaded_few_leaves_tmp_too(stack: Stack) -> None:
+    _collections_of_three(stack)
+    retrieve = stack.function("retrieve", max_loaded=2)
+    for name in ("harbour", "levees", "quays"):
+        assert retrieve.source("acme", name).search("harbour levees quay", limit=2) is not None
+    assert _cached(stack, "retrieve") == ["levees", "quays"]  # harbour's folder went with its index
+    assert [h.title for h in retrieve.source("acme", "harbour").search("sea wall", limit=1)] == ["Harbour"]
+    assert _cached(stack, "retrieve") == ["harbour", "quays"]  # fetched again; levees, least recent, gone
+
+
+def test_room_is_made_before_a_fetch_and_a_search_that_cannot_fit_is_refused_by_name(stack: Stack) -> None:
+    sizes = _collections_of_three(stack)
+    used = lambda: sum(f.stat().st_size for f in (stack.tmp / "retrieve").rglob("*") if f.is_file())  # noqa: E731
+    # A /tmp with room for two of the three indexes (and the headroom a fetch keeps)
+    capacity = FETCH_HEADROOM_BYTES + sizes["harbour"] + sizes["levees"] + sizes["quays"] // 2
+    retrieve = stack.function("retrieve", free_bytes=lambda path: capacity - used())
+
+    retrieve.sources("acme", ["harbour"])
+    retrieve.sources("acme", ["levees"])
+    assert _cached(stack, "retrieve") == ["harbour", "levees"]
+    [quays] = retrieve.sources("acme", ["quays"])  # no room: the least recently searched goes first
+    assert _cached(stack, "retrieve") == ["levees", "quays"] and quays.search("north quay", limit=1)
+    retrieve.sources("acme", ["levees", "harbour"])  # one search needs both: quays makes way
+    assert _cached(stack, "retrieve") == ["harbour", "levees"]
+
+    with pytest.raises(
+        TooLargeError, match=r"collection quays's index .* does not fit .* name fewer"
+    ) as refused:
+        retrieve.sources("acme", ["harbour", "levees", "quays"])  # none of them may go: refused, by name
+    assert refused.value.code == "collection_too_large"
+    assert _cached(stack, "retrieve") == ["harbour", "levees"]
+
+
+def test_a_run_naming_more_index_than_one_search_may_load_is_refused_before_anything_is_spent(
+    stack: Stack,
+) -> None:
+    sizes = _collections_of_three(stack)
+    cap = sizes["harbour"] + sizes["levees"]  # two of them together, not three
+    api = stack.function("api", bundled=CorpusSource(index_dir=stack.tmp / "index"), max_run_index_bytes=cap)
+    check_corpora(api, "acme", ["harbour", "levees", "climate"])  # the bundled corpus is not counted
+
+    with pytest.raises(
+        InvalidRequestError, match=r"hold .* of index together \(harbour .*, over .* name fewer"
+    ):
+        check_corpora(api, "acme", ["harbour", "levees", "quays"])
+    retrieve = stack.function("retrieve", max_run_index_bytes=cap)
+    with pytest.raises(TooLargeError, match="one run can search"):  # and Retrieve, were it asked
+        retrieve.sources("acme", ["harbour", "levees", "quays"])
+    assert _cached(stack, "retrieve") == []  # refused before anything was fetched

@@ -41,7 +41,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from claimcourt.errors import ConflictError, InvalidRequestError, NotFoundError
+from claimcourt.errors import ConflictError, InvalidRequestError, NotFoundError, TooLargeError
 from claimcourt.evidence.base import EvidenceSource, Hit
 from claimcourt.evidence.bm25 import INDEX_FORMAT, Index, bm25s_version, build_index, load_index, lucene_idf
 from claimcourt.evidence.corpus import CorpusSource
@@ -208,6 +208,15 @@ class Collections(Protocol):
 
     def source(self, tenant: str, name: str) -> Searchable: ...
 
+    def sources(self, tenant: str, names: Sequence[str]) -> list[Searchable]:
+        """Each named collection's source, for one search of them together (what a run searches)."""
+        ...
+
+    def check_searchable(self, tenant: str, names: Sequence[str]) -> None:
+        """Raise what `sources` would (NotFoundError for a collection there is not, TooLargeError for
+        indexes that cannot be loaded together), loading nothing: a request's check before any spend."""
+        ...
+
     def source_name(self, tenant: str, name: str) -> str:
         """The name `source(tenant, name)` would have, read from the manifest alone: no index loaded."""
         ...
@@ -281,17 +290,17 @@ class MergedSource:
 
 
 def check_corpora(collections: Collections | None, tenant: str, names: Sequence[str]) -> None:
-    """Every collection a request names is the tenant's (or the bundled corpus): InvalidRequestError
-    on the first that is not, before anything is stored or spent."""
+    """Every collection a request names is the tenant's (or the bundled corpus), and they can be searched
+    together: InvalidRequestError on the first that is not, or saying why not, before anything is stored
+    or spent."""
     if not names:
         return
     if collections is None:
         raise InvalidRequestError("corpora", "document collections are not available on this deployment")
-    for name in names:
-        try:
-            collections.get(tenant, name)
-        except NotFoundError:
-            raise InvalidRequestError("corpora", f"no collection {name}") from None
+    try:
+        collections.check_searchable(tenant, names)
+    except (NotFoundError, TooLargeError) as exc:
+        raise InvalidRequestError("corpora", str(exc)) from None
 
 
 def searched_together(collections: Collections, tenant: str, names: Sequence[str]) -> EvidenceSource:
@@ -299,7 +308,7 @@ def searched_together(collections: Collections, tenant: str, names: Sequence[str
     default offline source, prompts and all); anything else, the collections merged."""
     if list(names) == [BUNDLED]:
         return collections.source(tenant, BUNDLED)
-    return MergedSource([collections.source(tenant, name) for name in names])
+    return MergedSource(collections.sources(tenant, names))
 
 
 def searched_name(collections: Collections, tenant: str, names: Sequence[str]) -> str:
@@ -477,6 +486,13 @@ class LocalCollections:
                 if attempt == 2:
                     raise
         raise AssertionError("unreachable")
+
+    def sources(self, tenant: str, names: Sequence[str]) -> list[Searchable]:
+        return [self.source(tenant, name) for name in names]  # the data directory: no cap but the disk
+
+    def check_searchable(self, tenant: str, names: Sequence[str]) -> None:
+        for name in names:
+            self.source_name(tenant, name)
 
     def source_name(self, tenant: str, name: str) -> str:
         if name == BUNDLED and self._bundled is not None:

@@ -14,7 +14,9 @@ locally, uploads every file of it, and only then switches the manifest by a writ
 version it started from: a reader never finds a manifest naming an index that is not whole, and two
 writers at once make one of them start again from the other's manifest. The index a search needs is
 downloaded to `cache_dir` (Lambda's /tmp) once per version and kept mapped, so a warm Retrieve fetches
-nothing but the manifest; a collection whose index is over `max_index_bytes` is refused with the reason
+nothing but the manifest; /tmp holds only what is kept loaded (the most recently searched `max_loaded`),
+and room is made before a fetch by clearing what this search does not need. A collection whose index is
+over `max_index_bytes`, or a run's together over `max_run_index_bytes`, is refused with the reason
 (docs/architecture.md: beyond that, OpenSearch).
 """
 
@@ -81,8 +83,13 @@ class _MissingPassages(Exception):
 logger = logging.getLogger(__name__)
 
 # The largest index a function loads: about 670,000 passages (148 MB a 100,000, bench.collections_speed),
-# a download of ~10 s at a cold start and 1 GB of /tmp (Retrieve's EphemeralStorage holds two versions).
+# a download of ~10 s at a cold start and 1 GB of /tmp.
 MAX_INDEX_BYTES = 1_000_000_000
+# What one run may search together: Retrieve's /tmp (EphemeralStorage, 2 GB) holds them side by side,
+# with the bundled corpus's index and room to spare.
+MAX_RUN_INDEX_BYTES = 1_500_000_000
+FETCH_HEADROOM_BYTES = 64 * 1024 * 1024  # free space kept beyond an index being fetched
+MAX_LOADED = 16  # indexes a warm function keeps loaded (mapped), and so on disk
 UPLOAD_EXPIRES_S = 900
 # After its ticket expires, how long a POST begun in time may still take to land (25 MB on a slow line).
 UPLOAD_GRACE_S = 900
@@ -159,15 +166,22 @@ class S3Collections:
         bundled: CorpusSource | None = None,
         *,
         max_index_bytes: int = MAX_INDEX_BYTES,
+        max_run_index_bytes: int = MAX_RUN_INDEX_BYTES,
+        max_loaded: int = MAX_LOADED,
         now: Callable[[], datetime] = utcnow,
+        free_bytes: Callable[[Path], int] = lambda path: shutil.disk_usage(path).free,
     ) -> None:
         self.tables = tables
         self.cache_dir = cache_dir
         self._bundled = bundled
         self.max_index_bytes = max_index_bytes
+        self.max_run_index_bytes = max_run_index_bytes
+        self.max_loaded = max_loaded
         self._now = now  # when an upload's ticket has lapsed: a test's clock
+        self._free_bytes = free_bytes  # what /tmp has left: a test's small disk
         self._indexes: OrderedDict[Path, Index] = OrderedDict()
         self._lock = threading.Lock()
+        self._fetching = threading.Lock()
 
     # ------------------------------------------------------------ the collections themselves
 
@@ -355,18 +369,61 @@ class S3Collections:
     # ------------------------------------------------------------ searching
 
     def source(self, tenant: str, name: str) -> Searchable:
-        if name == BUNDLED and self._bundled is not None:
-            return self._bundled
+        return self.sources(tenant, [name])[0]
+
+    def sources(self, tenant: str, names: Sequence[str]) -> list[Searchable]:
+        """Each named collection's source, for one search of them together: each index from /tmp,
+        fetched there first if this function has not that version (room made by clearing the indexes
+        this search does not need), refused as `check_searchable` refuses."""
         for attempt in (1, 2):
-            stored, version = self._read(tenant, name)
-            if not stored.manifest.documents:
-                return CollectionSource(name, version, None)
+            read = self._searchable(tenant, names)
+            needed = {self._cache_folder(tenant, n, version) for n, (_, version) in read.items()}
             try:
-                return CollectionSource(name, version, self._index(tenant, name, version, stored.index))
-            except _Replaced as exc:  # a writer replaced this version while it was fetched: once more
+                return [self._source(tenant, name, read.get(name), needed) for name in names]
+            except _Replaced as exc:  # a writer replaced a version while it was fetched: once more
                 if attempt == 2:
-                    raise NotFoundError(f"collection {name} changed while its index was fetched") from exc
+                    raise NotFoundError(f"collection {exc} changed while its index was fetched") from exc
         raise AssertionError("unreachable")
+
+    def _source(
+        self, tenant: str, name: str, read: tuple[_Stored, str] | None, needed: set[Path]
+    ) -> Searchable:
+        if read is None:  # the bundled corpus
+            assert self._bundled is not None
+            return self._bundled
+        stored, version = read
+        if not stored.manifest.documents:
+            return CollectionSource(name, version, None)
+        return CollectionSource(name, version, self._index(tenant, name, version, stored.index, needed))
+
+    def check_searchable(self, tenant: str, names: Sequence[str]) -> None:
+        self._searchable(tenant, names)
+
+    def _searchable(self, tenant: str, names: Sequence[str]) -> dict[str, tuple[_Stored, str]]:
+        """The named collections' manifests (the bundled corpus's aside; it is no collection of the
+        table), refused if one's index is over what a function may load, or all of them together over
+        what one search may (Retrieve's /tmp holds them side by side)."""
+        read = {
+            name: self._read(tenant, name)
+            for name in names
+            if not (name == BUNDLED and self._bundled is not None)
+        }
+        sizes = {name: sum(f.size for f in stored.index) for name, (stored, _) in read.items()}
+        for name, size in sizes.items():
+            if size > (most := self.max_index_bytes):
+                raise TooLargeError(
+                    f"collection {name}'s index is {megabytes(size)}, over the {megabytes(most)} a function "
+                    "can load: split it into several collections",
+                    "collection_too_large",
+                )
+        if (total := sum(sizes.values())) > self.max_run_index_bytes:
+            each = ", ".join(f"{name} {megabytes(size)}" for name, size in sizes.items())
+            raise TooLargeError(
+                f"the collections named hold {megabytes(total)} of index together ({each}), over the "
+                f"{megabytes(self.max_run_index_bytes)} one run can search: name fewer",
+                "collection_too_large",
+            )
+        return read
 
     def source_name(self, tenant: str, name: str) -> str:
         if name == BUNDLED and self._bundled is not None:
@@ -381,30 +438,61 @@ class S3Collections:
             raise NotFoundError(f"no collection {name}")
         return collection_source_name(name, item["version"]["S"])
 
-    def _index(self, tenant: str, name: str, version: str, files: list[IndexFile]) -> Index:
-        """The version's index from /tmp, fetched first if this function has not yet (kept loaded)."""
-        size = sum(f.size for f in files)
-        if size > self.max_index_bytes:
-            raise TooLargeError(
-                f"collection {name}'s index is {megabytes(size)}, over the {megabytes(self.max_index_bytes)} "
-                "a function can load: split it into several collections",
-                "collection_too_large",
-            )
-        where = self._tenant_cache(tenant) / name / _folder_name(version)
+    def _index(
+        self, tenant: str, name: str, version: str, files: list[IndexFile], needed: set[Path]
+    ) -> Index:
+        """The version's index from /tmp, fetched first if this function has not yet (kept loaded, and
+        on disk while it is: one that leaves the loaded few leaves /tmp too)."""
+        where = self._cache_folder(tenant, name, version)
         with self._lock:
             if (index := self._indexes.get(where)) is not None:
                 self._indexes.move_to_end(where)
                 return index
-        if not where.is_dir():
-            self._fetch(self._index_prefix(tenant, name, version), files, where)
-        index = load_index(where)
-        with self._lock:
-            self._indexes[where] = index
-            while len(self._indexes) > 16:
-                self._indexes.popitem(last=False)
+        with self._fetching:  # one fetch at a time: making room never clears what another is loading
+            if not where.is_dir():
+                self._make_room(name, sum(f.size for f in files), needed)
+                self._fetch(name, self._index_prefix(tenant, name, version), files, where)
+            index = load_index(where)  # mapped: a folder cleared later stays readable to a search holding it
+            with self._lock:
+                self._indexes[where] = index
+                self._indexes.move_to_end(where)
+                dropped = []
+                while len(self._indexes) > self.max_loaded:
+                    dropped.append(self._indexes.popitem(last=False)[0])
+            for old in dropped:
+                if old not in needed:
+                    shutil.rmtree(old, ignore_errors=True)
         return index
 
-    def _fetch(self, prefix: str, files: list[IndexFile], where: Path) -> None:
+    def _make_room(self, name: str, size: int, needed: set[Path]) -> None:
+        """Free space in /tmp for an index of `size`: the indexes not loaded go first, then the loaded
+        ones least recently searched, never one this search needs. TooLargeError if even that is not
+        enough (a function's /tmp is its EphemeralStorage, shared with the bundled corpus's index)."""
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        wanted = size + FETCH_HEADROOM_BYTES
+        if self._free_bytes(self.cache_dir) >= wanted:
+            return
+        with self._lock:
+            loaded = {folder: order for order, folder in enumerate(self._indexes)}
+        on_disk = [
+            folder
+            for folder in self.cache_dir.glob("*/*/*")
+            if folder.is_dir() and not folder.name.startswith(".") and folder not in needed
+        ]
+        for folder in sorted(on_disk, key=lambda f: (f in loaded, loaded.get(f, 0))):
+            with self._lock:
+                self._indexes.pop(folder, None)
+            shutil.rmtree(folder, ignore_errors=True)
+            if self._free_bytes(self.cache_dir) >= wanted:
+                return
+        raise TooLargeError(
+            f"collection {name}'s index ({megabytes(size)}) does not fit in this function's "
+            f"{megabytes(self._free_bytes(self.cache_dir))} of free space beside the indexes this search "
+            "needs: name fewer collections",
+            "collection_too_large",
+        )
+
+    def _fetch(self, name: str, prefix: str, files: list[IndexFile], where: Path) -> None:
         """Download an index's files beside `where`, then rename it into place; older versions of the
         same collection leave /tmp (a warm function keeps one of each)."""
         where.parent.mkdir(parents=True, exist_ok=True)
@@ -418,8 +506,8 @@ class S3Collections:
                 except ClientError as err:
                     if error_code(err) not in ("404", "NoSuchKey"):
                         raise
-                    raise _Replaced(prefix) from err
-            with contextlib.suppress(OSError):  # another thread got there first: theirs is as good
+                    raise _Replaced(name) from err
+            with contextlib.suppress(OSError):  # another process got there first: theirs is as good
                 scratch.rename(where)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -442,9 +530,9 @@ class S3Collections:
     def _upload_key(self, tenant: str, name: str, upload_id: str) -> dict[str, Any]:
         return {"pk": _s(self._pk(tenant)), "sk": _s(f"UPLOAD#{check_name(name)}#{upload_id}")}
 
-    def _tenant_cache(self, tenant: str) -> Path:
-        self._pk(tenant)
-        return self.cache_dir / tenant
+    def _cache_folder(self, tenant: str, name: str, version: str) -> Path:
+        self._pk(tenant)  # a path segment: checked as a key's is
+        return self.cache_dir / tenant / check_name(name) / _folder_name(version)
 
     def _writable(self, name: str) -> None:
         if name == BUNDLED and self._bundled is not None:
