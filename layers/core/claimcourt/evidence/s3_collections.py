@@ -312,7 +312,7 @@ class S3Collections:
         try:
             self.tables.s3.head_object(Bucket=self.tables.bucket, Key=upload_key(tenant, name, upload_id))
         except ClientError as err:
-            if error_code(err) not in ("404", "NoSuchKey"):
+            if not _absent(err):
                 raise
             return False
         return True
@@ -504,7 +504,7 @@ class S3Collections:
                 try:
                     self.tables.s3.download_file(self.tables.bucket, prefix + file.name, str(target))
                 except ClientError as err:
-                    if error_code(err) not in ("404", "NoSuchKey"):
+                    if not _absent(err):
                         raise
                     raise _Replaced(name) from err
             with contextlib.suppress(OSError):  # another process got there first: theirs is as good
@@ -619,7 +619,7 @@ class S3Collections:
                     Bucket=self.tables.bucket, Key=self._passages_key(tenant, manifest.name, entry)
                 )
             except ClientError as err:
-                if error_code(err) not in ("404", "NoSuchKey"):
+                if not _absent(err):
                     raise
                 raise _MissingPassages(entry) from err
             return [(text, page) for text, page in json.loads(body["Body"].read())]
@@ -701,6 +701,14 @@ class S3Collections:
                 self.tables.s3.delete_objects(
                     Bucket=self.tables.bucket, Delete={"Objects": batch, "Quiet": True}
                 )
+
+
+def _absent(err: ClientError) -> bool:
+    """S3's answer for a key of ours that is not there. To a caller without s3:ListBucket on the bucket
+    (the functions hold it, if at all, only to list a prefix), S3 answers 403, not 404, lest it learn
+    what exists; and a 403 means nothing else here: every function that reads uploads/ and collections/
+    holds s3:GetObject on them, the bucket's keys are S3's own (SSE-S3), its policy denies only http."""
+    return error_code(err) in ("404", "NoSuchKey", "403", "AccessDenied")
 
 
 def _folder_name(version: str) -> str:
