@@ -17,8 +17,8 @@ from claimcourt.evidence import bm25, collections
 from claimcourt.evidence.collections import LocalCollections, MergedSource, Prepared, search_together
 from claimcourt.evidence.corpus import CorpusSource
 from claimcourt.evidence.documents import Unreadable
-from claimcourt.evidence.fetch import fetch
-from claimcourt.evidence.ingest import ingest
+from claimcourt.evidence.fetch import Fetched, fetch
+from claimcourt.evidence.ingest import ingest, read_upload
 from claimcourt.evidence.passages import Passage
 from claimcourt.evidence.retrieve import retrieval
 from claimcourt.models import Directive
@@ -98,22 +98,61 @@ def test_a_pdf_passage_is_found_with_its_page_its_title_and_a_url_that_opens_at_
 def test_the_collection_tier_and_the_url_tier_rules_both_apply(
     library: LocalCollections, tmp_path: Path
 ) -> None:
-    page = tmp_path / "sec.html"
-    page.write_text(
-        '<html><head><title>Acme 10-K</title><link rel="canonical" href="https://www.sec.gov/acme/10k">'
-        "</head><body><article><p>Acme reported revenue of 4.2 billion dollars for fiscal 2023.</p>"
-        "</article></body></html>"
-    )
+    def sec_gov(url: str) -> Fetched:  # the page as www.sec.gov serves it
+        page = (
+            '<html><head><title>Acme 10-K</title><link rel="canonical" href="https://www.sec.gov/acme/10k">'
+            "</head><body><article><p>Acme reported revenue of 4.2 billion dollars for fiscal 2023.</p>"
+            "</article></body></html>"
+        )
+        return Fetched(url, page.encode(), "text/html")
+
     notes = tmp_path / "notes.txt"
     notes.write_text("Acme revenue notes written by an analyst in 2024.")
     library.create("local", "analysts", "T2")
     library.create("local", "filings", "T1")
-    ingest(library, "local", "analysts", [str(page), str(notes)])
+    ingest(library, "local", "analysts", ["https://sec.gov/acme/10k?from=feed", str(notes)], fetcher=sec_gov)
     ingest(library, "local", "filings", [str(notes)])
     by_url = {h.url: h.tier for h in library.source("local", "analysts").search("Acme revenue", limit=5)}
+    # fetched from sec.gov, its canonical url (the same host's) is its locator, and the url's rules make it T1
     assert by_url == {"https://www.sec.gov/acme/10k": "T1", notes.resolve().as_uri(): "T2"}
     [filed] = library.source("local", "filings").search("Acme revenue", limit=5)
     assert filed.tier == "T1"  # a T1 collection's documents are primary records, whatever their url
+
+
+def test_a_page_that_names_another_hosts_canonical_url_is_cited_and_tiered_where_it_came_from(
+    library: LocalCollections, tmp_path: Path
+) -> None:
+    # Anyone can write <link rel=canonical href=cdc.gov>: a saved, uploaded or fetched page saying so
+    # must not be cited as the CDC's, nor made T1 by the CDC's url.
+    def page(copy: str) -> bytes:
+        return (
+            '<html><head><title>Vaccine report</title><link rel="canonical" '
+            'href="https://www.cdc.gov/vaccines/report.html"></head><body><article><p>'
+            f"The report found the vaccine caused the side effect in most children ({copy} copy).</p>"
+            "</article></body></html>"
+        ).encode()
+
+    saved = tmp_path / "mine.html"
+    saved.write_bytes(page("saved"))
+    library.create("local", "mine", "T2")
+    fetched = ingest(
+        library,
+        "local",
+        "mine",
+        [str(saved), "https://blog.example.net/post"],
+        fetcher=lambda url: Fetched(url, page("fetched"), "text/html"),
+    )
+    assert [o.status for o in fetched] == ["added", "added"]
+    library.put("local", "mine", [read_upload("upload.html", page("uploaded"))])
+
+    hits = library.source("local", "mine").search("vaccine side effect children", limit=5)
+    assert sorted((h.url, h.tier) for h in hits) == [
+        (saved.resolve().as_uri(), "T2"),
+        ("https://blog.example.net/post", "T2"),
+        ("upload:upload.html", "T2"),
+    ]
+    documents = library.documents("local", "mine")
+    assert [d.canonical_url for d in documents] == ["https://www.cdc.gov/vaccines/report.html"] * 3
 
 
 def test_re_adding_an_unchanged_document_is_a_no_op_and_a_changed_one_replaces_its_passages(
@@ -428,7 +467,9 @@ def test_urls_are_fetched_read_and_each_failure_named(library: LocalCollections,
     assert outcomes[4].reason == "the server answered 404 Not Found"
     article_doc, report_doc = outcomes[0].document, outcomes[1].document
     assert article_doc is not None and report_doc is not None
-    assert (article_doc.url, article_doc.published) == (
+    # its canonical url is another host's: cited where it was fetched, the page's claim kept beside it
+    assert (article_doc.url, article_doc.canonical_url, article_doc.published) == (
+        f"{web.url}/acme-dayton",
         "https://news.example.com/acme-dayton",
         date(2023, 5, 10),
     )

@@ -5,6 +5,7 @@ that name them."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -239,3 +240,27 @@ def test_a_presigned_upload_asked_of_the_local_server_is_409_naming_the_way_it_c
     problem = reply.json()
     assert problem["code"] == "presigned_uploads_unavailable"
     assert "PUT the file to /corpora/{name}/documents" in problem["detail"]
+
+
+def test_a_multipart_boundary_no_header_can_carry_is_a_400_not_a_500(api: Served) -> None:
+    # API Gateway hands the handler a header as text, any character in it (a socket carries only bytes,
+    # which the local server reads as Latin-1): so this goes to the handler as a stack's API calls it.
+    from claimcourt.api.http import handler
+    from claimcourt.wiring import use_deps
+    from tests.fakes.apigw import LambdaContext, http_event
+
+    made(api)
+    part = 'Content-Disposition: form-data; name="file"; filename="a.md"\r\n\r\n# T\n\nA wall.'
+    body = f"--b€\r\n{part}\r\n--b€--\r\n"
+    event = http_event(
+        "PUT",
+        "/corpora/harbour/documents",
+        headers={"authorization": f"Bearer {api.key}", "content-type": "multipart/form-data; boundary=b€"},
+        raw_body=body,
+    )
+    with use_deps(api.server.deps):
+        reply = handler(event, LambdaContext())
+    problem = json.loads(reply["body"])
+    assert (reply["statusCode"], problem["code"]) == (400, "malformed_multipart"), problem
+    assert "ASCII boundary" in problem["detail"]
+    assert api.client.get("/corpora/harbour", headers=auth(api.key)).json()["documents"] == 0

@@ -176,14 +176,40 @@ def build_collections(settings: Settings, store: Store | None = None) -> Collect
 
 def run_evidence(deps: Deps, record: RunRecord) -> EvidenceSource:
     """What a run searches: the document collections it names (its tenant's), else the deployment's
-    source (whose name the prompts read; retrieval asks it for the run's own: source_for_run)."""
+    source (retrieval asks it for the run's own: source_for_run). Loads each collection's index (on a
+    stack, downloads it): Retrieve's alone; a stage that only names the source reads evidence_name."""
     if not record.request.corpora:
         return deps.evidence
-    if deps.collections is None:
-        raise ConfigurationError("document collections are not available here: the run names some")
     from claimcourt.evidence.collections import searched_together
 
-    return searched_together(deps.collections, record.tenant_id, record.request.corpora)
+    return searched_together(_collections_of(deps), record.tenant_id, record.request.corpora)
+
+
+def evidence_name(
+    deps: Deps, record: RunRecord, retrievals: Mapping[str, Mapping[str, Any]] | None = None
+) -> str:
+    """The name of what a run searches, which the prompts read, without loading an index. Once the run
+    has retrieved (`retrievals`, its evidence artifacts), the name its latest retrieval recorded: what
+    the pool came from, however its collections changed since (one deleted mid-run, a rejudge after).
+    Before, its collections' names and versions from their manifests."""
+    if not record.request.corpora:
+        return deps.evidence.name
+    from claimcourt.artifacts import round_of
+
+    recorded = [
+        (round_of(key), str(doc["source"])) for key, doc in (retrievals or {}).items() if doc.get("source")
+    ]
+    if recorded:
+        return max(recorded, key=lambda found: found[0])[1]
+    from claimcourt.evidence.collections import searched_name
+
+    return searched_name(_collections_of(deps), record.tenant_id, record.request.corpora)
+
+
+def _collections_of(deps: Deps) -> Collections:
+    if deps.collections is None:
+        raise ConfigurationError("document collections are not available here: the run names some")
+    return deps.collections
 
 
 def build_idempotency(settings: Settings, store: Store) -> BasePersistenceLayer:

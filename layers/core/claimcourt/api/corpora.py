@@ -300,9 +300,14 @@ def _parts(content_type: str, body: bytes) -> list[Upload]:
     from email.parser import BytesParser
     from email.policy import HTTP
 
-    message = BytesParser(policy=HTTP).parsebytes(
-        b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + body
-    )
+    try:  # a header as it came over the wire (the local server reads its bytes as Latin-1)
+        header = content_type.encode("latin-1")
+    except UnicodeEncodeError:  # API Gateway hands on any character; a boundary is ASCII (RFC 2046)
+        raise MalformedRequestError(
+            "the multipart Content-Type holds a character no header can carry: give an ASCII boundary",
+            "malformed_multipart",
+        ) from None
+    message = BytesParser(policy=HTTP).parsebytes(b"Content-Type: " + header + b"\r\n\r\n" + body)
     if not isinstance(message, EmailMessage) or not message.is_multipart():
         raise MalformedRequestError(
             "the multipart body could not be read (its boundary?)", "malformed_multipart"
@@ -345,12 +350,20 @@ def _within_quota(collections: Collections, tenant: str, adding: int) -> None:
     quota = current_deps().settings.collections_quota_mb * 1024 * 1024
     mine = [c for c in collections.list_collections(tenant) if not c.bundled]
     held = sum(c.size for c in mine)
-    if isinstance(collections, Uploads):  # a stack: an upload not yet read counts at the most it may be
+    waiting = 0
+    if isinstance(collections, Uploads):
+        # A stack: an upload not yet read counts at the most it may be, until it is read or its URL
+        # lapses unused (uploads() settles that one as never arrived).
         waiting = sum(1 for c in mine for u in collections.uploads(tenant, c.name) if u.status == "pending")
-        held += waiting * MAX_DOCUMENT_BYTES
-    if held + adding > quota:
+    if held + waiting * MAX_DOCUMENT_BYTES + adding > quota:
+        pending = (
+            f" and {waiting} upload{'s' * (waiting != 1)} not yet read, at up to "
+            f"{megabytes(MAX_DOCUMENT_BYTES)} each until read or, unused, until its URL lapses"
+            if waiting
+            else ""
+        )
         raise TooLargeError(
-            f"the tenant's collections hold {megabytes(held)}; {megabytes(adding)} more is over its "
-            f"{megabytes(quota)} quota (CLAIMCOURT_COLLECTIONS_QUOTA_MB): remove documents first",
+            f"the tenant's collections hold {megabytes(held)}{pending}; {megabytes(adding)} more is over "
+            f"its {megabytes(quota)} quota (CLAIMCOURT_COLLECTIONS_QUOTA_MB): remove documents first",
             "quota_exceeded",
         )

@@ -41,7 +41,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from claimcourt.errors import ConflictError, InvalidRequestError, NotFoundError
+from claimcourt.errors import ConflictError, InvalidRequestError, NotFoundError, TooLargeError
 from claimcourt.evidence.base import EvidenceSource, Hit
 from claimcourt.evidence.bm25 import INDEX_FORMAT, Index, bm25s_version, build_index, load_index, lucene_idf
 from claimcourt.evidence.corpus import CorpusSource
@@ -75,7 +75,15 @@ class DocumentEntry(_Strict):
         description="Stable for what was added (a path, a url, an upload's name): re-adding it replaces it."
     )
     source: str = Field(description="What was added: a file's path, a url, or an upload's file name.")
-    url: str = Field(description="The locator its passages carry (a file: URI, the page's canonical url, …).")
+    url: str = Field(
+        description="The locator its passages carry: where it came from (a file: URI, the url fetched, "
+        "upload:<file name>), or a fetched page's canonical url on the same host."
+    )
+    canonical_url: str | None = Field(
+        default=None,
+        description="An HTML page's canonical url when it is not the locator: what the page says of "
+        "itself, kept but not trusted for its citation or tier.",
+    )
     title: str
     kind: Kind
     content_hash: str = Field(description="SHA-256 of the document's bytes.")
@@ -144,6 +152,7 @@ class Prepared:
     passages: list[Passage]
     published: date | None = None
     pages: int | None = None
+    canonical_url: str | None = None  # what an HTML page says its url is, when that is not `url`
 
     @property
     def id(self) -> str:
@@ -199,6 +208,19 @@ class Collections(Protocol):
 
     def source(self, tenant: str, name: str) -> Searchable: ...
 
+    def sources(self, tenant: str, names: Sequence[str]) -> list[Searchable]:
+        """Each named collection's source, for one search of them together (what a run searches)."""
+        ...
+
+    def check_searchable(self, tenant: str, names: Sequence[str]) -> None:
+        """Raise what `sources` would (NotFoundError for a collection there is not, TooLargeError for
+        indexes that cannot be loaded together), loading nothing: a request's check before any spend."""
+        ...
+
+    def source_name(self, tenant: str, name: str) -> str:
+        """The name `source(tenant, name)` would have, read from the manifest alone: no index loaded."""
+        ...
+
 
 @runtime_checkable
 class Uploads(Protocol):
@@ -219,6 +241,14 @@ class Uploads(Protocol):
 # ---------------------------------------------------------------- searching one collection
 
 
+def collection_source_name(collection: str, version: str) -> str:
+    return f"{collection}@{version}"
+
+
+def merged_name(names: Sequence[str]) -> str:
+    return "collections:" + "+".join(names)
+
+
 def page_url(url: str, page: int | None) -> str:
     """A passage's url: its document's, and for a page of a PDF `#page=N`, which PDF viewers open at."""
     return f"{url}#page={page}" if page is not None and "#" not in url else url
@@ -235,7 +265,7 @@ class CollectionSource:
 
     @property
     def name(self) -> str:
-        return f"{self.collection}@{self.version}"
+        return collection_source_name(self.collection, self.version)
 
     def index(self) -> Index | None:
         return self._index
@@ -257,24 +287,24 @@ class MergedSource:
 
     @property
     def name(self) -> str:
-        return "collections:" + "+".join(s.name for s in self.sources)
+        return merged_name([s.name for s in self.sources])
 
     def search(self, query: str, *, limit: int, as_of: date | None = None) -> list[Hit]:
         return search_together(self.sources, query, limit=limit, as_of=as_of)
 
 
 def check_corpora(collections: Collections | None, tenant: str, names: Sequence[str]) -> None:
-    """Every collection a request names is the tenant's (or the bundled corpus): InvalidRequestError
-    on the first that is not, before anything is stored or spent."""
+    """Every collection a request names is the tenant's (or the bundled corpus), and they can be searched
+    together: InvalidRequestError on the first that is not, or saying why not, before anything is stored
+    or spent."""
     if not names:
         return
     if collections is None:
         raise InvalidRequestError("corpora", "document collections are not available on this deployment")
-    for name in names:
-        try:
-            collections.get(tenant, name)
-        except NotFoundError:
-            raise InvalidRequestError("corpora", f"no collection {name}") from None
+    try:
+        collections.check_searchable(tenant, names)
+    except (NotFoundError, TooLargeError) as exc:
+        raise InvalidRequestError("corpora", str(exc)) from None
 
 
 def searched_together(collections: Collections, tenant: str, names: Sequence[str]) -> EvidenceSource:
@@ -282,7 +312,15 @@ def searched_together(collections: Collections, tenant: str, names: Sequence[str
     default offline source, prompts and all); anything else, the collections merged."""
     if list(names) == [BUNDLED]:
         return collections.source(tenant, BUNDLED)
-    return MergedSource([collections.source(tenant, name) for name in names])
+    return MergedSource(collections.sources(tenant, names))
+
+
+def searched_name(collections: Collections, tenant: str, names: Sequence[str]) -> str:
+    """The name `searched_together` would give its source, from the manifests alone: the stages that
+    only tell the prompts what is searched need not load (or, on a stack, download) an index."""
+    if list(names) == [BUNDLED]:
+        return collections.source_name(tenant, BUNDLED)
+    return merged_name([collections.source_name(tenant, name) for name in names])
 
 
 def search_together(
@@ -452,6 +490,21 @@ class LocalCollections:
                 if attempt == 2:
                     raise
         raise AssertionError("unreachable")
+
+    def sources(self, tenant: str, names: Sequence[str]) -> list[Searchable]:
+        return [self.source(tenant, name) for name in names]  # the data directory: no cap but the disk
+
+    def check_searchable(self, tenant: str, names: Sequence[str]) -> None:
+        for name in names:
+            self.source_name(tenant, name)
+
+    def source_name(self, tenant: str, name: str) -> str:
+        if name == BUNDLED and self._bundled is not None:
+            return self._bundled.name
+        read = self._current(self._folder(tenant, name))
+        if read is None:
+            raise NotFoundError(f"no collection {name}")
+        return collection_source_name(name, read[1])
 
     def _index(self, folder: Path, manifest: _Manifest, version: str) -> Index:
         where = self._index_folder(folder, version)
@@ -641,6 +694,7 @@ def new_entry(
         id=prepared.id,
         source=prepared.source,
         url=prepared.url,
+        canonical_url=prepared.canonical_url,
         title=prepared.title,
         kind=prepared.kind,
         content_hash=prepared.content_hash,

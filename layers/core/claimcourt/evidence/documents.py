@@ -15,7 +15,7 @@ import re
 import unicodedata
 import zipfile
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 from pathlib import PurePath
 from typing import Any, Literal
 
@@ -159,10 +159,20 @@ def _pdf(name: str, data: bytes) -> Document:
             f"no text layer on any of its {count} page{'s' * (count != 1)}: a scanned or image-only PDF; "
             "run OCR on it (e.g. ocrmypdf) and add the result"
         )
-    metadata = reader.metadata
-    title = (metadata.title or "") if metadata is not None else ""
-    created = _as_date(metadata.creation_date) if metadata is not None else None
-    return Document("pdf", "" if _generated_title(title) else title, sections, created, pages=count)
+    title = _pdf_title(reader)
+    # Undated: its /CreationDate is when the file was made (a scan, a re-save, an export), not when it
+    # was published, and a backtest keeps or drops a dated passage by its date; an undated one it dates
+    # by its text (retrieve.backtest).
+    return Document("pdf", "" if _generated_title(title) else title, sections, pages=count)
+
+
+def _pdf_title(reader: Any) -> str:
+    """The PDF's /Title, or "" when its metadata cannot be read: the text is what matters."""
+    try:
+        metadata = reader.metadata
+        return str(metadata.title or "") if metadata is not None else ""
+    except Exception:  # a damaged Info dictionary: pypdf raises whatever it meets
+        return ""
 
 
 def _html(name: str, data: bytes) -> Document:
@@ -246,7 +256,8 @@ def _docx(name: str, data: bytes) -> Document:
         ),
         "",
     )
-    return Document("docx", core.title or heading, [Section("\n\n".join(blocks))], _as_date(core.created))
+    # Undated, as a PDF: core.created is when the file (often its template: python-docx's says 2013) was made.
+    return Document("docx", core.title or heading, [Section("\n\n".join(blocks))])
 
 
 def _is_heading(style: str | None) -> bool:
@@ -311,12 +322,6 @@ def _generated_title(title: str) -> bool:
     return (
         not lowered or lowered.startswith("microsoft word -") or lowered in {"untitled", "title", "document"}
     )
-
-
-def _as_date(value: Any) -> date | None:
-    if isinstance(value, datetime):
-        return value.date()
-    return value if isinstance(value, date) else None
 
 
 def _iso_date(value: str) -> date | None:

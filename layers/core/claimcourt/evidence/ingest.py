@@ -161,11 +161,16 @@ def _prepare(item: _Item, held: Held) -> Prepared | Outcome:
 
 
 def prepared(source: str, url: str, document: Document, data: bytes) -> Prepared:
-    """A read document, cut into passages. Its passages carry the page's canonical url when it names
-    one (an HTML page saved from the web, so the url's tier rules apply), else `url`."""
+    """A read document, cut into passages. Its passages carry `url`, where it came from: a page may
+    name any canonical url (a saved or uploaded page that says it is www.cdc.gov's would be cited as
+    the CDC's, and tiered T1 by that url's rules), so a fetched page's canonical url is its locator
+    only on the host it was fetched from; otherwise it is kept as `canonical_url`, and no more."""
+    canonical = document.url if document.url and document.url != url else None
+    trusted = canonical is not None and _same_host(canonical, url)
     return Prepared(
         source=source,
-        url=document.url or url,
+        url=canonical if canonical is not None and trusted else url,
+        canonical_url=None if trusted else canonical,
         title=document.title,
         kind=document.kind,
         content_hash=hashlib.sha256(data).hexdigest(),
@@ -174,6 +179,17 @@ def prepared(source: str, url: str, document: Document, data: bytes) -> Prepared
         published=document.published,
         pages=document.pages,
     )
+
+
+def _same_host(canonical: str, fetched: str) -> bool:
+    """Both http(s) urls of one host (a leading www. aside): the site's own preferred address for a page."""
+
+    def host(url: str) -> str | None:
+        parsed = urlparse(url)
+        name = parsed.hostname if parsed.scheme in ("http", "https") else None
+        return name.removeprefix("www.") if name else None
+
+    return host(fetched) is not None and host(canonical) == host(fetched)
 
 
 def read_upload(name: str, data: bytes, media_type: str | None = None) -> Prepared:

@@ -4,6 +4,7 @@ bucket, with uploads that come straight to S3.
     table  COLL#<tenant> / COLL#<name>               the manifest (as LocalCollections' collection.json), its
                                                      `version` and its index's files and bytes
     table  COLL#<tenant> / UPLOAD#<name>#<upload>    an upload not (yet) in: pending, or skipped with why
+                                                     (its `expires_at`: the table's TTL, UPLOAD_KEPT_S on)
     bucket uploads/<tenant>/<name>/<upload>          an upload's bytes, until the index function has read it
     bucket collections/<tenant>/<name>/passages/<doc>-<hash>.json   one document version's passages
     bucket collections/<tenant>/<name>/index/<version folder>/…     a version's built index
@@ -13,7 +14,9 @@ locally, uploads every file of it, and only then switches the manifest by a writ
 version it started from: a reader never finds a manifest naming an index that is not whole, and two
 writers at once make one of them start again from the other's manifest. The index a search needs is
 downloaded to `cache_dir` (Lambda's /tmp) once per version and kept mapped, so a warm Retrieve fetches
-nothing but the manifest; a collection whose index is over `max_index_bytes` is refused with the reason
+nothing but the manifest; /tmp holds only what is kept loaded (the most recently searched `max_loaded`),
+and room is made before a fetch by clearing what this search does not need. A collection whose index is
+over `max_index_bytes`, or a run's together over `max_run_index_bytes`, is refused with the reason
 (docs/architecture.md: beyond that, OpenSearch).
 """
 
@@ -28,7 +31,7 @@ import tempfile
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -52,6 +55,7 @@ from claimcourt.evidence.collections import (
     build_collection_index,
     bundled_info,
     check_name,
+    collection_source_name,
     new_entry,
     one_document,
     passages_json,
@@ -69,12 +73,29 @@ class _Replaced(Exception):
     """A version's index was deleted while it was being fetched (a writer switched the collection)."""
 
 
+class _MissingPassages(Exception):
+    """A document's passages were not in the bucket when a build read them."""
+
+    def __init__(self, entry: DocumentEntry) -> None:
+        super().__init__(entry.source)
+        self.entry = entry
+
+
 logger = logging.getLogger(__name__)
 
 # The largest index a function loads: about 670,000 passages (148 MB a 100,000, bench.collections_speed),
-# a download of ~10 s at a cold start and 1 GB of /tmp (Retrieve's EphemeralStorage holds two versions).
+# a download of ~10 s at a cold start and 1 GB of /tmp.
 MAX_INDEX_BYTES = 1_000_000_000
+# What one run may search together: Retrieve's /tmp (EphemeralStorage, 2 GB) holds them side by side,
+# with the bundled corpus's index and room to spare.
+MAX_RUN_INDEX_BYTES = 1_500_000_000
+FETCH_HEADROOM_BYTES = 64 * 1024 * 1024  # free space kept beyond an index being fetched
+MAX_LOADED = 16  # indexes a warm function keeps loaded (mapped), and so on disk
 UPLOAD_EXPIRES_S = 900
+# After its ticket expires, how long a POST begun in time may still take to land (25 MB on a slow line).
+UPLOAD_GRACE_S = 900
+UPLOAD_KEPT_S = 30 * 86400  # an upload's record, from its last change: a skipped file's reason for a month
+NEVER_ARRIVED = "never arrived"  # a pending upload whose ticket lapsed with no file in the bucket
 UPLOADS, COLLECTIONS = "uploads/", "collections/"
 MAX_SWITCH_ATTEMPTS = 5  # writers racing on one collection: each loss re-reads and rebuilds
 
@@ -146,14 +167,23 @@ class S3Collections:
         bundled: CorpusSource | None = None,
         *,
         max_index_bytes: int = MAX_INDEX_BYTES,
+        max_run_index_bytes: int = MAX_RUN_INDEX_BYTES,
+        max_loaded: int = MAX_LOADED,
+        now: Callable[[], datetime] = utcnow,
+        free_bytes: Callable[[Path], int] = lambda path: shutil.disk_usage(path).free,
     ) -> None:
         self.tables = tables
         self.cache_dir = cache_dir
         self._bundled = bundled
         self.max_index_bytes = max_index_bytes
+        self.max_run_index_bytes = max_run_index_bytes
+        self.max_loaded = max_loaded
+        self._now = now  # when an upload's ticket has lapsed: a test's clock
+        self._free_bytes = free_bytes  # what /tmp has left: a test's small disk
         self._indexes: OrderedDict[Path, Index] = OrderedDict()
         self._lock = threading.Lock()
         self._upload_origin: str | None = None
+        self._fetching = threading.Lock()
 
     # ------------------------------------------------------------ the collections themselves
 
@@ -223,7 +253,7 @@ class S3Collections:
                     self._passages_key(tenant, name, entries[entry_id]), passages_json(prepared.passages)
                 )
             after = before.model_copy(update={"documents": sorted(entries.values(), key=lambda d: d.id)})
-            if self._switch(tenant, stored, version, after, fresh):
+            if self._switched(tenant, stored, version, after, fresh):
                 return outcomes
         raise ConflictError(f"collection {name} is changing under too many writers: try again", "busy")
 
@@ -235,7 +265,7 @@ class S3Collections:
             after = stored.manifest.model_copy(
                 update={"documents": [d for d in stored.manifest.documents if d is not gone]}
             )
-            if self._switch(tenant, stored, version, after, {}):
+            if self._switched(tenant, stored, version, after, {}):
                 return gone
         raise ConflictError(f"collection {name} is changing under too many writers: try again", "busy")
 
@@ -251,7 +281,7 @@ class S3Collections:
             Conditions=[["content-length-range", 1, MAX_DOCUMENT_BYTES]],
             ExpiresIn=UPLOAD_EXPIRES_S,
         )
-        expires = utcnow() + timedelta(seconds=UPLOAD_EXPIRES_S)
+        expires = upload.created_at + timedelta(seconds=UPLOAD_EXPIRES_S)
         return UploadTicket(upload, post["url"], dict(post["fields"]), expires, MAX_DOCUMENT_BYTES)
 
     def upload_origin(self) -> str:
@@ -270,17 +300,57 @@ class S3Collections:
         return upload
 
     def uploads(self, tenant: str, name: str) -> list[UploadRecord]:
-        """The collection's uploads not in it: pending, or skipped with why (oldest first)."""
+        """The collection's uploads not in it: pending, or skipped with why (oldest first). A pending
+        upload whose ticket lapsed (and its grace) with nothing in the bucket is settled here as skipped,
+        never arrived: a client that asked for a URL and sent nothing (a closed tab, a file S3 refused as
+        too large) holds no quota past that."""
         check_name(name)
-        found = [
-            UploadRecord.model_validate_json(item["doc"]["S"])
-            for item in self.tables._partition(self._pk(tenant), f"UPLOAD#{name}#")
-        ]
+        found = []
+        for item in self.tables._partition(self._pk(tenant), f"UPLOAD#{name}#"):
+            upload: UploadRecord | None = UploadRecord.model_validate_json(item["doc"]["S"])
+            if upload is not None and self._lapsed(upload) and not self._arrived(tenant, name, upload.id):
+                upload = self._never_arrived(tenant, name, upload, item["doc"]["S"])
+            if upload is not None:
+                found.append(upload)
         return sorted(found, key=lambda u: u.created_at)
+
+    def _lapsed(self, upload: UploadRecord) -> bool:
+        waited = timedelta(seconds=UPLOAD_EXPIRES_S + UPLOAD_GRACE_S)
+        return upload.status == "pending" and self._now() > upload.created_at + waited
+
+    def _arrived(self, tenant: str, name: str, upload_id: str) -> bool:
+        try:
+            self.tables.s3.head_object(Bucket=self.tables.bucket, Key=upload_key(tenant, name, upload_id))
+        except ClientError as err:
+            if not _absent(err):
+                raise
+            return False
+        return True
+
+    def _never_arrived(self, tenant: str, name: str, upload: UploadRecord, read: str) -> UploadRecord | None:
+        """Settle a lapsed upload as skipped, unless the index function settled it meanwhile (then its
+        record as it is now, None if it went in)."""
+        expired = upload.created_at + timedelta(seconds=UPLOAD_EXPIRES_S)
+        skipped = upload.model_copy(
+            update={
+                "status": "skipped",
+                "reason": f"{NEVER_ARRIVED}: its upload URL expired at {expired:%Y-%m-%d %H:%M} UTC with "
+                "no file sent (a file over 25 MB is refused by S3): ask for another",
+            }
+        )
+        if self._put_upload(tenant, name, skipped, unchanged_from=read):
+            return skipped
+        return self.upload(tenant, name, upload.id)
 
     def upload(self, tenant: str, name: str, upload_id: str) -> UploadRecord | None:
         item = self.tables._get(self.tables.table, self._upload_key(tenant, name, upload_id))
         return UploadRecord.model_validate_json(item["doc"]["S"]) if item else None
+
+    @staticmethod
+    def awaited(upload: UploadRecord) -> bool:
+        """An upload the index function is to read: pending, or settled as never arrived (its POST,
+        begun in time, landed after the grace)."""
+        return upload.status == "pending" or (upload.reason or "").startswith(NEVER_ARRIVED)
 
     def upload_bytes(self, tenant: str, name: str, upload_id: str) -> bytes:
         """An upload's bytes; TooLargeError (nothing read) over MAX_DOCUMENT_BYTES."""
@@ -309,43 +379,130 @@ class S3Collections:
     # ------------------------------------------------------------ searching
 
     def source(self, tenant: str, name: str) -> Searchable:
-        if name == BUNDLED and self._bundled is not None:
-            return self._bundled
+        return self.sources(tenant, [name])[0]
+
+    def sources(self, tenant: str, names: Sequence[str]) -> list[Searchable]:
+        """Each named collection's source, for one search of them together: each index from /tmp,
+        fetched there first if this function has not that version (room made by clearing the indexes
+        this search does not need), refused as `check_searchable` refuses."""
         for attempt in (1, 2):
-            stored, version = self._read(tenant, name)
-            if not stored.manifest.documents:
-                return CollectionSource(name, version, None)
+            read = self._searchable(tenant, names)
+            needed = {self._cache_folder(tenant, n, version) for n, (_, version) in read.items()}
             try:
-                return CollectionSource(name, version, self._index(tenant, name, version, stored.index))
-            except _Replaced as exc:  # a writer replaced this version while it was fetched: once more
+                return [self._source(tenant, name, read.get(name), needed) for name in names]
+            except _Replaced as exc:  # a writer replaced a version while it was fetched: once more
                 if attempt == 2:
-                    raise NotFoundError(f"collection {name} changed while its index was fetched") from exc
+                    raise NotFoundError(f"collection {exc} changed while its index was fetched") from exc
         raise AssertionError("unreachable")
 
-    def _index(self, tenant: str, name: str, version: str, files: list[IndexFile]) -> Index:
-        """The version's index from /tmp, fetched first if this function has not yet (kept loaded)."""
-        size = sum(f.size for f in files)
-        if size > self.max_index_bytes:
+    def _source(
+        self, tenant: str, name: str, read: tuple[_Stored, str] | None, needed: set[Path]
+    ) -> Searchable:
+        if read is None:  # the bundled corpus
+            assert self._bundled is not None
+            return self._bundled
+        stored, version = read
+        if not stored.manifest.documents:
+            return CollectionSource(name, version, None)
+        return CollectionSource(name, version, self._index(tenant, name, version, stored.index, needed))
+
+    def check_searchable(self, tenant: str, names: Sequence[str]) -> None:
+        self._searchable(tenant, names)
+
+    def _searchable(self, tenant: str, names: Sequence[str]) -> dict[str, tuple[_Stored, str]]:
+        """The named collections' manifests (the bundled corpus's aside; it is no collection of the
+        table), refused if one's index is over what a function may load, or all of them together over
+        what one search may (Retrieve's /tmp holds them side by side)."""
+        read = {
+            name: self._read(tenant, name)
+            for name in names
+            if not (name == BUNDLED and self._bundled is not None)
+        }
+        sizes = {name: sum(f.size for f in stored.index) for name, (stored, _) in read.items()}
+        for name, size in sizes.items():
+            if size > (most := self.max_index_bytes):
+                raise TooLargeError(
+                    f"collection {name}'s index is {megabytes(size)}, over the {megabytes(most)} a function "
+                    "can load: split it into several collections",
+                    "collection_too_large",
+                )
+        if (total := sum(sizes.values())) > self.max_run_index_bytes:
+            each = ", ".join(f"{name} {megabytes(size)}" for name, size in sizes.items())
             raise TooLargeError(
-                f"collection {name}'s index is {megabytes(size)}, over the {megabytes(self.max_index_bytes)} "
-                "a function can load: split it into several collections",
+                f"the collections named hold {megabytes(total)} of index together ({each}), over the "
+                f"{megabytes(self.max_run_index_bytes)} one run can search: name fewer",
                 "collection_too_large",
             )
-        where = self._tenant_cache(tenant) / name / _folder_name(version)
+        return read
+
+    def source_name(self, tenant: str, name: str) -> str:
+        if name == BUNDLED and self._bundled is not None:
+            return self._bundled.name
+        item = self.tables.client.get_item(
+            TableName=self.tables.table,
+            Key=self._key(tenant, name),
+            ProjectionExpression="version",  # not the manifest: it may be large, or spilled to S3
+            ConsistentRead=True,
+        ).get("Item")
+        if item is None:
+            raise NotFoundError(f"no collection {name}")
+        return collection_source_name(name, item["version"]["S"])
+
+    def _index(
+        self, tenant: str, name: str, version: str, files: list[IndexFile], needed: set[Path]
+    ) -> Index:
+        """The version's index from /tmp, fetched first if this function has not yet (kept loaded, and
+        on disk while it is: one that leaves the loaded few leaves /tmp too)."""
+        where = self._cache_folder(tenant, name, version)
         with self._lock:
             if (index := self._indexes.get(where)) is not None:
                 self._indexes.move_to_end(where)
                 return index
-        if not where.is_dir():
-            self._fetch(self._index_prefix(tenant, name, version), files, where)
-        index = load_index(where)
-        with self._lock:
-            self._indexes[where] = index
-            while len(self._indexes) > 16:
-                self._indexes.popitem(last=False)
+        with self._fetching:  # one fetch at a time: making room never clears what another is loading
+            if not where.is_dir():
+                self._make_room(name, sum(f.size for f in files), needed)
+                self._fetch(name, self._index_prefix(tenant, name, version), files, where)
+            index = load_index(where)  # mapped: a folder cleared later stays readable to a search holding it
+            with self._lock:
+                self._indexes[where] = index
+                self._indexes.move_to_end(where)
+                dropped = []
+                while len(self._indexes) > self.max_loaded:
+                    dropped.append(self._indexes.popitem(last=False)[0])
+            for old in dropped:
+                if old not in needed:
+                    shutil.rmtree(old, ignore_errors=True)
         return index
 
-    def _fetch(self, prefix: str, files: list[IndexFile], where: Path) -> None:
+    def _make_room(self, name: str, size: int, needed: set[Path]) -> None:
+        """Free space in /tmp for an index of `size`: the indexes not loaded go first, then the loaded
+        ones least recently searched, never one this search needs. TooLargeError if even that is not
+        enough (a function's /tmp is its EphemeralStorage, shared with the bundled corpus's index)."""
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        wanted = size + FETCH_HEADROOM_BYTES
+        if self._free_bytes(self.cache_dir) >= wanted:
+            return
+        with self._lock:
+            loaded = {folder: order for order, folder in enumerate(self._indexes)}
+        on_disk = [
+            folder
+            for folder in self.cache_dir.glob("*/*/*")
+            if folder.is_dir() and not folder.name.startswith(".") and folder not in needed
+        ]
+        for folder in sorted(on_disk, key=lambda f: (f in loaded, loaded.get(f, 0))):
+            with self._lock:
+                self._indexes.pop(folder, None)
+            shutil.rmtree(folder, ignore_errors=True)
+            if self._free_bytes(self.cache_dir) >= wanted:
+                return
+        raise TooLargeError(
+            f"collection {name}'s index ({megabytes(size)}) does not fit in this function's "
+            f"{megabytes(self._free_bytes(self.cache_dir))} of free space beside the indexes this search "
+            "needs: name fewer collections",
+            "collection_too_large",
+        )
+
+    def _fetch(self, name: str, prefix: str, files: list[IndexFile], where: Path) -> None:
         """Download an index's files beside `where`, then rename it into place; older versions of the
         same collection leave /tmp (a warm function keeps one of each)."""
         where.parent.mkdir(parents=True, exist_ok=True)
@@ -357,10 +514,10 @@ class S3Collections:
                 try:
                     self.tables.s3.download_file(self.tables.bucket, prefix + file.name, str(target))
                 except ClientError as err:
-                    if error_code(err) not in ("404", "NoSuchKey"):
+                    if not _absent(err):
                         raise
-                    raise _Replaced(prefix) from err
-            with contextlib.suppress(OSError):  # another thread got there first: theirs is as good
+                    raise _Replaced(name) from err
+            with contextlib.suppress(OSError):  # another process got there first: theirs is as good
                 scratch.rename(where)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -383,9 +540,9 @@ class S3Collections:
     def _upload_key(self, tenant: str, name: str, upload_id: str) -> dict[str, Any]:
         return {"pk": _s(self._pk(tenant)), "sk": _s(f"UPLOAD#{check_name(name)}#{upload_id}")}
 
-    def _tenant_cache(self, tenant: str) -> Path:
-        self._pk(tenant)
-        return self.cache_dir / tenant
+    def _cache_folder(self, tenant: str, name: str, version: str) -> Path:
+        self._pk(tenant)  # a path segment: checked as a key's is
+        return self.cache_dir / tenant / check_name(name) / _folder_name(version)
 
     def _writable(self, name: str) -> None:
         if name == BUNDLED and self._bundled is not None:
@@ -425,6 +582,22 @@ class S3Collections:
         )
         return written is not None
 
+    def _switched(
+        self, tenant: str, stored: _Stored, version: str, after: _Manifest, fresh: dict[str, Prepared]
+    ) -> bool:
+        """`_switch`, and False (start again) when a document's passages went from under the build
+        because another writer switched the collection; if none did, the collection is damaged."""
+        try:
+            return self._switch(tenant, stored, version, after, fresh)
+        except _MissingPassages as missing:
+            if self._read(tenant, after.name)[1] != version:
+                return False
+            raise ConflictError(
+                f"collection {after.name} has lost the passages of {missing.entry.source}: remove that "
+                "document and add it again",
+                "collection_damaged",
+            ) from missing
+
     def _switch(
         self, tenant: str, stored: _Stored, version: str, after: _Manifest, fresh: dict[str, Prepared]
     ) -> bool:
@@ -451,9 +624,14 @@ class S3Collections:
         def rows(entry: DocumentEntry) -> list[tuple[str, int | None]]:
             if (given := fresh.get(entry.id)) is not None:
                 return [(p.text, p.page) for p in given.passages]
-            body = self.tables.s3.get_object(
-                Bucket=self.tables.bucket, Key=self._passages_key(tenant, manifest.name, entry)
-            )
+            try:
+                body = self.tables.s3.get_object(
+                    Bucket=self.tables.bucket, Key=self._passages_key(tenant, manifest.name, entry)
+                )
+            except ClientError as err:
+                if not _absent(err):
+                    raise
+                raise _MissingPassages(entry) from err
             return [(text, page) for text, page in json.loads(body["Body"].read())]
 
         index = build_collection_index(manifest, rows)
@@ -481,17 +659,34 @@ class S3Collections:
     def _new_upload(self, tenant: str, name: str, filename: str) -> UploadRecord:
         self._writable(name)
         self._read(tenant, name)  # 404 before anything is recorded
-        upload = UploadRecord(id=uuid.uuid4().hex, filename=filename, status="pending", created_at=utcnow())
+        upload = UploadRecord(
+            id=uuid.uuid4().hex, filename=filename, status="pending", created_at=self._now()
+        )
         self._put_upload(tenant, name, upload)
         return upload
 
-    def _put_upload(self, tenant: str, name: str, upload: UploadRecord) -> None:
+    def _put_upload(
+        self, tenant: str, name: str, upload: UploadRecord, *, unchanged_from: str | None = None
+    ) -> bool:
+        """Write an upload's record, kept UPLOAD_KEPT_S (the table's TTL attribute, `expires_at`);
+        `unchanged_from`: only if its record is still that document. False: it was not."""
         item = {
             **self._upload_key(tenant, name, upload.id),
             "kind": _s("upload"),
             "doc": _s(upload.model_dump_json()),
+            "expires_at": {"N": str(int(self._now().timestamp()) + UPLOAD_KEPT_S)},
         }
-        self.tables._put(self.tables.table, item)
+        if unchanged_from is None:
+            self.tables._put(self.tables.table, item)
+            return True
+        written = self.tables._conditional_write(
+            self.tables.client.put_item,
+            TableName=self.tables.table,
+            Item=item,
+            ConditionExpression="doc = :read",
+            ExpressionAttributeValues={":read": _s(unchanged_from)},
+        )
+        return written is not None
 
     def _put_object(self, key: str, data: bytes) -> None:
         self.tables.s3.put_object(Bucket=self.tables.bucket, Key=key, Body=data)
@@ -516,6 +711,14 @@ class S3Collections:
                 self.tables.s3.delete_objects(
                     Bucket=self.tables.bucket, Delete={"Objects": batch, "Quiet": True}
                 )
+
+
+def _absent(err: ClientError) -> bool:
+    """S3's answer for a key of ours that is not there. To a caller without s3:ListBucket on the bucket
+    (the functions hold it, if at all, only to list a prefix), S3 answers 403, not 404, lest it learn
+    what exists; and a 403 means nothing else here: every function that reads uploads/ and collections/
+    holds s3:GetObject on them, the bucket's keys are S3's own (SSE-S3), its policy denies only http."""
+    return error_code(err) in ("404", "NoSuchKey", "403", "AccessDenied")
 
 
 def _folder_name(version: str) -> str:

@@ -37,7 +37,7 @@ from claimcourt.prompts import template_version
 from claimcourt.reasoning.base import CallContext
 from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.stages.payloads import Payload
-from claimcourt.wiring import Deps, run_evidence
+from claimcourt.wiring import Deps, evidence_name
 
 STAGE = Stage.ADJUDICATE
 # The template each judge reads (prompts/<kind>.md).
@@ -97,7 +97,7 @@ def judge_inputs(
         relevance=measure(
             decomposition.sub_claims,
             artifacts.retrieved_by_sub_claim(retrievals, request.context),
-            source=run_evidence(deps, record).name,
+            source=evidence_name(deps, record, retrievals),
         ),
     )
     return inputs, mapping

@@ -17,7 +17,7 @@ from claimcourt.errors import NotFoundError
 from claimcourt.models import ArgueInput, Argument, FrontierIssue, Side, Stage, Turn
 from claimcourt.reasoning.base import CallContext
 from claimcourt.stages.payloads import RoundPayload
-from claimcourt.wiring import Deps, run_evidence
+from claimcourt.wiring import Deps, evidence_name
 
 STAGE = Stage.ARGUE
 
@@ -73,7 +73,7 @@ def run(deps: Deps, p: ArguePayload) -> dict[str, Any]:
         relevance=measure(
             sub_claims,
             artifacts.retrieved_by_sub_claim(retrievals, request.context, up_to_round=p.round),
-            source=run_evidence(deps, record).name,
+            source=evidence_name(deps, record, retrievals),
         ),
     )
     # Both sides at once are one step; in turn, each its own (the second reads what the first wrote).

@@ -12,7 +12,7 @@ from claimcourt.motions.turns import cartograph_task
 from claimcourt.reasoning.base import CallContext
 from claimcourt.stages.motions import BUDGET_SPENT, motion_of, route_for, unless_budget_spent
 from claimcourt.stages.payloads import RoundPayload
-from claimcourt.wiring import Deps, run_evidence
+from claimcourt.wiring import Deps, evidence_name
 
 STAGE = Stage.CARTOGRAPH
 
@@ -22,7 +22,8 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
     said = artifacts.spoken_in_order(deps.store, p.run_id)
     refused = any(a.refusal is not None for a in said if a.round == p.round)
     ended = refused or p.round >= motion.last_round
-    pool = artifacts.evidence_pool(artifacts.retrievals_of(deps.store, p.run_id), motion.context, p.round)
+    retrievals = artifacts.retrievals_of(deps.store, p.run_id)
+    pool = artifacts.evidence_pool(retrievals, motion.context, p.round)
     inputs = CartographInput(
         motion=motion.motion,
         round=p.round,
@@ -30,7 +31,7 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
         phase=motion.phase(p.round),
         final=ended,
         research_follows=motion.research_follows(p.round),
-        evidence_source=run_evidence(deps, deps.store.get_run(p.run_id)).name,
+        evidence_source=evidence_name(deps, deps.store.get_run(p.run_id), retrievals),
         statements=artifacts.statements_of(said, motion.phase),
         ledger=artifacts.ledger_of(deps.store, p.run_id, said, pool),
         previous=artifacts.map_of(deps.store, p.run_id, p.round - 1),

@@ -11,7 +11,7 @@ from claimcourt.debate.decompose import decompose
 from claimcourt.models import Directive, Stage
 from claimcourt.reasoning.base import CallContext
 from claimcourt.stages.payloads import ASSESS, Payload
-from claimcourt.wiring import Deps, run_evidence
+from claimcourt.wiring import Deps, evidence_name
 
 STAGE = Stage.DECOMPOSE
 
@@ -26,7 +26,7 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         profile.max_sub_claims,
         deps.reasoner,
         CallContext(p.run_id, STAGE, step=ASSESS),
-        evidence_source=run_evidence(deps, record).name,
+        evidence_source=evidence_name(deps, record),
         judge=request.judge,
     )
     deps.store.put_artifact(p.run_id, artifacts.DECOMPOSITION, result.model_dump(mode="json"))

@@ -14,7 +14,7 @@ from claimcourt.errors import NotFoundError
 from claimcourt.models import ModerateInput, Stage
 from claimcourt.reasoning.base import CallContext
 from claimcourt.stages.payloads import RoundPayload, round_end
-from claimcourt.wiring import Deps, run_evidence
+from claimcourt.wiring import Deps, evidence_name
 
 STAGE = Stage.MODERATE
 
@@ -37,7 +37,7 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
             round=p.round,
             max_rounds=max_rounds,
             first=request.first,
-            evidence_source=run_evidence(deps, record).name,
+            evidence_source=evidence_name(deps, record, retrievals),
             sub_claims=artifacts.decomposition_of(deps.store, p.run_id).sub_claims,
             case_for=case_for,
             case_against=case_against,

@@ -11,7 +11,7 @@ from claimcourt import artifacts
 from claimcourt.debate.relevance import measure
 from claimcourt.models import Stage
 from claimcourt.stages.payloads import Payload
-from claimcourt.wiring import Deps, run_evidence
+from claimcourt.wiring import Deps, evidence_name
 
 STAGE = Stage.RELEVANCE
 FIRST_ROUND = 1
@@ -20,11 +20,10 @@ FIRST_ROUND = 1
 def run(deps: Deps, p: Payload) -> dict[str, Any]:
     record = deps.store.get_run(p.run_id)
     request = record.request
-    pool = artifacts.retrieved_by_sub_claim(
-        artifacts.retrievals_of(deps.store, p.run_id), request.context, up_to_round=FIRST_ROUND
-    )
+    retrievals = artifacts.retrievals_of(deps.store, p.run_id)
+    pool = artifacts.retrieved_by_sub_claim(retrievals, request.context, up_to_round=FIRST_ROUND)
     sub_claims = artifacts.decomposition_of(deps.store, p.run_id).sub_claims
-    measured = measure(sub_claims, pool, source=run_evidence(deps, record).name)
+    measured = measure(sub_claims, pool, source=evidence_name(deps, record, retrievals))
     deps.store.put_artifact(p.run_id, artifacts.RELEVANCE, measured.model_dump(mode="json"))
     return {
         "add_documents": measured.add_documents,

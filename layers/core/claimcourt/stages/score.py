@@ -36,7 +36,7 @@ from claimcourt.settings import ROLES, SAMPLED_ROLES
 from claimcourt.stages import adjudicate
 from claimcourt.stages.payloads import Payload
 from claimcourt.watching.changes import SCORE_CHANGED, score_change
-from claimcourt.wiring import Deps, run_evidence
+from claimcourt.wiring import Deps, evidence_name
 
 STAGE = Stage.SCORE
 
@@ -54,7 +54,7 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
     relevance = measure(
         decomposition.sub_claims,
         artifacts.retrieved_by_sub_claim(retrievals, record.request.context),
-        source=run_evidence(deps, record).name,
+        source=evidence_name(deps, record, retrievals),
     )
     as_of = record.request.as_of_date
     dating = artifacts.backtest_dating(retrievals) if as_of is not None else None

@@ -11,15 +11,15 @@ from claimcourt.motions.turns import stances_task
 from claimcourt.reasoning.base import CallContext
 from claimcourt.stages.motions import motion_of, route_for
 from claimcourt.stages.payloads import Payload
-from claimcourt.wiring import Deps, run_evidence
+from claimcourt.wiring import Deps, evidence_name
 
 STAGE = Stage.STANCES
 
 
 def run(deps: Deps, p: Payload) -> dict[str, Any]:
     motion = motion_of(deps, p.run_id)
-    source = run_evidence(deps, deps.store.get_run(p.run_id))
-    inputs = StancesInput(motion=motion.motion, context=motion.context, evidence_source=source.name)
+    source = evidence_name(deps, deps.store.get_run(p.run_id))
+    inputs = StancesInput(motion=motion.motion, context=motion.context, evidence_source=source)
     ctx = CallContext(p.run_id, STAGE, 0, route=route_for(deps, motion, "judge"))
     stances = deps.reasoner.call(stances_task(inputs, motion.last_round), ctx).output
     if stances is None:  # a refused split: the motion itself, for and against

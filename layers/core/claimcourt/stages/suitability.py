@@ -15,7 +15,7 @@ from claimcourt.motions.suitability import combine, density, screen
 from claimcourt.reasoning.base import CallContext
 from claimcourt.stages.motions import route_for
 from claimcourt.stages.payloads import ASSESS, Payload
-from claimcourt.wiring import Deps, run_evidence
+from claimcourt.wiring import Deps, evidence_name
 
 STAGE = Stage.SUITABILITY
 
@@ -29,7 +29,7 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
         SuitabilityInput(
             claim=request.claim,
             context=request.context,
-            evidence_source=run_evidence(deps, record).name,
+            evidence_source=evidence_name(deps, record),
             today=record.created_at.date(),
             as_of=request.as_of_date,
         ),
@@ -52,10 +52,9 @@ def _motion(deps: Deps, p: Payload) -> dict[str, Any]:
         deps.reasoner,
         CallContext(p.run_id, STAGE, route=route_for(deps, motion, "judge")),
     )
-    pool = artifacts.evidence_pool(
-        artifacts.retrievals_of(deps.store, p.run_id), motion.context, up_to_round=OPENING_ROUND
-    )
-    checked = combine(found, density(motion.motion, pool, source=run_evidence(deps, record).name))
+    retrievals = artifacts.retrievals_of(deps.store, p.run_id)
+    pool = artifacts.evidence_pool(retrievals, motion.context, up_to_round=OPENING_ROUND)
+    checked = combine(found, density(motion.motion, pool, source=evidence_name(deps, record, retrievals)))
     deps.store.put_artifact(p.run_id, artifacts.MOTION_SUITABILITY, checked.model_dump(mode="json"))
     return {
         "outcome": checked.outcome,
