@@ -16,7 +16,7 @@ from moto import mock_aws
 
 from claimcourt.access import issue_key
 from claimcourt.api.http import handler as http_handler
-from claimcourt.errors import NotFoundError, TooLargeError
+from claimcourt.errors import InvalidRequestError, NotFoundError, TooLargeError
 from claimcourt.evidence.corpus import CorpusSource
 from claimcourt.evidence.golden import GoldenSource
 from claimcourt.evidence.s3_collections import S3Collections
@@ -170,6 +170,8 @@ def test_tenants_are_kept_apart_by_their_prefix(stack: Stack) -> None:
     stack.deliver()
 
     assert [c.name for c in stack.collections.list_collections("globex")] == []
+    with pytest.raises(InvalidRequestError, match="is not a tenant"):  # a key ending in a newline
+        stack.collections.list_collections("acme\n")
     with pytest.raises(NotFoundError):
         stack.collections.source("globex", "harbour")
     with pytest.raises(NotFoundError):

@@ -21,7 +21,7 @@ def _digest(secret: str) -> str:
 
 
 def valid_tenant(tenant_id: str) -> bool:
-    return re.match(TENANT_ID, tenant_id) is not None
+    return re.fullmatch(TENANT_ID, tenant_id) is not None
 
 
 def issue_key(store: Store, tenant_id: str, label: str = "") -> tuple[str, ApiKeyRecord]:
@@ -36,7 +36,7 @@ def authenticate(store: Store, presented: str | None) -> ApiKeyRecord:
     """The key's record if `presented` is a live key; else UnauthorizedError (the same message for
     an unknown, malformed or revoked key, so a caller learns nothing about which it was)."""
     refused = UnauthorizedError("a valid API key is required (Authorization: Bearer <key>)")
-    match = _KEY.match(presented or "")
+    match = _KEY.fullmatch(presented or "")
     if match is None:
         raise refused
     key_id, secret = match.groups()

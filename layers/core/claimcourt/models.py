@@ -279,7 +279,7 @@ MAX_CORPORA = 8
 
 
 def corpus_name_problem(name: str) -> str | None:
-    if re.match(CORPUS_NAME, name):
+    if re.fullmatch(CORPUS_NAME, name):
         return None
     return f"{name!r} is not a collection name: 1-63 of a-z, 0-9, - and _, starting with a letter or digit"
 

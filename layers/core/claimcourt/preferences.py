@@ -190,7 +190,7 @@ class Preferences:
 
     def put_key(self, provider: str, key: str) -> Settings:
         shape = self._keyed(provider)
-        if not shape.match(key):
+        if not shape.fullmatch(key):
             # Never the key itself in the message: it would reach the client's logs and ours.
             raise InvalidRequestError(
                 "key", f"not a {provider} API key (it should look like {shape.pattern[1:8]}…)"
