@@ -71,6 +71,7 @@ def _saved(shown: dict[str, Any]) -> dict[str, Any]:
         ({"default_effort": "extreme"}, "default_effort", "'low', 'standard' or 'high'"),
         ({"dynamic_rounds": "sometimes"}, "dynamic_rounds", "'off', 'shadow' or 'on'"),
         ({"searxng_url": "ftp://search.local"}, "searxng_url", "http(s)://host"),
+        ({"searxng_url": "http://u:hunter2@search.local"}, "searxng_url", "without them"),
         ({"search": "searxng"}, "search", "CLAIMCOURT_SEARXNG_URL is not set"),
         ({"provider": "anthropic"}, "provider", "no key is set for anthropic"),
         ({"colour": "blue"}, "colour", "Extra inputs"),
@@ -81,8 +82,25 @@ def test_a_bad_setting_is_refused_naming_its_field_and_nothing_is_saved(
 ) -> None:
     status, _, problem = api.call("PUT", "/settings", body=body)
     assert (status, problem["field"]) == (422, field), problem
-    assert says in problem["detail"]
+    assert says in problem["detail"] and "hunter2" not in problem["detail"]
     assert _saved(_get(api)) == {"models_by_role": {}}
+
+
+def test_a_setting_saved_before_it_was_refused_is_left_out_and_the_rest_still_applies(
+    clean_env: None, tmp_path: Path
+) -> None:
+    """A SearXNG URL with a password, saved before such URLs were refused: the server still starts, runs
+    read the other saved settings, and the URL is not used nor shown (the console shows it unset)."""
+    _deps(tmp_path).store.put_saved(  # type: ignore[attr-defined]
+        "settings", {"searxng_url": "http://u:hunter2@search.local", "default_effort": "low"}
+    )
+    deps = _deps(tmp_path)
+    assert deps.settings.searxng_url is None and deps.settings.default_effort == "low"
+    assert deps.preferences is not None
+    assert deps.preferences.saved().model_dump(exclude_none=True) == {
+        "models_by_role": {},
+        "default_effort": "low",
+    }
 
 
 def test_saved_settings_are_shown_and_read_by_a_later_process_over_the_same_store(
