@@ -1349,6 +1349,9 @@ class ApiKeyRecord(Strict):
     tenant_id: str = Field(pattern=TENANT_ID)
     secret_sha256: str
     label: str = ""
+    # The operator's: may change what is the whole deployment's (settings, provider keys), as a key of the
+    # CLI's own tenant may (access.is_operator). Made with `claimcourt keys create --admin`.
+    admin: bool = False
     created_at: datetime = Field(default_factory=utcnow)
     revoked_at: datetime | None = None
 
