@@ -4,9 +4,10 @@ console with its key, which fails the test on a script error or a 5xx."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
-from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 
 from tests.e2e.console import Served, chromium_path, new_context
 
@@ -26,7 +27,13 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
 
 @pytest.fixture
 def page(browser: Browser, served: Served) -> Iterator[Page]:
-    context = new_context(browser, served)
+    with checked_page(new_context(browser, served)) as page:
+        yield page
+
+
+@contextmanager
+def checked_page(context: BrowserContext) -> Iterator[Page]:
+    """A page of `context` (closed after) that fails the test on a script error or a 5xx."""
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda err: errors.append(str(err)))

@@ -37,8 +37,9 @@ def chromium_path() -> str:
 @dataclass
 class Served:
     url: str
-    key: str
+    key: str  # tenant acme's: it runs debates and reads the settings
     data_dir: Path
+    operator_key: str  # tenant local's, as the person running `serve` makes: it may change the settings
 
     def client(self) -> httpx.Client:
         return httpx.Client(base_url=self.url, headers={"Authorization": f"Bearer {self.key}"}, timeout=10)
@@ -80,26 +81,34 @@ def serve(data_dir: Path, **env: str) -> Iterator[Served]:
         CLAIMCOURT_HOURLY_RUNS_PER_TENANT="1000",
         **env,
     )
-    made = subprocess.run(
-        [CLAIMCOURT, "keys", "create", "--tenant", "acme", "--label", "console tests"],
-        env=environment,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    key = made.stdout.strip().splitlines()[-1]
+
+    def key_of(tenant: str) -> str:
+        made = subprocess.run(
+            [CLAIMCOURT, "keys", "create", "--tenant", tenant, "--label", "console tests"],
+            env=environment,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return made.stdout.strip().splitlines()[-1]
+
+    key, operator_key = key_of("acme"), key_of("local")
     port = free_port()
     with processes.serving([CLAIMCOURT, "serve", "--port", str(port)], environment, port):
-        yield Served(f"http://127.0.0.1:{port}", key, data_dir)
+        yield Served(f"http://127.0.0.1:{port}", key, data_dir, operator_key)
 
 
-def new_context(browser: Browser, served: Served, theme: str = "light", key: bool = True) -> BrowserContext:
-    """A desktop-sized browser context on the served console, with the key already given (or not)."""
+def new_context(
+    browser: Browser, served: Served, theme: str = "light", key: bool = True, operator: bool = False
+) -> BrowserContext:
+    """A desktop-sized browser context on the served console, with the key already given (or not): the
+    tenant's, or with `operator` the operator's."""
     context = browser.new_context(
         base_url=served.url, color_scheme=theme, viewport={"width": 1280, "height": 900}
     )  # type: ignore[arg-type]
     if key:
         context.add_init_script(
-            f"localStorage.getItem('cc.key') || localStorage.setItem('cc.key', '{served.key}')"
+            f"localStorage.getItem('cc.key') || localStorage.setItem("
+            f"'cc.key', '{served.operator_key if operator else served.key}')"
         )
     return context

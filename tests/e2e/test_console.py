@@ -831,8 +831,9 @@ def test_a_motions_result_charts_the_vote_round_by_round_with_every_statement(
 
 
 def test_a_motions_suitability_check_is_shown_where_it_stopped_or_warned(page: Page, served: Served) -> None:
-    # A motion the bundled corpus says nothing to: stopped before the crowd voted, and the page says why
-    stopped = _motion(served, "Cities should ban cars from their centres.", crowd=4, rounds=1)
+    # A motion the bundled corpus has not a word of (its research finds no passage): stopped before the
+    # crowd voted, and the page says why. (A pool that shares a word is debated, with a warning.)
+    stopped = _motion(served, "Pickleball should supplant badminton.", crowd=4, rounds=1)
     assert stopped["status"] == "stopped" and stopped["stop_reason"] == "add_documents"
     page.goto(f"/#/runs/{stopped['run_id']}")
     card = page.locator("#motion-stopped")

@@ -29,6 +29,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from claimcourt.access import issue_key
 from claimcourt.api.problems import PROBLEM
 from claimcourt.evidence.collections import LocalCollections
 from claimcourt.evidence.corpus import CorpusSource
@@ -53,7 +54,7 @@ SCHEMA = schemathesis.openapi.from_path(ROOT / "docs" / "openapi.json", config=C
 
 # The document describes the successes, so the conformance checks apply to them. It does not
 # describe the errors (it declares only Powertools' 422, as application/json HTTPValidationError;
-# the API answers 400/401/404/409/413/415/422/429 as problem+json), so errors are held to the
+# the API answers 400/401/403/404/409/413/415/422/429 as problem+json), so errors are held to the
 # problem contract instead (README, "Errors"). Nor does it describe DELETE's 204 right: it gives
 # it an application/json body, and a 204 has none.
 ON_SUCCESS: list[CheckFunction] = [
@@ -123,12 +124,14 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         )
         with serving(deps) as local:
             base_url = f"http://127.0.0.1:{local.port}"
-            auth = {"Authorization": f"Bearer {local.key}"}
+            # The operator's: PUT /settings and the provider keys are fuzzed past their 403 (a tenant's)
+            key, _ = issue_key(store, "acme", "fuzzing", admin=True)
+            auth = {"Authorization": f"Bearer {key}"}
             with httpx.Client(base_url=base_url, headers=auth, timeout=10) as client:
                 read = _ended_run(client, "Sea levels are rising")
                 victim = _ended_run(client, "Global warming is caused by human activity")
             assert read["status"] == "succeeded", read  # its full result is in GET /runs/{run_id}
-            served = Served(base_url, local.key, read["run_id"], victim["run_id"], read["claim_id"])
+            served = Served(base_url, key, read["run_id"], victim["run_id"], read["claim_id"])
             try:
                 yield served
             finally:

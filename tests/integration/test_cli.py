@@ -208,6 +208,20 @@ def test_keys_list_and_monitor_list_print_a_header_over_their_columns(tmp_path: 
     assert row.index("daily") == header.index("CADENCE") and row.index("Sea levels") == header.index("CLAIM")
 
 
+def test_an_admin_key_is_the_operators_and_is_listed_so(tmp_path: Path) -> None:
+    """The server's settings and provider keys are every tenant's: a key made --admin may change them, as
+    tenant local's may; any other reads them."""
+    admin = invoke(tmp_path, "keys", "create", "--tenant", "acme", "--admin", "--label", "ops")
+    assert admin.exit_code == 0 and "the operator's (it may change the settings)" in admin.stderr
+    plain = invoke(tmp_path, "keys", "create", "--tenant", "globex")
+    assert "it reads the settings" in plain.stderr
+    own = invoke(tmp_path, "keys", "create", "--tenant", "local")
+    assert "the operator's" in own.stderr
+    _, *rows = invoke(tmp_path, "keys", "list").stdout.splitlines()
+    admins = {row.split()[1]: "active, admin" in row for row in rows}
+    assert admins == {"acme": True, "globex": False, "local": True}
+
+
 def test_an_unsuitable_claim_exits_3_with_its_warning(tmp_path: Path) -> None:
     result = invoke(tmp_path, "run", "This statement is false.")
     assert result.exit_code == 3

@@ -227,6 +227,10 @@ def test_names_are_checked_a_duplicate_is_refused_and_the_bundled_corpus_is_read
         library.create("../other", "acme", "T2")
     with pytest.raises(InvalidRequestError, match="is not a tenant"):
         library.list_collections("..")
+    with pytest.raises(InvalidRequestError, match="is not a collection name"):
+        library.create("local", "acme\n", "T2")
+    with pytest.raises(InvalidRequestError, match="is not a tenant"):
+        library.list_collections("local\n")
     with pytest.raises(ConflictError, match="bundled corpus"):
         library.create("local", "climate", "T2")
     with pytest.raises(ConflictError, match="cannot be changed"):

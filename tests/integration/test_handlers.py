@@ -291,6 +291,7 @@ HEAVY_AT_USE = (
     "numpy",
     "trafilatura",
     "lxml",
+    "regex",  # the pool-relevance check's words (12 ms), loaded at the first one it reads
     "httpx",
     "moto",
     "yaml",

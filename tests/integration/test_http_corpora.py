@@ -88,6 +88,9 @@ def test_a_duplicate_name_a_bad_name_and_the_bundled_corpus_are_refused(api: Ser
         "name: 'Harbour Files' is not a collection name:"
         " 1-63 of a-z, 0-9, - and _, starting with a letter or digit"
     )
+    # A final newline is not the end of a name (Python's `$` would let it through): no second "harbour"
+    newline = api.client.post("/corpora", json={"name": "harbour\n"}, headers=auth(api.key))
+    assert (newline.status_code, newline.json()["field"]) == (422, "name")
     climate = made(api, "climate")
     assert (climate.status_code, climate.json()["code"]) == (409, "collection_exists")
     for reply in (

@@ -293,7 +293,7 @@ def test_an_off_topic_pool_is_said_to_the_debaters_and_the_judge_on_played_prose
     assert result.pool_relevance is not None and not result.pool_relevance.add_documents
     [reading] = result.pool_relevance.sub_claims
     assert reading.reading == "off_topic" and reading.passages == 9  # round 2's aimed search found no better
-    assert 0.08 <= reading.scores["shared_words"] < 0.14  # between the stop and the warning
+    assert 0 < reading.scores["shared_words"] < 0.14  # below the warning; words shared, so no stop
 
 
 def test_a_pool_that_speaks_to_nothing_is_answered_before_any_debater_on_played_prose(

@@ -218,6 +218,8 @@ def test_tenants_are_kept_apart_by_their_prefix(stack: Stack) -> None:
     stack.deliver()
 
     assert [c.name for c in stack.collections.list_collections("globex")] == []
+    with pytest.raises(InvalidRequestError, match="is not a tenant"):  # a key ending in a newline
+        stack.collections.list_collections("acme\n")
     with pytest.raises(NotFoundError):
         stack.collections.source("globex", "harbour")
     with pytest.raises(NotFoundError):

@@ -301,6 +301,16 @@ def test_an_instance_down_or_failing_is_transient(web: LoopbackWeb) -> None:
         closed.search(MEASLES, limit=3)
 
 
+def test_an_error_names_the_instance_but_never_a_password_in_its_url() -> None:
+    """Settings refuses such a URL; a source built with one some other way still keeps it out of the error
+    (a run's error is shown through the API, and logged)."""
+    closed = SearxngSearch("http://admin:hunter2@127.0.0.1:9", pages=reader(), timeout_s=5.0)
+    with pytest.raises(TransientError) as failed:
+        closed.search(MEASLES, limit=3)
+    assert str(failed.value).startswith("SearXNG at http://127.0.0.1:9 could not be reached")
+    assert "hunter2" not in str(failed.value) + repr(closed)
+
+
 def test_no_results_because_every_engine_failed_is_transient_but_no_results_is_an_answer(
     web: LoopbackWeb,
 ) -> None:

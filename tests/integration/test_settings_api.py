@@ -1,7 +1,9 @@
 """The console's Settings: PUT /settings validated field by field, saved in the store and read by later
 runs, the environment winning (and saying so); provider keys entered there, Fernet-encrypted at rest
 under a 0600 key file, never returned (set + last 4) nor logged, removable, and used by a later run's
-provider calls; a deployed stack (no preferences) refusing both with the reason."""
+provider calls; a deployed stack (no preferences) refusing both with the reason. Settings and keys are
+the whole server's: only the operator's key (tenant local, or made --admin) changes them, another
+tenant's reads them without the SearXNG URL or the keys."""
 
 from __future__ import annotations
 
@@ -15,10 +17,10 @@ from typing import Any
 import pytest
 
 from claimcourt.access import issue_key
-from claimcourt.models import RunStatus
+from claimcourt.models import LOCAL_TENANT, RunStatus
 from claimcourt.preferences import KEY_FILE
 from claimcourt.settings import Settings
-from claimcourt.wiring import Deps, build_deps, use_deps
+from claimcourt.wiring import Deps, build_deps, current_deps, use_deps
 from tests.fakes.provider_servers import FakeOpenAIServer
 from tests.integration.served import serving
 from tests.integration.test_http_api import Api, RecordingExecutor
@@ -34,10 +36,13 @@ def _deps(tmp_path: Path) -> Deps:
 
 @pytest.fixture
 def api(clean_env: None, tmp_path: Path) -> Iterator[Api]:
+    """`key` is the operator's (tenant local, as `claimcourt serve`'s own user makes), `other_key` a
+    tenant's (acme)."""
     deps = dataclasses.replace(_deps(tmp_path), executor=RecordingExecutor())
-    key, _ = issue_key(deps.store, "acme")
+    operator, _ = issue_key(deps.store, LOCAL_TENANT)
+    tenant, _ = issue_key(deps.store, "acme")
     with use_deps(deps):
-        yield Api(deps, RecordingExecutor(), key, key)
+        yield Api(deps, RecordingExecutor(), operator, tenant)
     deps.store.close()  # type: ignore[attr-defined]
 
 
@@ -71,6 +76,7 @@ def _saved(shown: dict[str, Any]) -> dict[str, Any]:
         ({"default_effort": "extreme"}, "default_effort", "'low', 'standard' or 'high'"),
         ({"dynamic_rounds": "sometimes"}, "dynamic_rounds", "'off', 'shadow' or 'on'"),
         ({"searxng_url": "ftp://search.local"}, "searxng_url", "http(s)://host"),
+        ({"searxng_url": "http://u:hunter2@search.local"}, "searxng_url", "without them"),
         ({"search": "searxng"}, "search", "CLAIMCOURT_SEARXNG_URL is not set"),
         ({"provider": "anthropic"}, "provider", "no key is set for anthropic"),
         ({"colour": "blue"}, "colour", "Extra inputs"),
@@ -81,8 +87,25 @@ def test_a_bad_setting_is_refused_naming_its_field_and_nothing_is_saved(
 ) -> None:
     status, _, problem = api.call("PUT", "/settings", body=body)
     assert (status, problem["field"]) == (422, field), problem
-    assert says in problem["detail"]
+    assert says in problem["detail"] and "hunter2" not in problem["detail"]
     assert _saved(_get(api)) == {"models_by_role": {}}
+
+
+def test_a_setting_saved_before_it_was_refused_is_left_out_and_the_rest_still_applies(
+    clean_env: None, tmp_path: Path
+) -> None:
+    """A SearXNG URL with a password, saved before such URLs were refused: the server still starts, runs
+    read the other saved settings, and the URL is not used nor shown (the console shows it unset)."""
+    _deps(tmp_path).store.put_saved(  # type: ignore[attr-defined]
+        "settings", {"searxng_url": "http://u:hunter2@search.local", "default_effort": "low"}
+    )
+    deps = _deps(tmp_path)
+    assert deps.settings.searxng_url is None and deps.settings.default_effort == "low"
+    assert deps.preferences is not None
+    assert deps.preferences.saved().model_dump(exclude_none=True) == {
+        "models_by_role": {},
+        "default_effort": "low",
+    }
 
 
 def test_saved_settings_are_shown_and_read_by_a_later_process_over_the_same_store(
@@ -115,7 +138,7 @@ def test_the_environment_wins_over_a_saved_setting_and_the_page_is_told_why(
 ) -> None:
     monkeypatch.setenv("CLAIMCOURT_BUDGET_USD", "5")
     deps = _deps(tmp_path)
-    key, _ = issue_key(deps.store, "acme")
+    key, _ = issue_key(deps.store, LOCAL_TENANT)
     with use_deps(deps):
         api = Api(deps, RecordingExecutor(), key, key)
         status, _, body = api.call("PUT", "/settings", body={"budget_usd": 1.5, "max_active_runs": 9})
@@ -129,12 +152,15 @@ def test_the_environment_wins_over_a_saved_setting_and_the_page_is_told_why(
 
 def test_a_run_started_after_a_save_runs_with_the_saved_settings(clean_env: None, tmp_path: Path) -> None:
     deps = _deps(tmp_path)
+    operator, _ = issue_key(deps.store, LOCAL_TENANT)
     with serving(deps) as served:
-        auth = {"Authorization": f"Bearer {served.key}"}
         saved = {"default_effort": "low", "dynamic_rounds": "off", "search": "none"}
-        assert served.client.put("/settings", json=saved, headers=auth).status_code == 200
-        reply = served.client.post(
-            "/runs", json={"claim": "Arctic sea ice has declined since 1979"}, headers=auth
+        by_operator = {"Authorization": f"Bearer {operator}"}
+        assert served.client.put("/settings", json=saved, headers=by_operator).status_code == 200
+        reply = served.client.post(  # a tenant's run: the settings are every tenant's
+            "/runs",
+            json={"claim": "Arctic sea ice has declined since 1979"},
+            headers={"Authorization": f"Bearer {served.key}"},
         )
         assert reply.status_code == 202, reply.text
         run_id = reply.json()["run_id"]
@@ -209,7 +235,7 @@ def test_a_key_in_the_environment_is_shown_locked_and_cannot_be_replaced(
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-" + "e" * 30 + "ENV1")
     deps = _deps(tmp_path)
-    key, _ = issue_key(deps.store, "acme")
+    key, _ = issue_key(deps.store, LOCAL_TENANT)
     with use_deps(deps):
         api = Api(deps, RecordingExecutor(), key, key)
         status, _, problem = api.call("PUT", "/settings/keys/anthropic", body={"key": "sk-ant-" + "c" * 30})
@@ -243,6 +269,69 @@ def test_a_deployed_stack_refuses_to_save_settings_or_keys_and_says_where_they_l
         assert "Secrets Manager" in problem["detail"]
         shown = _get(api)
     assert shown["editable"] is False and shown["keys"] == [] and "Secrets Manager" in shown["keys_note"]
+
+
+# ---------------------------------------------------------------- who may change them
+
+SETTINGS = {"search": "searxng", "searxng_url": "http://attacker.example:8888", "max_active_runs": 1}
+
+
+def test_only_the_operator_changes_the_settings_and_keys_every_tenant_uses(api: Api) -> None:
+    """Review finding 3: a tenant's key pointed every tenant's evidence at its own SearXNG, capped
+    everyone's runs and replaced the provider keys. It is refused (403, the API's problem) and nothing
+    changes; the operator's key, and a key made --admin whatever its tenant, may."""
+    before = current_deps().settings
+    for method, path, body in [
+        ("PUT", "/settings", SETTINGS),
+        ("PUT", "/settings/keys/openai", {"key": KEY}),
+        ("DELETE", "/settings/keys/openai", None),
+    ]:
+        status, headers, problem = api.call(method, path, key=api.other_key, body=body)
+        assert (status, problem["code"]) == (403, "operator_only"), (method, path, problem)
+        assert headers["content-type"] == "application/problem+json"
+        assert problem["title"] == "Forbidden" and "claimcourt keys create --admin" in problem["detail"]
+    assert current_deps().settings == before and current_deps().settings.openai_api_key is None
+    assert _saved(_get(api)) == {"models_by_role": {}} and _get(api)["keys"][1]["set"] is False
+
+    status, _, body = api.call("PUT", "/settings", body=SETTINGS)  # the operator's key
+    assert status == 200 and body["operator"] is True and body["editable"] is True, body
+    assert current_deps().settings.max_active_runs == 1
+    admin, record = issue_key(api.store, "acme", "the ops team", admin=True)
+    assert record.admin
+    status, _, body = api.call("PUT", "/settings/keys/openai", key=admin, body={"key": KEY})
+    assert status == 200 and body["tenant_id"] == "acme" and body["operator"] is True
+    assert api.call("DELETE", "/settings/keys/openai", key=admin)[0] == 204
+
+
+def test_a_tenant_reads_the_settings_without_the_searxng_url_or_the_provider_keys(api: Api) -> None:
+    assert api.call("PUT", "/settings", body=SETTINGS)[0] == 200
+    assert api.call("PUT", "/settings/keys/openai", body={"key": KEY})[0] == 200
+    status, _, shown = api.call("GET", "/settings", key=api.other_key)
+    assert status == 200
+    assert (shown["tenant_id"], shown["operator"], shown["editable"]) == ("acme", False, False)
+    assert shown["search"] == "searxng" and shown["max_active_runs"] == 1  # what runs use, it may read
+    assert shown["searxng_url"] is None and shown["saved"]["searxng_url"] is None
+    assert "attacker.example" not in str(shown) and LAST4 not in str(shown)
+    assert shown["keys"] == [] and "operator's" in shown["keys_note"]
+    mine = _get(api)  # the operator sees it all (of a key, still only its last four)
+    assert mine["searxng_url"] == "http://attacker.example:8888" and mine["operator"] is True
+    assert {k["provider"]: k["last4"] for k in mine["keys"]}["openai"] == LAST4
+
+
+def test_on_a_stack_a_tenant_is_refused_before_being_told_where_the_settings_live(api: Api) -> None:
+    deployed = dataclasses.replace(
+        api.deps,
+        preferences=None,
+        settings=api.deps.settings.model_copy(update={"searxng_url": "http://s:8"}),
+    )
+    with use_deps(deployed):
+        status, _, problem = api.call("PUT", "/settings", key=api.other_key, body={"budget_usd": 1})
+        assert (status, problem["code"]) == (403, "operator_only")
+        status, _, problem = api.call("PUT", "/settings/keys/openai", key=api.other_key, body={"key": KEY})
+        assert (status, problem["code"]) == (403, "operator_only")
+        assert _get(api)["searxng_url"] == "http://s:8"
+        shown = api.call("GET", "/settings", key=api.other_key)[2]
+    assert shown["searxng_url"] is None and shown["editable"] is False and shown["operator"] is False
 
 
 @pytest.mark.parametrize(

@@ -244,6 +244,35 @@ def test_provider_keys_come_from_secrets_manager_not_parameters_or_the_environme
     assert not [p for p in TEMPLATE.get("Parameters", {}) if "key" in p.lower() or "secret" in p.lower()]
 
 
+@pytest.mark.parametrize(
+    ("url", "taken"),
+    [
+        ("", True),
+        ("http://127.0.0.1:8888", True),
+        ("https://search.example.org/searxng/", True),
+        ("http://admin:hunter2@search.example.org", False),
+        ("http://search.example.org/?token=hunter2", False),
+        ("ftp://search.example.org", False),
+    ],
+)
+def test_the_searxng_url_parameter_takes_what_the_settings_take(
+    clean_env: None, url: str, taken: bool
+) -> None:
+    """A stack refuses at deploy what every function would refuse at its start (Settings._http_url)."""
+    from pydantic import ValidationError
+
+    from claimcourt.settings import Settings
+
+    pattern = TEMPLATE["Parameters"]["SearxngUrl"]["AllowedPattern"]
+    assert (re.fullmatch(pattern, url) is not None) is taken
+    try:
+        Settings(searxng_url=url)
+        settled = True
+    except ValidationError:
+        settled = False
+    assert settled is taken
+
+
 @pytest.mark.parametrize("logical_id", sorted(FUNCTIONS))
 def test_a_function_that_reads_the_provider_keys_secret_may_read_it(logical_id: str) -> None:
     # load_settings fetches the secret at every cold start where it is named: without the grant,

@@ -85,6 +85,29 @@ def test_a_pool_that_speaks_to_nothing_stops_with_what_to_add() -> None:
         assert "no vote taken" in measured.warnings[0] and "--corpus NAME" in measured.warnings[1]
 
 
+def test_a_pool_that_refutes_the_motion_in_other_words_is_debated() -> None:
+    # Shares "rising" and nothing else of weight: it barely speaks to the motion (a warning), not nothing.
+    pool = [_passage(5, "Tide gauges show the oceans rising for a century.", "Oceans")]
+    measured = density("Resolved: sea levels are rising.", pool)
+    assert measured.outcome != "stop" and measured.closest is not None and measured.closest < 0.14
+
+
+def test_a_motion_in_another_script_is_measured_by_its_words() -> None:
+    """Review finding 1: a motion in Greek read no word, so every pool stopped it before vote zero."""
+    motion = "Τα εμβόλια πρέπει να είναι υποχρεωτικά."
+    stating = [_passage(6, "Πολλές χώρες έχουν κάνει τα εμβόλια υποχρεωτικά για τα παιδιά.", "Εμβόλια")]
+    measured = density(motion, stating)
+    assert measured.outcome != "stop" and measured.on_topic == 1
+    assert density(motion, [_passage(7, "Ο αρκτικός πάγος λιώνει.", "Πάγος")]).outcome == "stop"
+
+
+def test_a_motion_with_no_word_the_check_reads_is_not_measured_and_never_stopped_for_its_pool() -> None:
+    measured = density("Resolved: it is so.", [_passage(8, "Sea levels are rising.")])
+    assert measured.closest is None and measured.on_topic == 0
+    assert measured.outcome != "stop"
+    assert density("Resolved: it is so.", []).outcome == "stop"  # no passage at all: nothing to argue from
+
+
 def test_a_side_the_pool_leaves_with_almost_nothing_is_warned_and_the_other_is_not() -> None:
     measured = density("Resolved: sea levels are rising.", RISING)
     assert (measured.passages, measured.on_topic, measured.for_side, measured.against_side) == (3, 3, 3, 0)

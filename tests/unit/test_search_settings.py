@@ -89,6 +89,29 @@ def test_a_bad_value_is_refused_naming_the_variable(
 
 
 @pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("http://admin:hunter2@searx.internal:8888", "holds a user name or password (user:pass@host)"),
+        ("https://hunter2@searx.internal", "holds a user name or password"),
+        ("http://searx.internal:8888/?token=hunter2", "holds a query or fragment"),
+        ("http://searx.internal:8888/#hunter2", "holds a query or fragment"),
+    ],
+)
+def test_a_searxng_url_with_credentials_is_refused_without_repeating_them(
+    monkeypatch: pytest.MonkeyPatch, url: str, message: str
+) -> None:
+    """The URL is shown in a run's error, the logs and GET /settings: a password in it would go too."""
+    monkeypatch.setenv("CLAIMCOURT_SEARXNG_URL", url)
+    with pytest.raises(ValidationError) as refused:
+        Settings()
+    [error] = refused.value.errors()
+    assert message in error["msg"] and "hunter2" not in error["msg"]
+    assert (
+        Settings(searxng_url="http://searx.internal:8888/searxng").searxng_url is not None
+    )  # a path is fine
+
+
+@pytest.mark.parametrize(
     ("configured", "problem"),
     [
         ({"search": "anthropic"}, "CLAIMCOURT_SEARCH=anthropic but ANTHROPIC_API_KEY is not set"),

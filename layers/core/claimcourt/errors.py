@@ -61,6 +61,15 @@ class UnauthorizedError(ClaimcourtError):
     """No API key, or one that is unknown or revoked. The message never repeats the key."""
 
 
+class ForbiddenError(ClaimcourtError):
+    """The key is good but may not do this: what is the whole deployment's (its settings, its provider keys)
+    is the operator's to change, not one tenant's."""
+
+    def __init__(self, message: str, code: str = "forbidden") -> None:
+        super().__init__(message)
+        self.code = code  # the API's stable problem code
+
+
 class ConflictError(ClaimcourtError):
     """The request clashes with the resource's state (deleting a running run, reusing an
     Idempotency-Key with a different body)."""

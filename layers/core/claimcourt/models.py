@@ -340,7 +340,7 @@ MAX_CORPORA = 8
 
 
 def corpus_name_problem(name: str) -> str | None:
-    if re.match(CORPUS_NAME, name):
+    if re.fullmatch(CORPUS_NAME, name):
         return None
     return f"{name!r} is not a collection name: 1-63 of a-z, 0-9, - and _, starting with a letter or digit"
 
@@ -450,11 +450,17 @@ class SubClaimRelevance(Strict):
     sub_claim_id: str
     passages: int = Field(ge=0, description="Its passages: those retrieved for it, and the user's context.")
     scores: dict[str, float] = Field(
-        default_factory=dict, description="Each signal's reading, 0–1: how far its best passage speaks to it."
+        default_factory=dict,
+        description="Each signal's reading, 0–1: how far its best passage speaks to it (a signal that could "
+        "not measure it is left out).",
     )
-    reading: Literal["on_topic", "off_topic", "no_passages"]
+    reading: Literal["on_topic", "off_topic", "no_passages", "unmeasured"] = Field(
+        description="unmeasured: it has no word the check reads; it is never warned of, nor stops a debate."
+    )
     closest_evidence_id: str | None = None
-    reason: str = Field(default="", description="Why it reads off-topic, in words (empty when on topic).")
+    reason: str = Field(
+        default="", description="Why it reads off topic or unmeasured, in words (empty when on topic)."
+    )
 
 
 class PoolRelevance(Strict):
@@ -462,12 +468,14 @@ class PoolRelevance(Strict):
 
     sub_claims: list[SubClaimRelevance]
     add_documents: bool = Field(
-        description="No sub-claim's passages speak to it: answered not enough evidence, with no debate."
+        description="No sub-claim's passages share a word with it (or it has none): answered not enough "
+        "evidence, with no debate."
     )
     warnings: list[str] = Field(default_factory=list)
 
     def off_topic(self) -> list[SubClaimRelevance]:
-        return [s for s in self.sub_claims if s.reading != "on_topic"]
+        """The sub-claims the pool does not speak to (an unmeasured one is not said to be)."""
+        return [s for s in self.sub_claims if s.reading in ("off_topic", "no_passages")]
 
 
 class SubClaim(Strict):
@@ -1471,6 +1479,9 @@ class ApiKeyRecord(Strict):
     tenant_id: str = Field(pattern=TENANT_ID)
     secret_sha256: str
     label: str = ""
+    # The operator's: may change what is the whole deployment's (settings, provider keys), as a key of the
+    # CLI's own tenant may (access.is_operator). Made with `claimcourt keys create --admin`.
+    admin: bool = False
     created_at: datetime = Field(default_factory=utcnow)
     revoked_at: datetime | None = None
 
@@ -1883,7 +1894,10 @@ class EvidenceDensity(Strict):
     on_topic: int = Field(description="Passages that speak to the motion (shared words: the claim check's).")
     for_side: int = Field(description="Passages that back the motion more than its opposite.")
     against_side: int = Field(description="Passages that back its opposite more than the motion.")
-    closest: float = Field(description="The best passage's shared-words reading, 0–1.")
+    closest: float | None = Field(
+        description="The best passage's shared-words reading, 0–1; null: the motion has no word the check "
+        "reads (not measured, so never a stop)."
+    )
     outcome: FitOutcome
     warnings: list[str] = Field(default_factory=list)
 

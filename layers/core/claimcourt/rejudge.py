@@ -183,7 +183,7 @@ class RejudgeAccepted(BaseModel):
 def parse_judge(name: str, settings: Settings) -> tuple[str, str]:
     """(provider, model) of a judge's name, refused at the boundary (field `judges`) when malformed or
     naming a provider this deployment holds no key for."""
-    if not re.match(JUDGE_NAME, name):
+    if not re.fullmatch(JUDGE_NAME, name):
         raise InvalidRequestError(
             "judges", f"{name!r} is not provider:model (providers: {', '.join(PROVIDERS)})"
         )

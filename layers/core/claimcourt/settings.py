@@ -255,6 +255,19 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             value = value.strip().rstrip("/") or None
             parts = urlsplit(value or "")
+            if value is not None and "@" in parts.netloc:
+                # Refused, not kept: the URL is shown in run errors, logs and GET /settings, and a user
+                # name or password in it would go with it. The message does not repeat the URL.
+                raise ValueError(
+                    "CLAIMCOURT_SEARXNG_URL holds a user name or password (user:pass@host): give the "
+                    "instance as http(s)://host[:port][/path] without them (a URL is shown in run errors, "
+                    "logs and the settings)"
+                )
+            if value is not None and (parts.query or parts.fragment):
+                raise ValueError(  # nor this one: a query may hold a token
+                    "CLAIMCOURT_SEARXNG_URL holds a query or fragment (?… or #…): give the instance as "
+                    "http(s)://host[:port][/path] (its searches are asked at <url>/search)"
+                )
             if value is not None and (parts.scheme not in ("http", "https") or not parts.hostname):
                 raise ValueError(
                     f"CLAIMCOURT_SEARXNG_URL={value!r}: give the instance as http(s)://host[:port]"

@@ -38,7 +38,7 @@ def _view(record: BenchmarkRecord) -> BenchmarkView:
 
 def _known_id(benchmark_id: str) -> str:
     """An id of the shape the bench records, else the same 404 as an id never recorded."""
-    if not BENCHMARK_ID.match(benchmark_id):
+    if not BENCHMARK_ID.fullmatch(benchmark_id):
         raise NotFoundError(f"no benchmark {benchmark_id}")
     return benchmark_id
 
@@ -67,7 +67,7 @@ def register(app: APIGatewayHttpResolver) -> None:
     # No return annotation: Powertools would validate the body against it as JSON, and a PNG is not.
     def get_benchmark_plot(benchmark_id: str, name: str):  # type: ignore[no-untyped-def]
         """One of a scorecard's plots (PNG)."""
-        if not PLOT_NAME.match(name):
+        if not PLOT_NAME.fullmatch(name):
             raise NotFoundError(f"benchmark {benchmark_id} has no plot {name}")
         png = current_deps().store.get_benchmark_plot(_known_id(benchmark_id), name)
         return Response(200, "image/png", png)

@@ -32,7 +32,7 @@ def is_console_path(path: str) -> bool:
 @lru_cache(maxsize=64)
 def asset(name: str) -> tuple[str, str] | None:
     """(content type, text) of one console file, or None if there is no such file."""
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):
         return None
     found = resources.files("claimcourt").joinpath("console", name)
     if not found.is_file():

@@ -48,7 +48,7 @@ _UPLOAD = re.compile(r"^/corpora/[^/]+/documents/?$")
 
 def is_upload(method: str, path: str) -> bool:
     """The request whose body is a document (not JSON), and may be as large as one."""
-    return method.upper() == "PUT" and _UPLOAD.match(path) is not None
+    return method.upper() == "PUT" and _UPLOAD.fullmatch(path) is not None
 
 
 class CorpusRequest(BaseModel):

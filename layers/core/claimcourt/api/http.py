@@ -20,7 +20,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import AfterValidator, BaseModel, Field
 
 from claimcourt import __version__, artifacts
-from claimcourt.access import authenticate, presented_key
+from claimcourt.access import authenticate, is_operator, presented_key, refuse_unless_operator
 from claimcourt.adjudication.panel import check as check_panel
 from claimcourt.api import benchmarks, console, corpora
 from claimcourt.api.bodies import read_json
@@ -220,10 +220,17 @@ class ServiceSettings(BaseModel):
     websocket_url: str | None = Field(description="Where to subscribe to a run's live events.")
     default_effort: str
     default_mode: str
-    searxng_url: str | None
+    searxng_url: str | None = Field(
+        description="The SearXNG instance runs search; shown to the operator only (null for other keys)."
+    )
+    operator: bool = Field(
+        description="Whether this key is the operator's (tenant local, or made with `keys create --admin`): "
+        "only the operator changes the settings and provider keys, which every tenant's runs use; any "
+        "other key reads them (PUT and DELETE answer 403 operator_only), without the SearXNG URL or the keys."
+    )
     editable: bool = Field(
-        description="Whether PUT /settings may change them: the local server's; a deployed stack's are its "
-        "template's (PUT answers 409 settings_deployed)."
+        description="Whether PUT /settings may change them, with this key: the local server's, by the "
+        "operator; a deployed stack's are its template's (PUT answers 409 settings_deployed)."
     )
     saved: SavedSettings = Field(description="What the console saved (empty where nothing was, or deployed).")
     locked: dict[str, str] = Field(
@@ -248,6 +255,7 @@ DEPLOYED_KEYS = (
     "this deployment reads provider keys from Secrets Manager (CLAIMCOURT_PROVIDER_KEYS_SECRET): put "
     "them there; the console cannot set them"
 )
+OPERATORS_KEYS = "provider keys are the operator's: they are neither shown to nor set by this key"
 
 
 def _preferences(deps: Deps, keys: bool = False) -> Preferences:
@@ -272,7 +280,9 @@ def _deps() -> Deps:
     return current_deps()
 
 
-def _service_settings(deps: Deps, tenant_id: str) -> ServiceSettings:
+def _service_settings(deps: Deps, tenant_id: str, operator: bool) -> ServiceSettings:
+    """What runs will use, as `tenant_id`'s key may see it: the operator's sees all (never a key itself);
+    another's not where the SearXNG instance is, nor the provider keys (set or not, their last four)."""
     settings, preferences = deps.settings, deps.preferences
     default = settings.default_provider()
     providers = [
@@ -285,6 +295,7 @@ def _service_settings(deps: Deps, tenant_id: str) -> ServiceSettings:
             RoleRoute(role=role, provider=p, model=m) for role in roles for p, m in [settings.route(role)]
         ]
 
+    saved = preferences.saved() if preferences else SavedSettings()
     return ServiceSettings(
         tenant_id=tenant_id,
         providers=providers,
@@ -300,12 +311,13 @@ def _service_settings(deps: Deps, tenant_id: str) -> ServiceSettings:
         websocket_url=settings.websocket_url,
         default_effort=settings.default_effort,
         default_mode=settings.default_mode,
-        searxng_url=settings.searxng_url,
-        editable=preferences is not None,
-        saved=preferences.saved() if preferences else SavedSettings(),
+        searxng_url=settings.searxng_url if operator else None,
+        operator=operator,
+        editable=preferences is not None and operator,
+        saved=saved if operator else saved.model_copy(update={"searxng_url": None}),
         locked=preferences.locked() if preferences else {},
-        keys=preferences.key_status() if preferences else [],
-        keys_note=None if preferences else DEPLOYED_KEYS,
+        keys=preferences.key_status() if preferences and operator else [],
+        keys_note=DEPLOYED_KEYS if preferences is None else None if operator else OPERATORS_KEYS,
     )
 
 
@@ -333,6 +345,9 @@ def build_app() -> APIGatewayHttpResolver:
 
     def tenant() -> str:
         return str(app.context["tenant_id"])
+
+    def operator() -> bool:
+        return app.context.get("operator") is True
 
     @app.exception_handler(RequestValidationError)  # type: ignore[untyped-decorator]
     def _invalid(err: RequestValidationError) -> Response[str]:
@@ -631,37 +646,51 @@ def build_app() -> APIGatewayHttpResolver:
     def service_settings() -> ServiceSettings:
         """The providers and each role's model as this service will run them, what the console saved and
         which of it the environment overrides; of a key, only whether it is set and its last 4."""
-        return _service_settings(_deps(), tenant())
+        return _service_settings(_deps(), tenant(), operator())
 
+    # Settings and provider keys are the whole server's (every tenant's runs use them): only the operator
+    # changes them. A body is validated first (422), then the 403 comes before anything is read or
+    # changed, a deployed stack's 409 included.
     @app.put(
         "/settings",
         responses={
-            409: {"description": "A deployed stack: its settings are its template's (settings_deployed)."}
+            403: {"description": "Not the operator's key (operator_only)."},
+            409: {"description": "A deployed stack: its settings are its template's (settings_deployed)."},
         },
     )
     def put_settings(saved: SavedSettings) -> ServiceSettings:
         """Save the settings later runs use (the local server's): the whole set, a field left out being
         the environment's or the default. A field the environment sets is kept but does not apply."""
+        refuse_unless_operator(operator(), "change this server's settings")
         deps = _deps()
         settings = _preferences(deps).save(saved)
         logger.info("settings saved", extra={"fields": sorted(saved.model_fields_set)})
-        return _service_settings(use_settings(settings), tenant())
+        return _service_settings(use_settings(settings), tenant(), operator())
 
     @app.put(
         "/settings/keys/<provider>",
-        responses={409: {"description": "Deployed (keys_in_secrets_manager), or set in the environment."}},
+        responses={
+            403: {"description": "Not the operator's key (operator_only)."},
+            409: {"description": "Deployed (keys_in_secrets_manager), or set in the environment."},
+        },
     )
     def put_provider_key(provider: str, body: ProviderKey) -> ServiceSettings:
         """Keep a provider's API key, encrypted, for later runs (the local server's). Never returned."""
+        refuse_unless_operator(operator(), "set this server's provider keys")
         settings = _preferences(_deps(), keys=True).put_key(provider, body.key)
         logger.info("provider key saved", extra={"provider": provider})
-        return _service_settings(use_settings(settings), tenant())
+        return _service_settings(use_settings(settings), tenant(), operator())
 
     @app.delete(
         "/settings/keys/<provider>",
-        responses={204: {"description": "Forgotten."}, 409: {"description": "Deployed, or in use."}},
+        responses={
+            204: {"description": "Forgotten."},
+            403: {"description": "Not the operator's key (operator_only)."},
+            409: {"description": "Deployed, or in use."},
+        },
     )
     def delete_provider_key(provider: str) -> Response[None]:
+        refuse_unless_operator(operator(), "remove this server's provider keys")
         settings = _preferences(_deps(), keys=True).remove_key(provider)
         logger.info("provider key removed", extra={"provider": provider})
         use_settings(settings)
@@ -882,7 +911,7 @@ def _app() -> APIGatewayHttpResolver:
     return _the_app
 
 
-def _admit(event: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any] | None]:
+def _admit(event: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """Before any route or validation: the body's size, then the key. Returns the caller's context,
     or a problem reply (413, 401) that ends the request there."""
     deps = _deps()
@@ -900,7 +929,7 @@ def _admit(event: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any] | None
         record = authenticate(deps.store, presented_key(event.get("headers") or {}))
     except UnauthorizedError as err:
         return {}, problem_reply(401, "unauthorized", str(err), headers={"WWW-Authenticate": "Bearer"})
-    return {"tenant_id": record.tenant_id, "key_id": record.key_id}, None
+    return {"tenant_id": record.tenant_id, "key_id": record.key_id, "operator": is_operator(record)}, None
 
 
 def _method(event: dict[str, Any]) -> str:

@@ -10,6 +10,7 @@ from aws_lambda_powertools.event_handler import Response
 
 from claimcourt.errors import (
     ConflictError,
+    ForbiddenError,
     GoneError,
     InvalidRequestError,
     MalformedRequestError,
@@ -25,6 +26,7 @@ PROBLEM = "application/problem+json"
 TITLES = {
     400: "Bad request",
     401: "Unauthorized",
+    403: "Forbidden",
     404: "Not found",
     405: "Method not allowed",
     409: "Conflict",
@@ -66,6 +68,8 @@ def from_error(err: Exception) -> Response[str]:
         return problem(422, "invalid_request", err.message, field=err.field)
     if isinstance(err, UnauthorizedError):
         return problem(401, "unauthorized", str(err), headers={"WWW-Authenticate": "Bearer"})
+    if isinstance(err, ForbiddenError):
+        return problem(403, err.code, str(err))
     if isinstance(err, NotFoundError):
         return problem(404, "not_found", str(err))
     if isinstance(err, ConflictError):

@@ -20,15 +20,27 @@ held-out halves are only measured. ai-debate's files are read from ../shared/dat
 copied into the package.
 
 What is printed: each signal's AUC (the claim's reading: its least relevant sub-claim for a warning, its
-most relevant one for a stop), the thresholds the rule chooses on the tune halves beside those in use
-(debate/relevance.py), and at those in use, per set and half: how many on-topic claims get a warning or
-are stopped (false alarms) and how many off-topic ones get none or are not stopped (misses). Then the
-played corpus's pools, each sub-claim's reading.
+most relevant one for a stop), the warning threshold the rule chooses on the tune halves beside the one in
+use (debate/relevance.py), and, per set and half: how many on-topic claims get a warning or are stopped
+(false alarms) and how many off-topic ones get none or are not stopped (misses). Then the played corpus's
+pools, each sub-claim's reading; then probes no labelled set holds: claims in other scripts against a pool
+that states them, and pools that refute a claim in other words.
 
 The rule: OFF_TOPIC (warn, and tell the roles) is the highest threshold at which at most WARN_FALSE_ALARMS
-of the tune on-topic claims get a warning; ADD_DOCUMENTS (no debate) the highest at which at most
-STOP_FALSE_ALARMS of them are stopped. A stop that ends a good debate is the worst error, so its budget
-is ten times smaller: when unsure, the check warns.
+of the tune on-topic claims get a warning. The stop (add documents, no debate) has no threshold: it is
+the check's own rule (measure(): every sub-claim without a passage, or sharing no word with any), so a
+pool that refutes a claim in other words is debated. A stop that ends a good debate is the worst error.
+The table by threshold still shows what a stop below a reading would do (the rule before: below 0.08,
+chosen as the highest at which at most STOP_FALSE_ALARMS of the tune on-topic claims were stopped).
+
+Measured (the bundled corpus, 964 claims), the stop before (a reading below 0.08) and now (no word
+shared): on-topic claims stopped 0.7 % tune, 1.2 % held-out before, 0.0 % and 0.0 % now; off-topic claims
+stopped 36.0 % and 38.7 % before, none now: each of their pools shares a word with the claim (a search
+finds its hits by one), so each is debated with the warning, which catches 82.7 % and 72.0 % of them, as
+before. The stop is left for a pool of another subject entirely (the played "Vaccines cause autism"
+against the climate corpus: no word shared). Every probe in another script reads on topic (before, each
+was stopped as speaking to nothing), and a refuting paraphrase that shares a word is debated (before, "The
+Earth is flat" against "the planet is an oblate spheroid" was stopped).
 """
 
 from __future__ import annotations
@@ -43,7 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from claimcourt.bench.climate_fever import load_claims
-from claimcourt.debate.relevance import ADD_DOCUMENTS, OFF_TOPIC, SIGNALS, Signal, measure
+from claimcourt.debate.relevance import OFF_TOPIC, SIGNALS, Signal, measure
 from claimcourt.models import Evidence, SubClaim
 
 DEFAULT_SHARED = Path(__file__).resolve().parents[4].parent / "shared" / "data"
@@ -68,8 +80,9 @@ class Item:
 @dataclass(frozen=True)
 class Scored:
     item: Item
-    weakest: float  # the least relevant sub-claim's score: below a threshold, the claim is warned
-    strongest: float  # the most relevant one's: below a threshold, the claim is stopped
+    weakest: float  # the least relevant measured sub-claim's score: below a threshold, the claim is warned
+    strongest: float  # the most relevant one's: what a stop below a threshold would read
+    stopped: bool  # what the check does: no debate (measure's add_documents)
 
 
 class _NoCache:
@@ -142,12 +155,16 @@ def items(shared: Path) -> list[Item]:
 
 
 def scored(items: Sequence[Item], signal: Signal) -> list[Scored]:
+    """Each item's readings by `signal`; a claim none of whose sub-claims is measured reads 1 (it is
+    never warned of, nor stopped)."""
     from claimcourt.debate.relevance import passages_for
 
     out = []
     for item in items:
-        scores = [signal.read(s.text, passages_for(s.id, item.pool)).score for s in item.sub_claims]
-        out.append(Scored(item, min(scores), max(scores)))
+        read = [signal.read(s.text, passages_for(s.id, item.pool)).score for s in item.sub_claims]
+        scores = [v for v in read if v is not None] or [1.0]
+        stopped = measure(item.sub_claims, item.pool, signals=(signal,)).add_documents
+        out.append(Scored(item, min(scores), max(scores), stopped))
     return out
 
 
@@ -226,15 +243,22 @@ def played_pools() -> list[tuple[str, list[SubClaim], list[Evidence]]]:
     return out
 
 
-def _rates(part: Sequence[Scored], warn_at: float, stop_at: float) -> tuple[float, float, float, float]:
-    """(on-topic claims warned, on-topic stopped, off-topic not warned, off-topic not stopped)."""
+def _rates(
+    part: Sequence[Scored], warn_at: float, stop_at: float | None = None
+) -> tuple[float, float, float, float]:
+    """(on-topic claims warned, on-topic stopped, off-topic not warned, off-topic not stopped): stopped as
+    the check stops, or, given `stop_at`, as a stop below that reading would."""
     on = [s for s in part if s.item.on_topic]
     off = [s for s in part if not s.item.on_topic]
+
+    def stops(s: Scored) -> bool:
+        return s.stopped if stop_at is None else s.strongest < stop_at
+
     return (
         rate([s.weakest < warn_at for s in on]),
-        rate([s.strongest < stop_at for s in on]),
+        rate([stops(s) for s in on]),
         rate([s.weakest >= warn_at for s in off]),
-        rate([s.strongest >= stop_at for s in off]),
+        rate([not stops(s) for s in off]),
     )
 
 
@@ -270,38 +294,39 @@ def report(all_items: Sequence[Item]) -> dict[str, Any]:
         stop_at = choose(tuned, lambda s: s.strongest, STOP_FALSE_ALARMS)
         print(
             f"  chosen on the tune halves: off topic below {warn_at:.2f} (≤ {WARN_FALSE_ALARMS:.0%} "
-            f"of on-topic claims warned), add documents below {stop_at:.2f} "
-            f"(≤ {STOP_FALSE_ALARMS:.0%} stopped)"
+            f"of on-topic claims warned); a stop below a reading would be below {stop_at:.2f} "
+            f"(≤ {STOP_FALSE_ALARMS:.0%} stopped), not in use"
         )
         print(
-            f"  in use (debate/relevance.py): off topic {signal.off_topic:.2f}, "
-            f"add documents {signal.add_documents:.2f}"
+            f"  in use (debate/relevance.py): off topic {signal.off_topic:.2f}; stop when no passage shares "
+            "a word with any sub-claim"
         )
         print(
-            "\n  tune halves by threshold: on topic warned, off topic not · on topic stopped, off topic not"
+            "\n  tune halves by threshold: on topic warned, off topic not · "
+            "a stop below the reading: on topic stopped, off topic not"
         )
         for t in (0.04, 0.06, 0.08, 0.10, 0.12, 0.14, 0.16, 0.18, 0.20):
             warned, stopped, unwarned, unstopped = _rates(tuned, t, t)
             print(f"    {t:.2f}   warn {warned:6.1%} {unwarned:6.1%}   stop {stopped:6.1%} {unstopped:6.1%}")
-        print(f"\n  at the thresholds in use   {'n':>4s}  {'warned':>7s} {'stopped':>8s}")
+        print(f"\n  as the check reads       {'n':>4s}  {'warned':>7s} {'stopped':>8s}")
         rows = []
         for name in sets:
             for half in ("tune", "held-out"):
                 part = [s for s in scores if s.item.set == name and s.item.half == half]
                 warned = rate([s.weakest < signal.off_topic for s in part])
-                stopped = rate([s.strongest < signal.add_documents for s in part])
+                stopped = rate([s.stopped for s in part])
                 rows.append({"set": name, "half": half, "n": len(part), "warned": warned, "stopped": stopped})
                 print(f"  {name:17s} {half:8s} {len(part):4d}  {warned:7.1%} {stopped:8.1%}")
         for half in ("tune", "held-out"):
             part = [s for s in scores if s.item.half == half]
-            warned, stopped, unwarned, unstopped = _rates(part, signal.off_topic, signal.add_documents)
+            warned, stopped, unwarned, unstopped = _rates(part, signal.off_topic)
             print(
                 f"  {half:8s} on topic (false alarms): {warned:.1%} warned, {stopped:.1%} stopped; "
                 f"off topic (misses): {unwarned:.1%} not warned, {unstopped:.1%} not stopped"
             )
         figures["signals"][signal.name] = {
-            "chosen": {"off_topic": warn_at, "add_documents": stop_at},
-            "in_use": {"off_topic": signal.off_topic, "add_documents": signal.add_documents},
+            "chosen": {"off_topic": warn_at, "stop_below_reading": stop_at},
+            "in_use": {"off_topic": signal.off_topic, "add_documents": "no word shared"},
             "rows": rows,
         }
     print("\nthe played corpus's round-1 pools (each sub-claim: reading, scores)")
@@ -312,7 +337,116 @@ def report(all_items: Sequence[Item]) -> dict[str, Any]:
             for s in measured.sub_claims
         )
         print(f"  {name:40s} {'add documents' if measured.add_documents else 'debated':13s} {readings}")
+    print("\nprobes: other scripts, and pools that refute a claim in other words (reading, score, outcome)")
+    figures["probes"] = probe_readings()
+    for probe in figures["probes"]:
+        print(f"  {probe['probe']:28s} {probe['reading']:11s} {probe['score']:5s} {probe['outcome']}")
     return figures
+
+
+def probe_readings() -> list[dict[str, str]]:
+    """Each probe's reading, its score (- when unmeasured), and whether it would be debated."""
+    out = []
+    for label, claim, passages in PROBES:
+        sub = SubClaim(id="sc1", text=claim, directive=claim[:300])
+        pool = [
+            Evidence(
+                id=f"e{i}",
+                text=text,
+                title=title,
+                source_url="https://example.org/probe",
+                tier="T2",
+                query=claim[:300],
+                sub_claim_id="sc1",
+                round=1,
+            )
+            for i, (title, text) in enumerate(passages, 1)
+        ]
+        measured = measure([sub], pool)
+        [read] = measured.sub_claims
+        out.append(
+            {
+                "probe": label,
+                "reading": read.reading,
+                "score": " ".join(f"{v:.2f}" for v in read.scores.values()) or "-",
+                "outcome": "add documents" if measured.add_documents else "debated",
+            }
+        )
+    return out
+
+
+# Hand-written, as no labelled set holds them: a claim in another script against a passage that states it
+# (each was stopped as speaking to nothing when words were ASCII letters only), and pools that refute a
+# claim in other words (a reading near 0 that must not stop a debate while any word is shared).
+PROBES: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
+    (
+        "ru: vaccines",
+        "Вакцины не вызывают аутизм.",
+        (("Исследования", "Крупные исследования показали, что вакцины не вызывают аутизм у детей."),),
+    ),
+    ("zh: vaccines", "疫苗不会导致自闭症。", (("研究", "大型研究表明，疫苗不会导致儿童自闭症。"),)),
+    (
+        "el: vaccines",
+        "Τα εμβόλια δεν προκαλούν αυτισμό.",
+        (("Μελέτες", "Μεγάλες μελέτες έδειξαν ότι τα εμβόλια δεν προκαλούν αυτισμό στα παιδιά."),),
+    ),
+    (
+        "ja: sea ice",
+        "北極の海氷面積は1979年以降減少している。",
+        (("海氷", "NSIDCによると、北極の海氷面積は1979年以降、10年あたり約13%減少している。"),),
+    ),
+    (
+        "hi: sea ice",
+        "1979 से आर्कटिक समुद्री बर्फ का विस्तार घटा है।",
+        (("समुद्री बर्फ", "NSIDC के अनुसार 1979 से आर्कटिक समुद्री बर्फ का विस्तार हर दशक लगभग 13 प्रतिशत घटा है।"),),
+    ),
+    (
+        "fr: sea ice",
+        "L'étendue de la banquise arctique a diminué depuis 1979.",
+        (
+            (
+                "Banquise",
+                "L'étendue de la banquise arctique a diminué d'environ 13 % par décennie depuis 1979.",
+            ),
+        ),
+    ),
+    (
+        "en: flat earth, refuted",
+        "The Earth is flat.",
+        (
+            (
+                "Figure of the Earth",
+                "Satellite imagery and circumnavigation show that the planet is an oblate spheroid.",
+            ),
+            (
+                "Eratosthenes",
+                "Eratosthenes measured the circumference of the globe around 240 BC using shadows.",
+            ),
+        ),
+    ),
+    (
+        "en: chimpanzees, refuted",
+        "Humans evolved from chimpanzees.",
+        (
+            (
+                "Human evolution",
+                "Humans and chimpanzees share a common ancestor that lived roughly six to seven million "
+                "years ago.",
+            ),
+        ),
+    ),
+    (
+        "en: coffee, no word shared",
+        "Coffee causes dehydration.",
+        (
+            (
+                "Caffeine and hydration",
+                "Moderate caffeine intake does not lead to fluid loss in excess of the volume ingested, "
+                "studies of habitual drinkers found.",
+            ),
+        ),
+    ),
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -325,7 +459,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     all_items = items(args.shared)
     figures = report(all_items)
-    print(f"\n({time.perf_counter() - started:.0f} s; OFF_TOPIC {OFF_TOPIC}, ADD_DOCUMENTS {ADD_DOCUMENTS})")
+    print(f"\n({time.perf_counter() - started:.0f} s; OFF_TOPIC {OFF_TOPIC}; a stop: no word shared)")
     if args.out is not None:
         args.out.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     return 0

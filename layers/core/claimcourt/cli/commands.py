@@ -1372,14 +1372,21 @@ def _tenant(ctx: click.Context, param: click.Parameter, tenant: str) -> str:
     "--tenant", required=True, callback=_tenant, help="Who owns the runs made with this key (a-z, 0-9, -)."
 )
 @click.option("--label", default="", help="A note to tell keys apart, e.g. who holds it.")
+@click.option(
+    "--admin",
+    is_flag=True,
+    help="The operator's: may change the server's settings and provider keys, which every tenant's runs "
+    "use (a key of tenant local always may; any other key only reads them).",
+)
 @data_dir_option
 @stack_option
-def keys_create(tenant: str, label: str, data_dir: Path | None, stack: str | None) -> None:
+def keys_create(tenant: str, label: str, admin: bool, data_dir: Path | None, stack: str | None) -> None:
     """Create a key and print it, once: it cannot be shown again."""
-    from claimcourt.access import issue_key
+    from claimcourt.access import is_operator, issue_key
 
-    key, record = issue_key(_store(data_dir, stack), tenant, label)
-    err.print(f"key {record.key_id} for tenant {tenant}; keep it secret, it is shown only now:")
+    key, record = issue_key(_store(data_dir, stack), tenant, label, admin=admin)
+    role = "the operator's (it may change the settings)" if is_operator(record) else "it reads the settings"
+    err.print(f"key {record.key_id} for tenant {tenant}, {role}; keep it secret, it is shown only now:")
     click.echo(key)
 
 
@@ -1388,9 +1395,12 @@ def keys_create(tenant: str, label: str, data_dir: Path | None, stack: str | Non
 @stack_option
 def keys_list(data_dir: Path | None, stack: str | None) -> None:
     """List keys (ids, tenants, labels; never the keys)."""
+    from claimcourt.access import is_operator
+
     click.echo(f"{'KEY':<16}  {'TENANT':<20} {'STATE':<24} {'CREATED':<10}  LABEL")
     for k in _store(data_dir, stack).list_api_keys():
         state = f"revoked {k.revoked_at:%Y-%m-%d %H:%M}" if k.revoked_at else "active"
+        state += ", admin" if is_operator(k) else ""  # may change the settings (tenant local's always may)
         click.echo(f"{k.key_id:<16}  {k.tenant_id:<20} {state:<24} {k.created_at:%Y-%m-%d}  {k.label}")
 
 

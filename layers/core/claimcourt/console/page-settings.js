@@ -1,6 +1,7 @@
 // Settings: what runs will use (GET /settings), edited and saved for later runs (PUT /settings: the
 // local server's; a deployed stack's are its template's), provider keys entered here (PUT/DELETE
 // /settings/keys/{provider}: never shown again, only "set" and the last 4), the theme, the user's API key.
+// The settings are every tenant's: only the operator's key edits them (s.operator); any other reads them.
 
 import { api, forgetKey, getKey, serviceSettings } from "./api.js";
 import { errorBox, h, mount } from "./ui.js";
@@ -15,6 +16,7 @@ export async function render(view) {
   sessionStorage.removeItem("cc.settings"); // other pages read the saved settings afresh
   const locked = s.locked || {};
   const saved = s.saved || {};
+  const readOnly = !s.editable; // deployed, or not the operator's key: shown, not edited
   const status = h("p#settings-status", { role: "status" });
   const fail = (err) => { status.className = "error"; status.textContent = err.field ? `${err.field}: ${err.message}` : err.message; };
 
@@ -24,6 +26,7 @@ export async function render(view) {
     input.id = `set-${name}`;
     const why = locked[name];
     if (why) { input.disabled = true; input.title = why; }
+    if (readOnly) input.disabled = true;
     return h("div.field", { dataset: { field: name } },
       h("label", { for: input.id }, label, current !== undefined ? h("span.hint", ` (now ${current})`) : null),
       input, why ? h("p.hint.locked", `Locked: ${why}`) : null);
@@ -38,7 +41,7 @@ export async function render(view) {
     const m = h("input.mono", { type: "text", value: model, placeholder: r.model, autocomplete: "off", spellcheck: "false" });
     p.name = `role-provider-${r.role}`; p.setAttribute("aria-label", `${r.role} provider`);
     m.name = `role-model-${r.role}`; m.setAttribute("aria-label", `${r.role} model`);
-    if (locked.models_by_role) { p.disabled = m.disabled = true; }
+    if (locked.models_by_role || readOnly) { p.disabled = m.disabled = true; }
     return { role: r.role, p, m, row: h("tr", { dataset: { role: r.role } }, h("td", r.role.replaceAll("_", " ")), h("td", p), h("td", m), h("td.mono.muted", `${r.provider}:${r.model}`)) };
   });
 
@@ -51,7 +54,7 @@ export async function render(view) {
     max_active_runs: number(saved.max_active_runs, { step: "1", min: "1", max: "50" }),
     hourly_runs_per_tenant: number(saved.hourly_runs_per_tenant, { step: "1", min: "1", max: "10000" }),
     search: select(Object.entries(SEARCH), saved.search),
-    searxng_url: h("input.mono", { type: "text", inputmode: "url", value: saved.searxng_url || "", placeholder: "http://127.0.0.1:8888" }),
+    searxng_url: h("input.mono", { type: "text", inputmode: "url", value: saved.searxng_url || "", placeholder: s.operator ? "http://127.0.0.1:8888" : "not shown to this key" }),
   };
   const form = h("form#settings-form", { novalidate: true },
     h("div.grid.two",
@@ -65,11 +68,11 @@ export async function render(view) {
         control("max_active_runs", fields.max_active_runs, "Debates at once", s.max_active_runs),
         control("hourly_runs_per_tenant", fields.hourly_runs_per_tenant, "Runs per hour, per key's tenant", s.hourly_runs_per_tenant),
         control("search", fields.search, "Web search", SEARCH[s.search ?? ""]),
-        control("searxng_url", fields.searxng_url, "SearXNG instance", s.searxng_url || "none"))),
+        control("searxng_url", fields.searxng_url, "SearXNG instance", s.operator ? s.searxng_url || "none" : undefined))),
     h("section.card", { "aria-labelledby": "roles-title" }, h("h2#roles-title", "Models by role"),
       locked.models_by_role ? h("p.hint.locked", `Locked: ${locked.models_by_role}`) : h("p.hint", "Empty: the default provider's model. The last column is what runs use now."),
       h("div.scroll-x", h("table#roles", h("thead", h("tr", h("th", "Role"), h("th", "Provider"), h("th", "Model"), h("th", "Now"))), h("tbody", roleRows.map((r) => r.row))))),
-    h("div.row", h("button#save-settings", { type: "submit", disabled: !s.editable }, "Save settings"), status));
+    readOnly ? h("div.row", status) : h("div.row", h("button#save-settings", { type: "submit" }, "Save settings"), status));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const body = { models_by_role: {} };
@@ -88,12 +91,19 @@ export async function render(view) {
   mount(view,
     h("div.card", h("h1", "Settings"), h("p.muted", `Tenant ${s.tenant_id}. ${s.editable
       ? "What later runs use, saved on this server. A setting the server's environment sets wins, and is shown locked."
-      : "This deployment's settings are its stack's (template.yaml); they are shown, not edited, here."}`)),
+      : s.operator ? "This deployment's settings are its stack's (template.yaml); they are shown, not edited, here."
+      : "What runs use, as this server's operator set them."}`),
+      s.operator ? null : h("p.notice#read-only", { role: "note" },
+        h("strong", "Read-only. "),
+        "These settings are the whole server's: every tenant's runs use them, so only its operator changes them ",
+        "(a key of tenant local, or one made with ", h("code", "claimcourt keys create --admin"), "). ",
+        "This key reads them; the SearXNG instance's address and the provider keys are not shown to it.")),
     form, keysCard(s, view, fail), youCard());
 }
 
 function keysCard(s, view, fail) {
-  if (!s.keys.length) return h("section.card#keys", h("h2", "Provider keys"), h("p.muted", s.keys_note || "No keys are entered here."));
+  const note = s.keys_note ? `${s.keys_note[0].toUpperCase()}${s.keys_note.slice(1)}.` : "No keys are entered here.";
+  if (!s.keys.length) return h("section.card#keys", h("h2", "Provider keys"), h("p.muted", note));
   const rows = s.keys.map((k) => {
     const state = k.set ? `set, ending ${k.last4}${k.source === "environment" ? " (environment)" : ""}` : "not set";
     const input = h("input.mono", { type: "password", id: `key-${k.provider}`, autocomplete: "off", placeholder: k.provider === "anthropic" ? "sk-ant-…" : "sk-…", disabled: Boolean(k.locked) });

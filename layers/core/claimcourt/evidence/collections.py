@@ -405,7 +405,8 @@ class LocalCollections:
         found = [self._bundled_info()] if self._bundled is not None else []
         base = self._tenant_root(tenant)
         if base.is_dir():
-            for folder in sorted(p for p in base.iterdir() if p.is_dir() and COLLECTION_NAME.match(p.name)):
+            folders = (p for p in base.iterdir() if p.is_dir() and COLLECTION_NAME.fullmatch(p.name))
+            for folder in sorted(folders):
                 manifest = self._read_manifest(folder)
                 if manifest is not None:
                     found.append(manifest.info())
@@ -539,7 +540,7 @@ class LocalCollections:
         return self._tenant_root(tenant) / check_name(name)
 
     def _tenant_root(self, tenant: str) -> Path:
-        if not re.match(TENANT_ID, tenant):  # a path segment, as a name is: neither may climb out
+        if not re.fullmatch(TENANT_ID, tenant):  # a path segment, as a name is: neither may climb out
             raise InvalidRequestError("tenant", f"{tenant!r} is not a tenant")
         return self.root / tenant
 

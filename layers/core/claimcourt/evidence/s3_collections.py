@@ -530,7 +530,7 @@ class S3Collections:
     # ------------------------------------------------------------ the table and the bucket
 
     def _pk(self, tenant: str) -> str:
-        if not re.match(TENANT_ID, tenant):  # a key segment, as a name is
+        if not re.fullmatch(TENANT_ID, tenant):  # a key segment, as a name is
             raise InvalidRequestError("tenant", f"{tenant!r} is not a tenant")
         return f"COLL#{tenant}"
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 from itertools import zip_longest
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -102,6 +103,9 @@ class SearxngSearch:
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         self._base_url = base_url.rstrip("/")
+        # How errors (a run's error, the logs) name the instance: never a user name or password, which
+        # Settings refuses in CLAIMCOURT_SEARXNG_URL, should a source be built with them another way.
+        self._shown = _without_credentials(self._base_url)
         self._pages = pages
         self._client = httpx.Client(
             timeout=timeout_s,
@@ -111,7 +115,7 @@ class SearxngSearch:
         )
 
     def __repr__(self) -> str:
-        return f"SearxngSearch(base_url={self._base_url!r})"
+        return f"SearxngSearch(base_url={self._shown!r})"
 
     def search(self, query: str, *, limit: int, as_of: date | None = None) -> list[Hit]:
         if limit <= 0:
@@ -125,7 +129,7 @@ class SearxngSearch:
         return select_hits(in_turn, limit, as_of)
 
     def _results(self, query: str) -> list[Result]:
-        where = f"SearXNG at {self._base_url}"
+        where = f"SearXNG at {self._shown}"
         try:
             response = self._client.get(
                 f"{self._base_url}/search", params={"q": query, "format": "json", "pageno": 1}
@@ -169,3 +173,8 @@ class SearxngSearch:
         if not result.snippet:
             return []
         return [Hit(text=result.snippet, title=result.title, url=result.url, published=result.published)]
+
+
+def _without_credentials(url: str) -> str:
+    parts = urlsplit(url)
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2], query="", fragment="").geturl()

@@ -6,15 +6,17 @@ Two readings, combined into proceed, warn or stop, each with its reasons:
   of `reasoning/offline_motion.suitability`);
 - the evidence density of the opening research, with no model call: how many passages speak to the
   motion at all (the claim check's shared-words signal, `debate/relevance.py`), and how many lean each
-  way (the offline teams' own reading, `offline_motion.leaning`). A pool that speaks to nothing stops the
-  debate with the claim path's advice on what to add; a side with almost nothing is a warning.
+  way (the offline teams' own reading, `offline_motion.leaning`). A pool that is empty, or of which no
+  passage shares a single content word with the motion, stops the debate with the claim path's advice on
+  what to add (as the claim check stops: a low reading only warns); a side with almost nothing is a
+  warning. A motion with no word the check reads is not measured, and never stopped for its pool.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from claimcourt.debate.relevance import ADD_DOCUMENTS, OFF_TOPIC, SharedWords, add_documents_advice
+from claimcourt.debate.relevance import OFF_TOPIC, SharedWords, add_documents_advice
 from claimcourt.models import (
     Evidence,
     EvidenceDensity,
@@ -92,18 +94,17 @@ def density(motion: str, pool: Sequence[Evidence], *, source: str = "") -> Evide
     """How much of the pool speaks to the motion and which way it leans (the module's docstring)."""
     prop = proposition(motion)
     signal = SharedWords()
-    readings = [signal.read(prop, [e]).score for e in pool]
-    closest = max(readings, default=0.0)
-    on_topic = sum(1 for r in readings if r >= OFF_TOPIC)
+    whole = signal.read(prop, pool)
+    measured = whole.score is not None
+    scores = [signal.read(prop, [e]).score or 0.0 for e in pool] if measured else []
+    closest = max(scores, default=0.0) if measured else None
+    on_topic = sum(1 for r in scores if r >= OFF_TOPIC)
     sides = [_side(prop, e) for e in pool]
     backing = {"for": sides.count("for"), "against": sides.count("against")}
     warnings: list[str] = []
-    if not pool or closest < ADD_DOCUMENTS:
-        found = (
-            "found no passage"
-            if not pool
-            else f"found {len(pool)} passage{'s' if len(pool) > 1 else ''}, none of which speaks to it"
-        )
+    if not pool or whole.silent:
+        passages = f"{len(pool)} passage{'s' if len(pool) > 1 else ''}"
+        found = "found no passage" if not pool else f"found {passages}, none of which shares a word with it"
         warnings = [
             f"Not debated, and no vote taken: the opening research {found}, so neither team would have "
             "evidence to argue from.",
@@ -111,7 +112,7 @@ def density(motion: str, pool: Sequence[Evidence], *, source: str = "") -> Evide
         ]
         outcome: FitOutcome = "stop"
     else:
-        if closest < OFF_TOPIC:
+        if closest is not None and closest < OFF_TOPIC:
             warnings.append(
                 f"The evidence pool barely speaks to the motion: none of its {len(pool)} passages shares "
                 "much of it. The teams will argue from little; add sources that speak to it (--context, "
@@ -132,7 +133,7 @@ def density(motion: str, pool: Sequence[Evidence], *, source: str = "") -> Evide
         on_topic=on_topic,
         for_side=backing["for"],
         against_side=backing["against"],
-        closest=round(closest, 4),
+        closest=None if closest is None else round(closest, 4),
         outcome=outcome,
         warnings=warnings,
     )

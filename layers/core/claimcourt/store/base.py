@@ -78,7 +78,7 @@ def decode_cursor(cursor: str) -> str:
         key = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
     except (binascii.Error, UnicodeDecodeError, ValueError):
         key = ""
-    if not _LISTING_KEY.match(key):
+    if not _LISTING_KEY.fullmatch(key):
         raise InvalidRequestError("cursor", "not a cursor this API returned")
     return key
 
