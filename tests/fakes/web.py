@@ -13,6 +13,7 @@ and answered, for tests of what was fetched and when relative to what."""
 from __future__ import annotations
 
 import json
+import ssl
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,17 +35,18 @@ class FakePage:
 
 
 class LoopbackWeb(LoopbackServer):
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self.pages: dict[str, FakePage] = {}
         self.log: list[tuple[str, str]] = []  # ("enter" | "leave", path), in order
         self.queries: list[dict[str, list[str]]] = []  # each /search request's parameters
+        self.hosts: list[str] = []  # each request's Host header, in arrival order
         self.closing = threading.Event()
         self._lock = threading.Lock()
-        super().__init__()
+        super().__init__(tls)
 
     def answer(self, request: Request) -> Reply:
         parts = urlsplit(request.path)
-        self._arrived(parts.path, parse_qs(parts.query))
+        self._arrived(parts.path, parse_qs(parts.query), request.headers.get("host", ""))
         page = self.pages.get(parts.path)
         if page is None:
             return Reply(404, b"not found", {"content-type": "text/plain"})
@@ -63,7 +65,7 @@ class LoopbackWeb(LoopbackServer):
                 self.log.append(("leave", path))
 
     def url(self, path: str, host: str = "127.0.0.1") -> str:
-        return f"http://{host}:{self.port}{path}"
+        return f"{self.scheme}://{host}:{self.port}{path}"
 
     def page(self, path: str, body: str | bytes = b"", **kwargs: Any) -> FakePage:
         page = FakePage(body=body.encode() if isinstance(body, str) else body, **kwargs)
@@ -114,9 +116,10 @@ class LoopbackWeb(LoopbackServer):
         with self._lock:
             return [path for event, path in self.log if event == "enter" and path != "/search"]
 
-    def _arrived(self, path: str, query: dict[str, list[str]]) -> None:
+    def _arrived(self, path: str, query: dict[str, list[str]], host: str) -> None:
         with self._lock:
             self.log.append(("enter", path))
+            self.hosts.append(host)
             if path == "/search":
                 self.queries.append(query)
 

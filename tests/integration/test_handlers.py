@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from claimcourt.errors import NotFoundError, ProviderError, StageInputError, TransientError
+from claimcourt.evidence.model_search import SearchUsage
 from claimcourt.local.dispatch import LocalContext, load_module
 from claimcourt.local.template import load_template, project_root
 from claimcourt.models import RunRecord, RunStatus
@@ -209,14 +210,14 @@ class _BilledSource:
 
     def __init__(self) -> None:
         self.searches = 0
-        self.last_usage: tuple[str, int, int] | None = None
+        self.last_usage: SearchUsage | None = None
         self.last_search_requests = 0
 
     def search(self, query: str, *, limit: int, as_of: Any = None) -> list[Any]:
         from claimcourt.evidence.base import Hit
 
         self.searches += 1
-        self.last_usage, self.last_search_requests = ("claude-sonnet-4-6", 1000, 100), 2
+        self.last_usage, self.last_search_requests = SearchUsage("claude-sonnet-4-6", 1000, 100), 2
         return [Hit("Sea levels are rising.", "Sea level", "https://www.noaa.gov/x")]
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from claimcourt.errors import ProviderError, TransientError
 from claimcourt.evidence.base import Hit
+from claimcourt.evidence.model_search import SearchUsage
 from claimcourt.evidence.openai_search import OpenAIWebSearch
 from claimcourt.reasoning.prices import OPENAI_WEB_SEARCH_USD_PER_CALL
 from claimcourt.stages.retrieve import search_call
@@ -81,7 +82,7 @@ def test_hits_are_the_quoted_passages_with_their_sources_and_dates(server: FakeO
         Hit(text=CDC.cited_text or "", title=CDC.title, url=CDC.url, published=date(2025, 1, 15)),
     ]
     # And the usage is there to bill, with the searches the API counted
-    assert source.last_usage == ("gpt-4.1-2025-04-14", 900, 60)
+    assert source.last_usage == SearchUsage("gpt-4.1-2025-04-14", 900, 60)
     assert source.last_search_requests == 1
     # And the request went to the Responses API with the hosted search tool, stored nowhere
     request = server.requests[0]
@@ -108,6 +109,26 @@ def test_the_search_is_billed_per_call_on_top_of_its_tokens(server: FakeOpenAISe
     )
     assert (
         source_for(server, model="gpt-5-mini").usd_per_search == OPENAI_WEB_SEARCH_USD_PER_CALL["reasoning"]
+    )
+
+
+def test_cached_input_tokens_are_billed_at_the_cached_rate(server: FakeOpenAIServer) -> None:
+    # Given a search whose 900 input tokens include 600 that OpenAI read from its prompt cache
+    server.enqueue(
+        200,
+        openai_web_search_response("measles", [WHO], input_tokens=900, output_tokens=60, cached_tokens=600),
+    )
+    source = source_for(server)
+    source.search("measles", limit=5)
+
+    billed = search_call(source, "r_1", "retrieve:1:sc1:search")
+
+    # Then the ledger keeps them apart from the rest of the input, as a debater's call is kept
+    assert billed is not None
+    assert (billed.input_tokens, billed.cache_read_tokens, billed.output_tokens) == (300, 600, 60)
+    # gpt-4.1: $2 per million input tokens, $0.50 cached, $8 output; and one search call
+    assert billed.cost_usd == pytest.approx(
+        (300 * 2 + 600 * 0.5 + 60 * 8) / 1e6 + OPENAI_WEB_SEARCH_USD_PER_CALL["other"]
     )
 
 
@@ -219,7 +240,7 @@ def test_a_sparse_response_from_another_server_is_read_as_far_as_it_goes(server:
 
     assert hits == [Hit(text="Measles cases rose by 20% in 2024.", title="https://www.who.int/a",
                         url="https://www.who.int/a")]  # fmt: skip
-    assert (source.last_usage, source.last_search_requests) == (("gpt-4.1", 0, 0), 1)
+    assert (source.last_usage, source.last_search_requests) == (SearchUsage("gpt-4.1", 0, 0), 1)
 
 
 def test_rate_limited_search_is_retried_then_succeeds(server: FakeOpenAIServer) -> None:

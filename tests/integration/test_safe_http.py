@@ -1,6 +1,7 @@
 """A GET from the open web (evidence/safe_http.py), as a collection's url fetch (`corpus add URL`) and
-the SearXNG page reader make it: hosts inside the network refused at every hop and on the socket unless
-allowed, and a body the server compressed anyway capped on what it inflates to, as it streams."""
+the SearXNG page reader make it: hosts inside the network refused at every hop unless allowed, each
+connection made to the address that was checked (names and routes played by tests/fakes/network.py),
+and a body the server compressed anyway capped on what it inflates to, as it streams."""
 
 from __future__ import annotations
 
@@ -8,26 +9,41 @@ import gzip
 import tracemalloc
 import zlib
 from collections.abc import Iterator
+from pathlib import Path
 
-import httpx
 import pytest
 
-from claimcourt.evidence import safe_http
 from claimcourt.evidence.documents import Unreadable
 from claimcourt.evidence.fetch import fetch
 from claimcourt.evidence.pages import PageError, PageReader
+from tests.fakes.network import FakeInternet
+from tests.fakes.tls import TestAuthority
 from tests.fakes.web import LoopbackWeb
 
 pytestmark = pytest.mark.timeout(60)
 
+PUBLIC = "93.184.216.34"  # any public address: a FakeInternet routes it to a loopback server
 REPORT = b"Acme revenue was 4.2 billion dollars in 2023, the annual report says.\n" * 40
 INSIDE = r"its host 127\.0\.0\.1 is on a private network or this machine"
 
 
 @pytest.fixture
 def web() -> Iterator[LoopbackWeb]:
+    """This machine's own web: what a url must not reach unless private addresses are allowed."""
     with LoopbackWeb() as served:
         yield served
+
+
+@pytest.fixture
+def site() -> Iterator[LoopbackWeb]:
+    """A site's server on the public internet, reached through a FakeInternet's route."""
+    with LoopbackWeb() as served:
+        yield served
+
+
+@pytest.fixture
+def internet(monkeypatch: pytest.MonkeyPatch) -> FakeInternet:
+    return FakeInternet(monkeypatch)
 
 
 def gzip_bomb(inflated_mb: int) -> bytes:
@@ -50,42 +66,92 @@ def test_a_url_on_this_machine_is_refused_unless_private_addresses_are_allowed(w
     assert fetch(web.url("/report.txt"), private=True).data == REPORT
 
 
-def test_a_name_that_resolves_again_to_this_machine_is_refused_by_where_it_connected(
-    web: LoopbackWeb, monkeypatch: pytest.MonkeyPatch
+def test_a_name_that_resolves_to_a_private_address_is_refused_before_anything_is_sent(
+    web: LoopbackWeb, internet: FakeInternet
 ) -> None:
-    web.page("/report.txt", REPORT, content_type="text/plain")
-    # Given a name that looked public when it was checked, then reached this machine (DNS rebinding)
-    monkeypatch.setattr(safe_http, "on_the_public_internet", lambda host: True)
+    internet.name("intranet.example", "10.0.0.7")
 
-    with pytest.raises(Unreadable, match=INSIDE):
-        fetch(web.url("/report.txt"))
+    with pytest.raises(Unreadable, match=r"its host intranet\.example is on a private network"):
+        fetch(web.url("/report.txt", host="intranet.example"))
+    assert internet.connected == []
 
 
-def test_every_redirect_is_checked_before_it_is_followed(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Given a public site (resolved here without a network) that redirects to a private address
-    real = safe_http.on_the_public_internet
-    monkeypatch.setattr(
-        safe_http, "on_the_public_internet", lambda host: host == "docs.example.org" or real(host)
-    )
-    asked: list[str] = []
+def test_a_name_that_resolves_again_to_this_machine_is_connected_where_it_was_checked(
+    web: LoopbackWeb, site: LoopbackWeb, internet: FakeInternet
+) -> None:
+    # Given a name that is public when it is checked and this machine from then on (DNS rebinding),
+    # this machine's service at the port the url names, and the site's real server at the public address
+    web.page("/report.txt", b"this machine's own service", content_type="text/plain")
+    site.page("/report.txt", REPORT, content_type="text/plain")
+    internet.name("rebind.example", PUBLIC, "127.0.0.1")
+    internet.route(PUBLIC, web.port, to=site.port)
 
-    def serve(request: httpx.Request) -> httpx.Response:
-        asked.append(str(request.url))
-        if request.url.host == "docs.example.org":
-            return httpx.Response(302, headers={"location": "http://10.0.0.7/admin"})
-        return httpx.Response(200, text="the router's admin page")
+    assert fetch(web.url("/report.txt", host="rebind.example")).data == REPORT
+    # Then the name was resolved once, and the request went to the address that was checked
+    assert internet.lookups == ["rebind.example"]
+    assert internet.connected == [(PUBLIC, web.port)]
+    assert web.fetched() == []  # not one request reached this machine
+    assert site.hosts == [f"rebind.example:{web.port}"]  # asked for by its name all the same
 
-    client = httpx.Client(transport=httpx.MockTransport(serve))
-    url = "https://docs.example.org/report"
-    with (
-        pytest.raises(safe_http.Refused, match=r"its host 10\.0\.0\.7 is on a private network"),
-        safe_http.opened(client, url, private=False, timeout_s=5),
-    ):
-        pass
-    assert asked == [url]  # the private hop was never asked
 
-    with safe_http.opened(client, url, private=True, timeout_s=5) as (answer, _):
-        assert answer.read() == b"the router's admin page"
+def test_each_redirect_is_connected_where_it_was_checked(
+    web: LoopbackWeb, site: LoopbackWeb, internet: FakeInternet
+) -> None:
+    # Given a public site that moved its report to a name that rebinds to this machine
+    moved = web.url("/report.txt", host="rebind.example")
+    site.page("/old", status=302, headers={"location": moved})
+    site.page("/report.txt", REPORT, content_type="text/plain")
+    web.page("/report.txt", b"this machine's own service", content_type="text/plain")
+    internet.name("docs.example.org", PUBLIC)
+    internet.route(PUBLIC, site.port, to=site.port)
+    internet.name("rebind.example", "93.184.216.35", "127.0.0.1")
+    internet.route("93.184.216.35", web.port, to=site.port)
+
+    found = fetch(site.url("/old", host="docs.example.org"))
+
+    assert (found.url, found.data) == (moved, REPORT)
+    assert internet.lookups == ["docs.example.org", "rebind.example"]  # each hop's name once
+    assert internet.connected == [(PUBLIC, site.port), ("93.184.216.35", web.port)]
+    assert web.fetched() == []
+
+
+def test_a_redirect_to_a_private_address_is_refused_before_it_is_asked(
+    web: LoopbackWeb, site: LoopbackWeb, internet: FakeInternet
+) -> None:
+    # Given a public site that redirects to the router's admin page on the private network
+    site.page("/report", status=302, headers={"location": "http://10.0.0.7/admin"})
+    web.page("/admin", b"the router's admin page", content_type="text/plain")
+    internet.name("docs.example.org", PUBLIC)
+    internet.route(PUBLIC, site.port, to=site.port)
+    internet.route("10.0.0.7", 80, to=web.port)
+    url = site.url("/report", host="docs.example.org")
+
+    with pytest.raises(Unreadable, match=r"its host 10\.0\.0\.7 is on a private network"):
+        fetch(url)
+    assert internet.connected == [(PUBLIC, site.port)] and web.fetched() == []  # never asked
+
+    assert fetch(url, private=True).data == b"the router's admin page"  # an intranet's, when allowed
+
+
+def test_https_to_the_checked_address_verifies_the_certificate_for_the_name(
+    internet: FakeInternet, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given an https site whose certificate names docs.example.org, and a second name for its address
+    authority = TestAuthority(tmp_path)
+    monkeypatch.setenv("SSL_CERT_FILE", str(authority.ca_file))  # httpx trusts the test's authority
+    with LoopbackWeb(tls=authority.server_context("docs.example.org")) as secure:
+        secure.page("/report.txt", REPORT, content_type="text/plain")
+        internet.name("docs.example.org", PUBLIC)
+        internet.name("impostor.example", PUBLIC)
+        internet.route(PUBLIC, secure.port, to=secure.port)
+
+        # Then the connection to the address is verified as the name's (SNI and certificate), not the IP's
+        assert fetch(secure.url("/report.txt", host="docs.example.org")).data == REPORT
+        assert secure.hosts == [f"docs.example.org:{secure.port}"]
+        # and the same address under another name is refused: its certificate is not that name's
+        with pytest.raises(Unreadable, match="CERTIFICATE_VERIFY_FAILED"):
+            fetch(secure.url("/report.txt", host="impostor.example"))
+        assert internet.connected == [(PUBLIC, secure.port)] * 2 and secure.fetched() == ["/report.txt"]
 
 
 # ---------------------------------------------------------------- bodies compressed though asked not to

@@ -20,6 +20,7 @@ from claimcourt.evidence.retrieve import retrieval
 from claimcourt.evidence.searxng import SearxngSearch, relevant_passages
 from claimcourt.models import Directive
 from claimcourt.store.sqlite import SqliteStore
+from tests.fakes.network import FakeInternet
 from tests.fakes.web import LoopbackWeb
 
 pytestmark = pytest.mark.timeout(60)
@@ -362,15 +363,22 @@ def test_a_page_is_asked_for_uncompressed_so_the_size_cap_counts_what_arrives() 
     assert asked == ["identity"]  # a gzip body is inflated a chunk at a time, before the cap can count it
 
 
-def test_a_host_that_resolves_again_to_this_machine_is_refused_by_where_it_connected(
+def test_a_host_that_resolves_again_to_this_machine_is_sent_nothing(
     web: LoopbackWeb, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    web.page("/who/measles", WHO_PAGE)
-    # Given a name that looked public when it was checked, then reached this machine (DNS rebinding)
-    monkeypatch.setattr(safe_http, "on_the_public_internet", lambda host: True)
-    # Then the socket's own address refuses it, before a byte of the page is read
-    with pytest.raises(PageError, match=r"127\.0\.0\.1 is on a private network or this machine"):
-        reader(private=False).read(web.url("/who/measles"))
+    # Given a result's host that is public when checked and this machine from then on (DNS rebinding)
+    internet = FakeInternet(monkeypatch)
+    internet.name("www.who.int", "93.184.216.34", "127.0.0.1")
+    web.page("/who/measles", "<html><body><p>This machine's own service: measles cases.</p></body></html>")
+    with LoopbackWeb() as who:
+        who.page("/who/measles", WHO_PAGE)
+        internet.route("93.184.216.34", web.port, to=who.port)  # the site's real server
+
+        page = reader(private=False).read(web.url("/who/measles", host="www.who.int"))
+
+    # Then the page came from the address that was checked, and nothing reached this machine's service
+    assert page.title == "Measles cases rise in Europe"
+    assert internet.connected == [("93.184.216.34", web.port)] and web.fetched() == []
 
 
 @pytest.mark.parametrize("address", ["::ffff:127.0.0.1", "::127.0.0.1", "64:ff9b::7f00:1", "64:ff9b::a00:1"])

@@ -287,24 +287,62 @@ def test_a_function_that_reads_the_provider_keys_secret_may_read_it(logical_id: 
     assert reads_secret == (logical_id in STAGES or logical_id == "RejudgeFunction")
 
 
+ALARMS = {k: v for k, v in RESOURCES.items() if v["Type"] == "AWS::CloudWatch::Alarm"}
+COMPOSITES = {k: v for k, v in RESOURCES.items() if v["Type"] == "AWS::CloudWatch::CompositeAlarm"}
+
+
+def _watched(alarm: dict[str, Any]) -> list[dict[str, Any]]:
+    """The metrics an alarm retrieves (its Metrics' MetricStat items), or its one metric."""
+    props = alarm["Properties"]
+    if "MetricName" in props:
+        return [{"MetricName": props["MetricName"], "Dimensions": props.get("Dimensions", [])}]
+    return [m["MetricStat"]["Metric"] for m in props.get("Metrics", []) if "MetricStat" in m]
+
+
+def _named_in_rule(composite: dict[str, Any]) -> set[str]:
+    """The alarms (logical ids) a composite alarm's rule names, each as ALARM("${Id}")."""
+    rule = composite["Properties"]["AlarmRule"]
+    text = rule["Fn::Sub"] if isinstance(rule, dict) else rule
+    return set(re.findall(r'ALARM\("\$\{(\w+)\}"\)', text))
+
+
 def test_alarms_watch_failed_executions_lambda_errors_and_throttles() -> None:
-    alarms = [r for r in TEMPLATE["Resources"].values() if r["Type"] == "AWS::CloudWatch::Alarm"]
-    watched = {
-        m["MetricStat"]["Metric"]["MetricName"]
-        for a in alarms
-        for m in a["Properties"].get("Metrics", [])
-        if "MetricStat" in m
-    }
+    watched = {m["MetricName"] for a in ALARMS.values() for m in _watched(a)}
     assert {"ExecutionsFailed", "Errors", "Throttles"} <= watched
-    functions = {n for n, r in TEMPLATE["Resources"].items() if r["Type"] == "AWS::Serverless::Function"}
     for metric in ("Errors", "Throttles"):
-        covered = {
-            m["MetricStat"]["Metric"]["Dimensions"][0]["Value"]["Ref"]
-            for a in alarms
-            for m in a["Properties"].get("Metrics", [])
-            if "MetricStat" in m and m["MetricStat"]["Metric"]["MetricName"] == metric
+        # Every function is watched, and by an alarm that reaches the topic: its own, or a composite's
+        notifying = {
+            k for k, a in ALARMS.items() if {"Ref": "AlarmTopic"} in a["Properties"].get("AlarmActions", [])
         }
-        assert covered == functions, metric
+        for composite in COMPOSITES.values():
+            if {"Ref": "AlarmTopic"} in composite["Properties"].get("AlarmActions", []):
+                notifying |= _named_in_rule(composite)
+        covered = {
+            m["Dimensions"][0]["Value"]["Ref"]
+            for k, a in ALARMS.items()
+            if k in notifying
+            for m in _watched(a)
+            if m["MetricName"] == metric
+        }
+        assert covered == set(FUNCTIONS), (metric, set(FUNCTIONS) ^ covered)
+
+
+@pytest.mark.parametrize("logical_id", sorted(ALARMS))
+def test_no_alarm_retrieves_more_than_ten_metrics(logical_id: str) -> None:
+    """CloudWatch's hard limit for an alarm on a metric math expression (PutMetricAlarm: at most 10
+    MetricStat items and 10 expressions in its Metrics); cfn-lint does not check it, a deploy fails."""
+    metrics = ALARMS[logical_id]["Properties"].get("Metrics", [])
+    assert len(_watched(ALARMS[logical_id])) <= 10
+    assert len([m for m in metrics if "Expression" in m]) <= 10
+
+
+def test_a_function_alarm_is_notified_once_through_its_composite() -> None:
+    """The per-group alarms under a composite send nothing themselves: the composite's one message
+    says which of them is in alarm."""
+    for composite in COMPOSITES.values():
+        for child in _named_in_rule(composite):
+            assert child in ALARMS, child
+            assert not ALARMS[child]["Properties"].get("AlarmActions"), child
 
 
 def test_the_api_function_serves_the_web_console_at_the_root_and_under_its_catch_all() -> None:

@@ -9,7 +9,10 @@ import pytest
 
 from claimcourt.errors import ProviderError, TransientError
 from claimcourt.evidence.base import Hit
+from claimcourt.evidence.model_search import SearchUsage
 from claimcourt.evidence.web_search import AnthropicWebSearch, parse_page_age
+from claimcourt.reasoning.prices import WEB_SEARCH_USD_PER_REQUEST
+from claimcourt.stages.retrieve import search_call
 from tests.fakes.provider_servers import (
     FakeAnthropicServer,
     FakeSearchResult,
@@ -74,7 +77,7 @@ def test_hits_are_the_cited_passages_with_their_sources_and_dates(server: FakeAn
         Hit(text=CDC.cited_text or "", title=CDC.title, url=CDC.url, published=date(2025, 1, 15)),
     ]
     # And the usage is there to bill
-    assert source.last_usage == ("claude-haiku-4-5-20251001", 900, 40)
+    assert source.last_usage == SearchUsage("claude-haiku-4-5-20251001", 900, 40)
     assert source.last_search_requests == 1
     # And the request offered the server-side search tool, capped
     body = server.requests[0].body
@@ -82,6 +85,32 @@ def test_hits_are_the_cited_passages_with_their_sources_and_dates(server: FakeAn
     assert body["tools"] == [{"type": "web_search_20250305", "name": "web_search", "max_uses": 3}]
     assert "tool_choice" not in body
     assert "measles cases 2024" in prompt_of(server)
+
+
+def test_prompt_cache_tokens_are_billed_at_their_own_rates(server: FakeAnthropicServer) -> None:
+    # Given a search that read 2,000 tokens from the prompt cache and wrote 500 to it, beside its input
+    server.enqueue(
+        200,
+        anthropic_web_search_message(
+            "measles",
+            [WHO],
+            model="claude-haiku-4-5-20251001",
+            input_tokens=900,
+            cache_read=2000,
+            cache_write=500,
+        ),
+    )
+    source = source_for(server)
+    source.search("measles", limit=5)
+
+    billed = search_call(source, "r_1", "retrieve:1:sc1:search")
+
+    assert billed is not None
+    assert (billed.input_tokens, billed.cache_read_tokens, billed.cache_write_tokens) == (900, 2000, 500)
+    # claude-haiku-4-5: $1 / $5 per million tokens, a cache read at 0.1 of input, a write at 1.25
+    assert billed.cost_usd == pytest.approx(
+        (900 * 1 + 40 * 5 + 2000 * 0.1 + 500 * 1.25) / 1e6 + WEB_SEARCH_USD_PER_REQUEST
+    )
 
 
 def test_uncited_results_follow_the_cited_ones_with_their_title_as_text(server: FakeAnthropicServer) -> None:

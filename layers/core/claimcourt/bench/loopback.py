@@ -1,7 +1,9 @@
 """One loopback HTTP server for every stand-in that speaks HTTP: the played corpus's provider server,
 the fault bench's flaky provider, and the tests' fakes (tests/fakes/: providers, a SearXNG with its
 pages). It listens on 127.0.0.1 on a port of its own, serves from a thread of its own, reads each
-request whole and asks its subclass's `answer` what to reply.
+request whole and asks its subclass's `answer` what to reply. Given a server TLS context it speaks
+https (a test's url reader verifying a certificate); a handshake the client refuses drops that
+connection only.
 
     class Hello(LoopbackServer):
         def answer(self, request: Request) -> Reply:
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import ssl
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -59,10 +62,14 @@ class LoopbackServer:
 
     keep_alive = False  # True: HTTP/1.1, connections kept open as the SDKs' connection pools expect
 
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         handler = _KeepAliveHandler if self.keep_alive else _Handler
         self._httpd = _Server(("127.0.0.1", 0), handler)
         self._httpd.owner = self
+        self.scheme = "http"
+        if tls is not None:  # each connection's handshake is made as it is accepted
+            self._httpd.socket = tls.wrap_socket(self._httpd.socket, server_side=True)
+            self.scheme = "https"
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )
@@ -81,7 +88,7 @@ class LoopbackServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{self.scheme}://127.0.0.1:{self.port}"
 
     def close(self) -> None:
         self._httpd.shutdown()  # blocks until serve_forever has returned

@@ -1,9 +1,10 @@
 """Fetch one document from the web for a collection: http(s) only, a few redirects, a deadline for the
 whole transfer (not only for each read: a server dripping one byte at a time is cut off too) and a size
 cap counted as the bytes arrive (after decompression, if the server compressed anyway). A host on this
-machine or a private network is refused, at every redirect and on the socket, unless `private`
-(safe_http.py, as for SearXNG's pages: the same setting, CLAIMCOURT_FETCH_PRIVATE_PAGES). A failure
-raises `Unreadable` with the reason."""
+machine or a private network is refused before anything is sent to it, at every redirect, and the
+connection goes to the address that was checked, unless `private` (safe_http.py, as for SearXNG's
+pages: the same setting, CLAIMCOURT_FETCH_PRIVATE_PAGES). A failure raises `Unreadable` with the
+reason."""
 
 from __future__ import annotations
 
@@ -36,14 +37,14 @@ def fetch(
 ) -> Fetched:
     import httpx  # the provider SDKs' HTTP client: already installed, imported only here
 
-    from claimcourt.evidence.safe_http import UNCOMPRESSED, Refused, TooLarge, TooLate, opened, read_body
+    from claimcourt.evidence.safe_http import Refused, TooLarge, TooLate, client, opened, read_body
 
     if not is_url(url) or not urlparse(url).hostname:
         raise Unreadable("only http and https urls can be fetched")
     try:
         with (
-            httpx.Client(timeout=timeout_s, headers={"User-Agent": USER_AGENT, **UNCOMPRESSED}) as client,
-            opened(client, url, private=private, timeout_s=timeout_s) as (response, deadline),
+            client(private=private, timeout_s=timeout_s, headers={"User-Agent": USER_AGENT}) as web,
+            opened(web, url, timeout_s=timeout_s) as (response, deadline),
         ):
             if response.status_code >= 400:
                 raise Unreadable(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from datetime import date
-from typing import ClassVar, Generic, Protocol, TypeVar
+from typing import ClassVar, Generic, NamedTuple, Protocol, TypeVar
 
 from claimcourt.evidence.base import Hit
 
@@ -20,10 +20,22 @@ class _Client(Protocol):
 ClientT = TypeVar("ClientT", bound=_Client)
 
 
+class SearchUsage(NamedTuple):
+    """What one search's reply used, to bill (prices.cost_usd): input_tokens excludes the prompt-cache
+    tokens, which have their own rates (OpenAI counts its cached tokens inside its input tokens, so
+    they are taken out of them; Anthropic reports its apart)."""
+
+    model: str
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+
 class ModelWebSearch(ABC, Generic[ClientT]):
     """An EvidenceSource answered by a model with a web search tool. `last_usage` is this thread's
-    last call's (model, input_tokens, output_tokens) for the caller to bill; `last_search_requests`
-    counts the searches it ran, which the vendor bills per search on top of tokens."""
+    last call's tokens (a SearchUsage) for the caller to bill; `last_search_requests` counts the
+    searches it ran, which the vendor bills per search on top of tokens."""
 
     name: ClassVar[str]
 
@@ -55,17 +67,17 @@ class ModelWebSearch(ABC, Generic[ClientT]):
         """The vendor's request and the hits read from its reply; calls `_bill` once it has a reply."""
 
     @property
-    def last_usage(self) -> tuple[str, int, int] | None:
-        """(model, input_tokens, output_tokens) of this thread's last search, for the caller to bill."""
-        usage: tuple[str, int, int] | None = getattr(self._last, "usage", None)
+    def last_usage(self) -> SearchUsage | None:
+        """This thread's last search's tokens, for the caller to bill."""
+        usage: SearchUsage | None = getattr(self._last, "usage", None)
         return usage
 
     @property
     def last_search_requests(self) -> int:
         return int(getattr(self._last, "search_requests", 0))
 
-    def _bill(self, model: str, input_tokens: int, output_tokens: int, searches: int) -> None:
-        self._last.usage = (model, input_tokens, output_tokens)
+    def _bill(self, usage: SearchUsage, searches: int) -> None:
+        self._last.usage = usage
         self._last.search_requests = searches
 
     def __repr__(self) -> str:  # never the key

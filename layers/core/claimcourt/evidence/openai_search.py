@@ -22,7 +22,7 @@ from openai.types.responses import Response, WebSearchToolParam
 
 from claimcourt.errors import TransientError
 from claimcourt.evidence.base import Hit
-from claimcourt.evidence.model_search import ModelWebSearch
+from claimcourt.evidence.model_search import ModelWebSearch, SearchUsage
 from claimcourt.evidence.web import OPENAI_WEB, clean_url, parse_page_age, search_prompt, select_hits
 from claimcourt.reasoning.base import retry_malformed
 from claimcourt.reasoning.openai_provider import PLACEHOLDER_KEY, raise_mapped, takes_temperature
@@ -182,9 +182,12 @@ class OpenAIWebSearch(ModelWebSearch[openai.OpenAI]):
         # A call without its action (older API versions) was a search: opening a page names its action.
         searches = sum(1 for c in calls if getattr(getattr(c, "action", None), "type", "search") == "search")
         self._bill(
-            getattr(response, "model", None) or self._model,
-            int(getattr(usage, "input_tokens", 0) or 0) - cached,
-            int(getattr(usage, "output_tokens", 0) or 0),
+            SearchUsage(
+                getattr(response, "model", None) or self._model,
+                int(getattr(usage, "input_tokens", 0) or 0) - cached,  # its input tokens count the cached
+                int(getattr(usage, "output_tokens", 0) or 0),
+                cache_read_tokens=cached,
+            ),
             int(billed) if billed is not None else searches,
         )
 

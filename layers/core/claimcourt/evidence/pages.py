@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from claimcourt.evidence.safe_http import UNCOMPRESSED, Refused, TooLarge, opened, read_body
+from claimcourt.evidence.safe_http import Refused, TooLarge, client, opened, read_body
 from claimcourt.evidence.web import parse_page_age
 
 USER_AGENT = "claimcourt/0.1 (evidence for a fact-check; one request per site at a time)"
@@ -97,10 +97,12 @@ class _HostTurns:
 
 
 class PageReader:
-    """Fetches and reads pages (safe_http.py: each hop's host and the socket checked, the body capped
-    as it arrives). `private`: also pages on loopback and private-network addresses (an intranet's);
-    off, such a url is refused before anything is sent, after each redirect too (a search result must
-    not reach the machine's own services)."""
+    """Fetches and reads pages (safe_http.py: each hop's host resolved once and checked, the request
+    sent to the address that was checked, so a name that rebinds to this machine reaches nothing
+    here; the body capped as it arrives). `private`: also pages on loopback and private-network
+    addresses (an intranet's); off, such a url is refused before anything is sent, after each
+    redirect too (a search result must not reach the machine's own services). `transport`: a test's
+    in-memory one, in place of the checked sockets."""
 
     def __init__(
         self,
@@ -112,15 +114,10 @@ class PageReader:
     ) -> None:
         self.timeout_s = timeout_s
         self.max_bytes = max_bytes
-        self._private = private
-        self._client = httpx.Client(
-            timeout=timeout_s,
-            follow_redirects=False,  # each hop is checked before it is fetched
-            headers={
-                "user-agent": USER_AGENT,
-                "accept": "text/html,application/xhtml+xml,text/plain;q=0.9",
-                **UNCOMPRESSED,
-            },
+        self._client = client(
+            private=private,
+            timeout_s=timeout_s,
+            headers={"user-agent": USER_AGENT, "accept": "text/html,application/xhtml+xml,text/plain;q=0.9"},
             transport=transport,
         )
         self._turns = _HostTurns()
@@ -154,10 +151,9 @@ class PageReader:
         return page
 
     def _fetch(self, url: str) -> tuple[str, bytes, str, str | None]:
+        page = opened(self._client, url, timeout_s=self.timeout_s, turn=self._turns.turn)
         try:
-            with opened(
-                self._client, url, private=self._private, timeout_s=self.timeout_s, turn=self._turns.turn
-            ) as (response, deadline):
+            with page as (response, deadline):
                 return str(response.url), *self._body(response, deadline)
         except TooLarge as why:
             raise PageError(f"it is {why}") from None

@@ -2,11 +2,16 @@
 SearXNG page reader (pages.py) and a collection's url fetch (fetch.py, `claimcourt corpus add URL`)
 reach a url.
 
-- Redirects are followed by hand, at most MAX_REDIRECTS, each hop an http(s) url whose host is
-  resolved first and refused when any of its addresses is not global (loopback, a private network,
-  link-local, the IPv6 forms that carry such an IPv4 address), unless private addresses are allowed.
-- The socket each answer came over is checked as well: a name can resolve again, to this machine,
-  when the connection is made (DNS rebinding).
+- Each connection is made by `client()`'s transport to an address it has just checked: the host is
+  resolved once, refused when any of its addresses is not global (loopback, a private network,
+  link-local, the IPv6 forms that carry such an IPv4 address) unless private addresses are allowed,
+  and the socket connects to those very addresses. httpx never resolves the name again, so a name
+  that answers a public address when checked and this machine's a moment later (DNS rebinding) is
+  sent nothing: the request goes where the check looked. TLS is still the name's: SNI, the
+  certificate's verification and the Host header all come from the url, only the TCP connection is
+  pinned. No proxy is used (one would resolve the name itself, past the check).
+- Redirects are followed by hand, at most MAX_REDIRECTS, each hop an http(s) url whose connection is
+  checked as the first one was.
 - The body is read under a size cap and a deadline for the whole transfer, counted as it arrives. A
   body the server compressed though it was asked not to (gzip or deflate) is inflated no further than
   the cap allows, so the cap counts what the body would become; another coding is refused.
@@ -21,10 +26,11 @@ import ipaddress
 import socket
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from urllib.parse import urljoin, urlsplit
 
+import httpcore
 import httpx
 
 MAX_REDIRECTS = 5
@@ -60,21 +66,75 @@ def is_public(address: str) -> bool:
     return ip.is_global
 
 
-def on_the_public_internet(host: str) -> bool:
-    """Whether every address the host resolves to is global."""
+def client(
+    *,
+    private: bool,
+    timeout_s: float,
+    headers: Mapping[str, str],
+    transport: httpx.BaseTransport | None = None,
+) -> httpx.Client:
+    """The client `opened` reads with: redirects left to it, bodies asked for uncompressed, and each
+    connection made to the addresses just checked. `private`: loopback and private-network hosts are
+    allowed (an intranet's). `transport`: a test's in-memory one, which has no sockets to check."""
+    return httpx.Client(
+        timeout=timeout_s,
+        follow_redirects=False,  # each hop is checked before it is fetched
+        headers={**headers, **UNCOMPRESSED},
+        transport=transport or _CheckedTransport(private=private),
+    )
+
+
+class _CheckedTransport(httpx.HTTPTransport):
+    """httpx's own transport (pool, TLS, its errors), its connections made by `_CheckedBackend`. httpx
+    0.28 takes no network backend of its own accord, so its pool is replaced by httpcore's same pool
+    given one, with httpx's default certificates (certifi, or SSL_CERT_FILE) and limits."""
+
+    def __init__(self, *, private: bool) -> None:
+        super().__init__()
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=httpx.create_ssl_context(),
+            max_connections=100,
+            max_keepalive_connections=20,
+            keepalive_expiry=5.0,
+            network_backend=_CheckedBackend(private=private),
+        )
+
+
+class _CheckedBackend(httpcore.NetworkBackend):
+    """Resolves a host once and connects to the addresses it answered, after checking every one of
+    them; httpcore then speaks TLS over that socket for the url's host name."""
+
+    def __init__(self, *, private: bool) -> None:
+        self._private = private
+        self._sockets = httpcore.SyncBackend()  # given an address, it connects without resolving
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.NetworkStream:
+        addresses = _addresses(host, port)
+        if not self._private and not all(is_public(a) for a in addresses):
+            raise _inside(host)  # before anything is sent
+        failure: Exception = httpcore.ConnectError(f"{host} has no address")
+        for address in addresses:  # in the resolver's order, as socket.create_connection tries them
+            try:
+                return self._sockets.connect_tcp(address, port, timeout, local_address, socket_options)
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as err:
+                failure = err
+        raise failure
+
+
+def _addresses(host: str, port: int) -> list[str]:
+    """The host's addresses, each once, in the resolver's order."""
     try:
-        addresses = {info[4][0] for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)}
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError):
         raise Refused(f"its host {host} was not found") from None
-    return all(is_public(str(a)) for a in addresses)
-
-
-def _connected_publicly(response: httpx.Response) -> bool:
-    """Whether the socket the answer came over reached a public address. A transport without a socket
-    (a test's) has nothing to check."""
-    stream = response.extensions.get("network_stream")
-    peer = stream.get_extra_info("server_addr") if stream is not None else None
-    return not peer or is_public(str(peer[0]))
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 
 def _inside(host: str) -> Refused:
@@ -90,14 +150,13 @@ def opened(
     client: httpx.Client,
     url: str,
     *,
-    private: bool,
     timeout_s: float,
     turn: Callable[[str], AbstractContextManager[None]] = _no_turn,
 ) -> Iterator[tuple[httpx.Response, float]]:
     """The answer at the end of `url`'s redirects, its body not yet read, and the deadline its body
-    must arrive by. `client` must not follow redirects itself. `turn(host)` is held while a host is
-    asked (pages take turns per site); the deadline runs from the first turn, so waiting for one's
-    site does not count. `private`: loopback and private-network hosts are allowed (an intranet's)."""
+    must arrive by. `client` is one of `client()`'s: its connections are checked, each hop's. `turn(host)`
+    is held while a host is asked (pages take turns per site); the deadline runs from the first turn,
+    so waiting for one's site does not count."""
     if client.follow_redirects:
         raise ValueError("the client must leave redirects to opened(): each hop is checked")
     deadline: float | None = None
@@ -106,16 +165,12 @@ def opened(
         host = (parts.hostname or "").lower()
         if parts.scheme not in ("http", "https") or not host:
             raise Refused(f"{url[:80]} is not an http(s) url")
-        if not private and not on_the_public_internet(host):
-            raise _inside(host)  # before anything is sent
         with turn(host):
             deadline = deadline or time.monotonic() + timeout_s
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TooLate(f"timed out after {timeout_s:g} s")
             with client.stream("GET", url, timeout=left) as response:
-                if not private and not _connected_publicly(response):
-                    raise _inside(host)  # before a byte of the body is read
                 if response.is_redirect and "location" in response.headers:
                     url = urljoin(url, response.headers["location"])
                     continue

@@ -12,7 +12,7 @@ from anthropic.types import Message, MessageParam, WebSearchTool20250305Param
 
 from claimcourt.errors import TransientError
 from claimcourt.evidence.base import Hit
-from claimcourt.evidence.model_search import ModelWebSearch
+from claimcourt.evidence.model_search import ModelWebSearch, SearchUsage
 from claimcourt.evidence.web import ANTHROPIC_WEB, parse_page_age, search_prompt, select_hits
 from claimcourt.reasoning.anthropic_provider import raise_mapped
 
@@ -81,7 +81,16 @@ class AnthropicWebSearch(ModelWebSearch[anthropic.Anthropic]):
 
         usage = response.usage
         searches = usage.server_tool_use.web_search_requests if usage.server_tool_use is not None else 0
-        self._bill(response.model or self._model, usage.input_tokens, usage.output_tokens, searches)
+        self._bill(
+            SearchUsage(
+                response.model or self._model,
+                usage.input_tokens,
+                usage.output_tokens,
+                cache_read_tokens=usage.cache_read_input_tokens or 0,
+                cache_write_tokens=usage.cache_creation_input_tokens or 0,
+            ),
+            searches,
+        )
         return self._hits(response, limit, as_of)
 
     def _hits(self, response: Message, limit: int, as_of: date | None) -> list[Hit]:

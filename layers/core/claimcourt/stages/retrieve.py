@@ -10,6 +10,7 @@ from typing import Any
 from claimcourt import artifacts
 from claimcourt.debate.hindsight import date_sources
 from claimcourt.evidence.base import EvidenceSource, source_for_run
+from claimcourt.evidence.model_search import SearchUsage
 from claimcourt.evidence.retrieve import Dater, retrieval
 from claimcourt.models import (
     CallRecord,
@@ -109,11 +110,29 @@ def search_call(source: EvidenceSource, run_id: str, key: str) -> CallRecord | N
     """The call to bill for this thread's last search of a source that calls a model to search
     (Anthropic's or OpenAI's web search: tokens, and a price per search, the source's own if it
     says); None for one that does not (the corpus, SearXNG)."""
-    usage: tuple[str, int, int] | None = getattr(source, "last_usage", None)
+    usage: SearchUsage | None = getattr(source, "last_usage", None)
     if usage is None:
         return None
-    model, input_tokens, output_tokens = usage
-    cost, known = cost_usd(model, input_tokens, output_tokens)
+    cost, known = cost_usd(  # the prompt-cache tokens at their own rates
+        usage.model,
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.cache_read_tokens,
+        usage.cache_write_tokens,
+    )
     per_search = float(getattr(source, "usd_per_search", WEB_SEARCH_USD_PER_REQUEST))
     cost += per_search * int(getattr(source, "last_search_requests", 0) or 0)
-    return CallRecord(run_id, key, source.name, model, input_tokens, output_tokens, cost, known, None, None)
+    return CallRecord(
+        run_id,
+        key,
+        source.name,
+        usage.model,
+        usage.input_tokens,
+        usage.output_tokens,
+        cost,
+        known,
+        None,
+        None,
+        cache_read_tokens=usage.cache_read_tokens,
+        cache_write_tokens=usage.cache_write_tokens,
+    )
