@@ -219,12 +219,11 @@ def test_a_refusal_is_answered_once_then_judged_and_its_words_reach_no_one_on_pl
     replay = replayed(CORPUS["refusal-cru-fabrication"], "anthropic")
     reason = played.calls["argue:1:for:argue:"].reply["refusal"]["reason"]
     asked = {r.key: f"{r.prompt.system}\n{r.prompt.user}" for r in replay.requests if r.key}
-    # The refusing side is asked once; round 2 is the other side's alone, and no round 3 follows
-    assert [k for k in asked if k.startswith("argue:")] == [
-        "argue:1:for:argue:",
-        "argue:1:against:argue:",
-        "argue:2:against:argue:",
-    ]
+    # The refusing side is asked once; round 2 is the other side's alone, and no round 3 follows (round 1's
+    # two sides are argued at once, so they arrive in either order)
+    argued = [k for k in asked if k.startswith("argue:")]
+    assert sorted(argued[:2]) == ["argue:1:against:argue:", "argue:1:for:argue:"]
+    assert argued[2:] == ["argue:2:against:argue:"]
     [absent] = [a for a in replay.arguments if a.round == 2 and a.side == "for"]
     assert absent.absent and not absent.points and absent.refusal is None
     # The answer round read that no argument was made where the refusal was, and that it is the last
