@@ -6,6 +6,7 @@ tags and forge instructions, which must stay inert text inside their tags."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from datetime import date
@@ -578,3 +579,33 @@ def test_a_refusal_reaches_the_other_side_as_no_argument_made_never_its_words() 
     )
     # the statements before the silence are still heard as said
     assert "It declined [E1a2b3c]." in tasks["speak-after-refusal"].prompt
+
+
+def _described_fields(schema: Any) -> set[str]:
+    """The fields a JSON schema describes (`properties` entries that carry a description), at any depth."""
+    found: set[str] = set()
+    if isinstance(schema, dict):
+        for name, field in (schema.get("properties") or {}).items():
+            if isinstance(field, dict) and "description" in field:
+                found.add(name)
+        for value in schema.values():
+            found |= _described_fields(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            found |= _described_fields(value)
+    return found
+
+
+def test_the_run_tools_carry_no_descriptions_and_each_role_explains_its_own_fields() -> None:
+    tasks = _tasks()
+    claim_roles = {name: t for name, t in tasks.items() if t.tools}
+    assert {t.kind for t in claim_roles.values()} >= {
+        "decompose", "decompose_check", "argue", "factcheck", "moderate", "adjudicate", "adjudicate_rubric"
+    }  # fmt: skip
+    for name, task in claim_roles.items():
+        for tool in task.tools:
+            assert "description" not in json.dumps(tool.schema()), f"{name}: {tool.name}"
+        # what a field's description said, the role's own instructions say: each described field is named
+        [own] = [t for t in task.tools if t.name == task.kind]
+        for field in _described_fields(own.output.model_json_schema()):
+            assert re.search(rf"\b{field}s?\b|\b{field.removesuffix('s')}\b", task.system), f"{name}: {field}"
