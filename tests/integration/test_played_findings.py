@@ -271,9 +271,10 @@ def test_finding_9_the_ledger_quotes_whole_sentences_that_make_the_point(
     quoted = [
         (evidence, sentence.strip())
         for prompt in _prompts(replay, "adjudicate") + _prompts(replay, "factcheck")
-        for evidence, sentence in re.findall(
-            r'<citation [^>]*evidence="(E[0-9a-f]+)"[^>]*>\s*<sentence>(.*?)</sentence>', prompt, re.DOTALL
+        for sentence, cited in re.findall(
+            r"<cited [^>]*>\s*<sentence>(.*?)</sentence>(.*?)</cited>", prompt, re.DOTALL
         )
+        for evidence in re.findall(r'<citation [^>]*evidence="(E[0-9a-f]+)"', cited)
     ]
     for evidence, sentence in quoted:
         assert not ABBREVIATION_CUT.search(sentence), f"{name}: cut at an abbreviation: {sentence!r}"

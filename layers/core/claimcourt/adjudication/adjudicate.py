@@ -75,7 +75,7 @@ def judge_values(inputs: AdjudicateInput) -> dict[str, str]:
         "composition_rule": COMPOSITION_RULES[inputs.shape],
         "mode_note": MODE_NOTES[inputs.mode],
         "positions": _positions(inputs),
-        "ledger": ledger_block(inputs.ledger, passages=False),  # the pool above holds each passage
+        "ledger": ledger_block(inputs.ledger, passages=False, sources=False),  # the pool holds each passage
         "relevance": relevance_block(inputs.relevance),
         "dates": dates_note(inputs.today, inputs.as_of, inputs.evidence),
     }

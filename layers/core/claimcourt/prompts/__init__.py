@@ -257,33 +257,48 @@ def ledger_block(
     entries: Iterable[LedgerEntry],
     *,
     checked: bool = True,
-    keys: dict[str, str] | None = None,
     passages: bool = True,
+    sources: bool = True,
 ) -> str:
-    """Ledger entries as tagged data: the citation (its source's title, url and tier), the passage and
-    the sentence that used it, and (`checked`) the fact-check and the response. `keys` renames keys
-    (the judge sees A_n and B_n). Without `passages`, for a prompt whose evidence pool holds them: each
-    passage once per prompt, found by its evidence id."""
-    lines = []
+    """Ledger entries as tagged data, grouped by the sentence that cited them: each `<cited>` group says
+    the sentence once (its round and sub-claim), then each citation it made (key, evidence id, tier) and
+    (`checked`) the fact-check it met and the response. `sources`: each citation names its source (title
+    and url): a fact-checker scoring a source's credibility has it at hand. Without `passages`, for a
+    prompt whose evidence pool holds them: each passage once per prompt, found there by its evidence id
+    (with its source); with them, each citation carries its source and the passage."""
+    groups: list[list[LedgerEntry]] = []
     for e in entries:
-        key = (keys or {}).get(e.key, e.key)
-        scores = ""
-        exchange = ""
-        if checked and e.credibility is not None:
-            scores = f' credibility="{e.credibility}" correspondence="{e.correspondence}"'
-            exchange = f"\n<check>{escape(e.comment or '')}</check>"
-            if e.response:
-                exchange += f"\n<response>{escape(e.response)}</response>"
-        lines.append(
-            f'<citation key="{attr(key)}" evidence="{attr(e.evidence_id)}" tier="{e.tier}" '
-            f'title="{attr(e.title)}" url="{attr(e.source_url)}" '
-            f'round="{e.round}" sub_claim="{attr(e.sub_claim_id)}"{scores}>\n'
-            f"<sentence>{escape(e.sentence)}</sentence>"
-            + (f"\n<passage>{escape(e.passage)}</passage>" if passages else "")
-            + f"{exchange}\n"
-            "</citation>"
+        if groups and _one_sentence(groups[-1][0], e):
+            groups[-1].append(e)
+        else:
+            groups.append([e])
+    blocks = []
+    for group in groups:
+        first = group[0]
+        cited = "\n".join(_citation(e, checked=checked, passages=passages, sources=sources) for e in group)
+        blocks.append(
+            f'<cited round="{first.round}" sub_claim="{attr(first.sub_claim_id)}">\n'
+            f"<sentence>{escape(first.sentence)}</sentence>\n{cited}\n</cited>"
         )
-    return "\n".join(lines) or "(none)"
+    return "\n".join(blocks) or "(none)"
+
+
+def _one_sentence(a: LedgerEntry, b: LedgerEntry) -> bool:
+    """Whether two entries are citations made by one sentence (its side's, in one round, on one sub-claim)."""
+    return (a.side, a.round, a.sub_claim_id, a.sentence) == (b.side, b.round, b.sub_claim_id, b.sentence)
+
+
+def _citation(e: LedgerEntry, *, checked: bool, passages: bool, sources: bool) -> str:
+    source = f' title="{attr(e.title)}" url="{attr(e.source_url)}"' if passages or sources else ""
+    scores = ""
+    inside = f"\n<passage>{escape(e.passage)}</passage>" if passages else ""
+    if checked and e.credibility is not None:
+        scores = f' credibility="{e.credibility}" correspondence="{e.correspondence}"'
+        inside += f"\n<check>{escape(e.comment or '')}</check>"
+        if e.response:
+            inside += f"\n<response>{escape(e.response)}</response>"
+    tag = f'<citation key="{attr(e.key)}" evidence="{attr(e.evidence_id)}" tier="{e.tier}"{source}{scores}'
+    return f"{tag}>{inside}\n</citation>" if inside else f"{tag}/>"
 
 
 def frontier_block(issues: Iterable[FrontierIssue]) -> str:
