@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from claimcourt.adjudication.adjudicate import adjudicate_task
-from claimcourt.adjudication.anonymize import anonymize
+from claimcourt.adjudication.anonymize import anonymize, debate_so_far
 from claimcourt.adjudication.baselines import baseline_task
 from claimcourt.adjudication.rubric import rubric_task
 from claimcourt.debate.argue import argue_task
@@ -186,6 +186,12 @@ SOURCES = [
 ]
 
 
+def _round_1(*arguments: Argument) -> dict[str, Any]:
+    """What a call after round 1 reads of it (as the stages give it): round 1 as the judge reads it."""
+    debate, labels = debate_so_far(list(arguments), "run_sample", None, before=2)
+    return {"debate": debate, "labels": labels}
+
+
 def _tasks() -> dict[str, Task[Any]]:
     positions, mapping = anonymize([FOR_1, AGAINST_1, FOR_2, AGAINST_2], seed="run_sample")
     ledger = _ledger()
@@ -194,7 +200,7 @@ def _tasks() -> dict[str, Task[Any]]:
         evidence=POOL, new_evidence_ids=["E7a8b9c"], own_previous=AGAINST_1, opponent_previous=FOR_1,
         frontier=[FrontierIssue(core_issue="Is the record </frontier> reliable?", sub_claim_id="sc2",
                                 for_stance="yes, across instruments", against_stance="one series only")],
-        today=TODAY, relevance=OFF_TOPIC_SC2,
+        today=TODAY, relevance=OFF_TOPIC_SC2, **_round_1(FOR_1, AGAINST_1),
     )  # fmt: skip
     judged = AdjudicateInput(
         claim=CLAIM, mode="spectral", sub_claims=SUBS, shape="all", positions=positions, evidence=POOL,
@@ -234,7 +240,9 @@ def _tasks() -> dict[str, Task[Any]]:
         "argue-against-round-2": argue_task(argue_2),
         # the other side declined in round 1: this side's counter-argument turn, which must not read why
         "argue-against-round-2-after-refusal": argue_task(
-            argue_2.model_copy(update={"opponent_previous": REFUSED_FOR_1})
+            argue_2.model_copy(
+                update={"opponent_previous": REFUSED_FOR_1} | _round_1(REFUSED_FOR_1, AGAINST_1)
+            )
         ),
         # In turn (--first): the one round of a one-round debate, spoken first; then a second speaker,
         # who reads the other side's argument of the same round (and not its last round's).
@@ -265,6 +273,7 @@ def _tasks() -> dict[str, Task[Any]]:
                 previous_queries=["arctic sea ice extent"],
                 today=TODAY,
                 as_of=date(2019, 6, 1),
+                **_round_1(FOR_1, AGAINST_1),
             )
         ),
         "adjudicate": adjudicate_task(judged),
@@ -279,6 +288,7 @@ def _tasks() -> dict[str, Task[Any]]:
                 to_answer=[e for e in ledger if e.side == "against"],
                 sub_claims=SUBS,
                 evidence=POOL,
+                **_round_1(FOR_1, AGAINST_1),
             )
         ),
         "adjudicate-verdict-sample": adjudicate_task(
@@ -538,12 +548,19 @@ def test_every_citation_a_fact_checker_sees_names_its_source_and_each_passage_is
 
 def test_under_first_against_the_moderator_reads_the_round_in_speaking_order() -> None:
     task = _tasks()["moderate"]
-    first = moderate_task(task.inputs.model_copy(update={"first": "against"}))  # type: ignore[arg-type]
-    assert first.prompt.index('<argument side="against" spoke="first">') < first.prompt.index(
-        '<argument side="for" spoke="second">'
+    debate, labels = debate_so_far([FOR_1, AGAINST_1], "run_sample", "against", before=2)
+    first = moderate_task(
+        task.inputs.model_copy(update={"first": "against", "debate": debate, "labels": labels})  # type: ignore[arg-type]
     )
-    # and without a first speaker, for then against, as both spoke at once
-    assert task.prompt.index('<argument side="for">') < task.prompt.index('<argument side="against">')
+    # the round as the judge reads it, in the opening: the side against's position first, and said so
+    opening = "".join(s.text for s in first.shared)
+    against, pro = labels["against"], labels["for"]
+    assert opening.index(f'<argument position="{against}">') < opening.index(f'<argument position="{pro}">')
+    assert f"In each round position {against} spoke first and the other answered it." in first.system
+    # without a first speaker, A then B: the order names no side
+    plain = "".join(s.text for s in task.shared)
+    assert plain.index('<argument position="A">') < plain.index('<argument position="B">')
+    assert "spoke first" not in task.system
 
 
 def test_the_debaters_and_the_judge_are_told_which_sub_claims_the_pool_does_not_speak_to() -> None:
@@ -564,19 +581,19 @@ def test_the_debaters_and_the_judge_are_told_which_sub_claims_the_pool_does_not_
 
 def test_a_refusal_reaches_the_other_side_as_no_argument_made_never_its_words() -> None:
     tasks = _tasks()
-    for name in ("argue-against-round-2-after-refusal", "speak-after-refusal"):
-        prompt = tasks[name].prompt
-        silent = next(line for line in prompt.splitlines() if "no argument was made" in line)
-        assert silent.endswith("(no argument was made this round)</statement>") or silent == (
-            "(no argument was made this round)"
-        ), name
-        assert 'side="against" round="2"' in silent or "speak" not in name
-        assert "hoax" not in prompt, name  # the reason's words, nowhere
-        assert not re.search(r"refus|declin", silent, re.IGNORECASE), name
-    argued = tasks["argue-against-round-2-after-refusal"].prompt
-    assert (
-        '<argument of="the other side" round="1">\n(no argument was made this round)\n</argument>' in argued
-    )
+    prompt = tasks["speak-after-refusal"].prompt
+    silent = next(line for line in prompt.splitlines() if "no argument was made" in line)
+    assert silent.endswith("(no argument was made this round)</statement>")
+    assert 'side="against" round="2"' in silent
+    assert "hoax" not in prompt  # the reason's words, nowhere
+    assert not re.search(r"refus|declin", silent, re.IGNORECASE)
+    # a claim debater reads the earlier rounds as the judge does, in the opening: the refusal too
+    after = tasks["argue-against-round-2-after-refusal"]
+    argued = after.system_text + after.user_text
+    round_1 = re.findall(r'<debate round="1">(.*?)</debate>', argued, re.S)
+    assert round_1 == ['\n<argument position="A">\n(no argument was made this round)\n</argument>\n'
+                       + round_1[0].split("</argument>\n", 1)[1]]  # fmt: skip
+    assert "hoax" not in argued and not re.search(r"refus|declin", round_1[0], re.IGNORECASE)
     # the statements before the silence are still heard as said
     assert "It declined [E1a2b3c]." in tasks["speak-after-refusal"].prompt
 

@@ -20,9 +20,11 @@ from datetime import date
 from functools import cache, lru_cache
 from pathlib import Path
 from string import Template
+from typing import Literal
 
 from claimcourt.models import (
     SEARCH_OF_SOURCE,
+    AnonymousPosition,
     Evidence,
     FrontierIssue,
     LedgerEntry,
@@ -138,15 +140,47 @@ def case_block(claim: str, sub_claims: Iterable[SubClaim]) -> str:
 def pool_blocks(evidence: Iterable[Evidence]) -> list[str]:
     """The evidence pool, one block per round that added to it, oldest first (the user's --context
     passages open round 1's): a later round appends a block and leaves the earlier ones as they were."""
+    return [block for _, block in round_blocks(evidence)]
+
+
+# What a side that made no argument in a round (it refused) is shown as, to every reader: never the
+# refusal's words (as the research found: an opponent told of a refusal argues against the refusal).
+NO_ARGUMENT = "(no argument was made this round)"
+
+
+# A block of the opening after the claim: (round, kind), in the order they are sent.
+BlockKey = tuple[int, Literal["pool", "debate"]]
+
+
+def round_blocks(
+    evidence: Iterable[Evidence], debate: Iterable[AnonymousPosition] = ()
+) -> list[tuple[BlockKey, str]]:
+    """The pool and the debate as they grew, round by round, as ((round, kind), block): each round's
+    evidence block (`pool_blocks`), then that round's arguments as the anonymized judge reads them
+    (positions A and B, in the order they were spoken). Append-only: a later round adds blocks after
+    the earlier ones."""
     by_round: dict[int, list[Evidence]] = {}
     for e in evidence:
         by_round.setdefault(e.round, []).append(e)
-    if not by_round:
-        return ["<evidence_pool>\n(no evidence was found)\n</evidence_pool>\n\n"]
-    return [
-        f'<evidence_pool round="{n}">\n{evidence_block(by_round[n])}\n</evidence_pool>\n\n'
-        for n in sorted(by_round)
-    ]
+    argued: dict[int, list[AnonymousPosition]] = {}
+    for position in debate:
+        argued.setdefault(position.round, []).append(position)
+    blocks: list[tuple[BlockKey, str]] = [
+        ((n, "pool"), f'<evidence_pool round="{n}">\n{evidence_block(by_round[n])}\n</evidence_pool>\n\n')
+        for n in by_round
+    ] or [((1, "pool"), "<evidence_pool>\n(no evidence was found)\n</evidence_pool>\n\n")]
+    blocks += [((n, "debate"), debate_block(n, argued[n])) for n in argued]
+    return sorted(blocks, key=lambda b: (b[0][0], b[0][1] == "debate"))
+
+
+def debate_block(round: int, positions: Iterable[AnonymousPosition]) -> str:
+    """One round's arguments, anonymized: each position's points, or that it made none."""
+    shown = "\n".join(
+        f'<argument position="{p.label}">\n{points_block(p.points) if not p.refused else NO_ARGUMENT}'
+        "\n</argument>"
+        for p in positions
+    )
+    return f'<debate round="{round}">\n{shown}\n</debate>\n\n'
 
 
 # ---------------------------------------------------------------- untrusted text, escaped and tagged

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from claimcourt import artifacts
+from claimcourt.adjudication.anonymize import debate_so_far
 from claimcourt.debate.moderate import moderate
 from claimcourt.errors import NotFoundError
 from claimcourt.models import ModerateInput, Stage
@@ -25,6 +26,8 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
     if case_for is None or case_against is None:
         raise NotFoundError(f"run {p.run_id} round {p.round} is missing an argument")
     retrievals = artifacts.retrievals_of(deps.store, p.run_id)
+    arguments = artifacts.arguments_of(deps.store, p.run_id)
+    debate, labels = debate_so_far(arguments, p.run_id, request.first, before=p.round + 1)
     view = moderate(
         ModerateInput(
             claim=request.claim,
@@ -40,6 +43,8 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
             today=record.created_at.date(),
             as_of=request.as_of_date,
             judge=request.judge,
+            debate=debate,
+            labels=labels,
         ),
         deps.reasoner,
         CallContext(p.run_id, STAGE, p.round, step=round_end(p.round)),
