@@ -63,7 +63,7 @@ from claimcourt.models import (
 from claimcourt.motions.crowd import crowd_of
 from claimcourt.motions.suitability import suitability_task as motion_suitability_task
 from claimcourt.motions.turns import cartograph_task, crowd_task, speak_task, stances_task
-from claimcourt.prompts import TEMPLATES, ledger_block, render, rules
+from claimcourt.prompts import TEMPLATES, evidence_block, ledger_block, render, rules
 from claimcourt.reasoning.base import Task
 from claimcourt.stages.adjudicate import by_position
 
@@ -642,3 +642,19 @@ def test_the_ledger_says_a_sentence_once_however_many_passages_it_cites() -> Non
     assert [g.count("<sentence>") for g in groups] == [1, 1]
     assert [re.findall(r'key="(\w+)"', g) for g in groups] == [["for_1", "for_2"], ["against_1"]]
     assert "<passage>" not in shown  # the pool holds each passage
+
+
+def test_a_pool_names_each_source_once_with_its_passages_under_it() -> None:
+    shown = evidence_block([*POOL, PAGES[0]])
+    # the two T2 passages of one page under one source; its title and url said once
+    sources = re.findall(r"<source ([^>]*)>(.*?)</source>", shown, re.S)
+    assert [
+        (attrs.split('"')[1], re.findall(r'<evidence id="(\w+)"', inner)) for attrs, inner in sources
+    ] == [
+        ("T1", ["E1a2b3c"]),
+        ("T2", ["E4d5e6f", "E7a8b9c"]),
+        ("T1", ["E5c4b3a"]),
+    ]
+    assert shown.count('url="https://en.wikipedia.org/wiki/Sea_ice"') == 2  # one per (tier, source)
+    # a passage keeps what is its own: its date, its page
+    assert '<evidence id="E5c4b3a" published="2023-11-02" page="12">' in shown

@@ -204,15 +204,22 @@ def sub_claims_block(sub_claims: Iterable[SubClaim]) -> str:
 
 
 def evidence_block(evidence: Iterable[Evidence]) -> str:
-    lines = []
+    """The passages, grouped by the source they come from (its tier, title and url, said once: a page
+    often gives several passages), sources in the order they first appear; each passage with its id, and
+    its date and page when known."""
+    by_source: dict[tuple[str, str, str], list[Evidence]] = {}
     for e in evidence:
-        dated = f' published="{e.published.isoformat()}"' if e.published else ""
-        page = f' page="{e.page}"' if e.page is not None else ""
-        lines.append(
-            f'<evidence id="{attr(e.id)}" tier="{e.tier}"{dated} title="{attr(e.title)}" '
-            f'url="{attr(e.source_url)}"{page}>{escape(e.text)}</evidence>'
-        )
-    return "\n".join(lines) or "(no evidence was found)"
+        by_source.setdefault((e.tier, e.title, e.source_url), []).append(e)
+    blocks = []
+    for (tier, title, url), passages in by_source.items():
+        lines = []
+        for e in passages:
+            dated = f' published="{e.published.isoformat()}"' if e.published else ""
+            page = f' page="{e.page}"' if e.page is not None else ""
+            lines.append(f'<evidence id="{attr(e.id)}"{dated}{page}>{escape(e.text)}</evidence>')
+        shown = "\n".join(lines)
+        blocks.append(f'<source tier="{tier}" title="{attr(title)}" url="{attr(url)}">\n{shown}\n</source>')
+    return "\n".join(blocks) or "(no evidence was found)"
 
 
 def points_block(points: Iterable[Point]) -> str:
