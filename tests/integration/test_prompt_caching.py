@@ -203,12 +203,23 @@ def test_the_judges_later_samples_and_the_re_deliberation_read_the_first_samples
     assert "cache_control" not in note[1]
 
 
-def test_openai_calls_of_one_role_read_the_opening_they_share(replays: dict[tuple[str, str], Replay]) -> None:
+def test_openai_calls_of_every_role_read_the_opening_they_share(
+    replays: dict[tuple[str, str], Replay],
+) -> None:
     calls = _by_key(replays[("arctic-sea-ice", "openai")])
-    for key in ("argue:2:for:argue:", "factcheck:2:for:factcheck:"):
-        system = calls[key].body["messages"][0]["content"]
-        assert system.startswith(rules())  # what the run's calls share comes first
-        assert calls[key].cache_read_tokens >= 1024, key  # and round 2 read round 1's, after the same schema
-    # calls of one step, and of another role (another schema before the system), read nothing
-    assert calls["argue:1:against:argue:"].cache_read_tokens == 0
-    assert calls["moderate:1::moderate:"].cache_read_tokens == 0
+    debate = {k: r for k, r in calls.items() if not k.startswith("suitability")}
+    # one reply schema for every role of the run: the prefix OpenAI's cache matches starts with it
+    assert len({json.dumps(r.body["response_format"]) for r in debate.values()}) == 1
+    for key, served in debate.items():
+        system = served.body["messages"][0]["content"]
+        assert system.startswith(rules()), key  # what the run's calls share comes first
+        if key != "decompose:0::decompose:a0":  # every call after the first reads at least the rules
+            assert served.cache_read_tokens >= 1024, key
+    # whatever its role: the moderator reads what round 1's debaters sent, the judge round 2's
+    assert calls["moderate:1::moderate:"].cache_read_tokens > calls["argue:1:for:argue:"].cache_read_tokens
+    assert (
+        calls["adjudicate:0::adjudicate:s0"].cache_read_tokens
+        >= calls["argue:2:for:argue:"].cache_read_tokens
+    )
+    # and the calls of one step cannot read each other's: the debaters of round 1 read the same
+    assert calls["argue:1:against:argue:"].cache_read_tokens == calls["argue:1:for:argue:"].cache_read_tokens

@@ -28,8 +28,9 @@ MAX_BREAKPOINTS = 4
 def without_key(
     schema: Any, key: str, *, keep_root: bool = False, names: bool = False, root: bool = True
 ) -> Any:
-    """A JSON schema without `key`'s text anywhere in it (`keep_root`: but the root's). (`names`: this is
-    a `properties` or `$defs` mapping, whose keys are names, so a field called `key` stays.)"""
+    """A JSON schema without the keyword `key` (a text or a number: a title, a description, a limit)
+    anywhere in it (`keep_root`: but the root's). (`names`: this is a `properties` or `$defs` mapping,
+    whose keys are names, so a field called `key` stays.)"""
     if isinstance(schema, dict):
         return {
             k: without_key(
@@ -40,7 +41,7 @@ def without_key(
                 root=False,
             )
             for k, v in schema.items()
-            if names or (root and keep_root) or not (k == key and isinstance(v, str))
+            if names or (root and keep_root) or not (k == key and isinstance(v, str | int | float))
         }
     if isinstance(schema, list):
         return [without_key(v, key, keep_root=keep_root, root=False) for v in schema]
