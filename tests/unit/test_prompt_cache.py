@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from claimcourt.bench.played import input_billed
 from claimcourt.bench.prompt_cache import (
     ANTHROPIC_TOOL_PROMPT_TOKENS,
     CacheUsage,
@@ -16,6 +17,7 @@ from claimcourt.bench.prompt_cache import (
     input_tokens,
 )
 from claimcourt.bench.prompt_cost import Bill, Rates, one_hour
+from claimcourt.models import ModelUsage, Usage
 
 RULES = "R" * 8000  # 2,000 tokens: past Sonnet's 1,024-token minimum, short of Haiku 4.5's 4,096
 POOL_1 = "P" * 2000  # 500 tokens
@@ -169,3 +171,10 @@ def test_a_one_hour_cache_bills_the_decomposers_write_at_twice_the_input_rate() 
     assert sum(rates.billed(u) for u in bill.total()) == pytest.approx(1680)
     line = one_hour(bill, rates, warm=1000.0)
     assert "the hour's first run $0.0068, each later one $0.0030" in line  # 2,280 and 1,000 at $3/M
+
+
+def test_a_played_runs_input_is_billed_at_each_rate_and_its_output_not() -> None:
+    used = ModelUsage(provider="anthropic", input_tokens=1000, output_tokens=5000, cache_read_tokens=10_000,
+                      cache_write_tokens=2000, calls=3)  # fmt: skip
+    # $3 a million plain, $0.30 read, $3.75 written: 3,000 + 3,000 + 7,500 millionths
+    assert input_billed(Usage(models={"claude-sonnet-4-6": used})) == pytest.approx(0.0135)
