@@ -25,6 +25,7 @@ from claimcourt.debate.factcheck import factcheck_task
 from claimcourt.debate.hindsight import hindsight_task
 from claimcourt.debate.ledger import build_ledger
 from claimcourt.debate.moderate import moderate_task
+from claimcourt.debate.prefix import case_prefix
 from claimcourt.debate.suitability import suitability_task
 from claimcourt.evidence.web import search_prompt
 from claimcourt.models import (
@@ -658,3 +659,37 @@ def test_a_pool_names_each_source_once_with_its_passages_under_it() -> None:
     assert shown.count('url="https://en.wikipedia.org/wiki/Sea_ice"') == 2  # one per (tier, source)
     # a passage keeps what is its own: its date, its page
     assert '<evidence id="E5c4b3a" published="2023-11-02" page="12">' in shown
+
+
+def test_the_opening_goes_round_by_round_and_breaks_where_an_earlier_step_stopped_writing() -> None:
+    round_1, _ = debate_so_far([FOR_1, AGAINST_1], "run_sample", None, before=2)
+    both, _ = debate_so_far([FOR_1, AGAINST_1, FOR_2, AGAINST_2], "run_sample", None, before=3)
+
+    def shown(*args: Any, **kwargs: Any) -> list[str]:
+        """Each block's opening tag, a * after one with a breakpoint."""
+        return [
+            s.text.split(">")[0].split()[0].lstrip("<") + ("*" if s.cache else "")
+            for s in case_prefix(*args, **kwargs)
+        ]
+
+    # the rules, the claim, then round by round its evidence and its arguments; a breakpoint after the last
+    assert shown(CLAIM, SUBS, POOL, round_1) == ["You*", "claim", "evidence_pool", "debate", "evidence_pool*"]
+    # beside the writer of round 2's pool block: after round 1's arguments, which an earlier step wrote
+    assert shown(CLAIM, SUBS, POOL, round_1, new_from=(2, "pool")) == [
+        "You*",
+        "claim",
+        "evidence_pool",
+        "debate*",
+        "evidence_pool",
+    ]
+    # in round 1 the claim is new too: the rules alone
+    assert shown(CLAIM, SUBS, POOL[:2], new_from=(1, "pool")) == ["You*", "claim", "evidence_pool"]
+    # the judge: the last round's arguments, which only it reads, after its breakpoint
+    assert shown(CLAIM, SUBS, POOL, both, new_from=(2, "debate")) == [
+        "You*",
+        "claim",
+        "evidence_pool",
+        "debate",
+        "evidence_pool*",
+        "debate",
+    ]

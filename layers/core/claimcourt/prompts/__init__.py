@@ -137,12 +137,6 @@ def case_block(claim: str, sub_claims: Iterable[SubClaim]) -> str:
     )
 
 
-def pool_blocks(evidence: Iterable[Evidence]) -> list[str]:
-    """The evidence pool, one block per round that added to it, oldest first (the user's --context
-    passages open round 1's): a later round appends a block and leaves the earlier ones as they were."""
-    return [block for _, block in round_blocks(evidence)]
-
-
 # What a side that made no argument in a round (it refused) is shown as, to every reader: never the
 # refusal's words (as the research found: an opponent told of a refusal argues against the refusal).
 NO_ARGUMENT = "(no argument was made this round)"
@@ -156,9 +150,9 @@ def round_blocks(
     evidence: Iterable[Evidence], debate: Iterable[AnonymousPosition] = ()
 ) -> list[tuple[BlockKey, str]]:
     """The pool and the debate as they grew, round by round, as ((round, kind), block): each round's
-    evidence block (`pool_blocks`), then that round's arguments as the anonymized judge reads them
-    (positions A and B, in the order they were spoken). Append-only: a later round adds blocks after
-    the earlier ones."""
+    evidence block (the user's --context passages open round 1's), then that round's arguments as the
+    anonymized judge reads them (positions A and B, in the order they were spoken). Append-only: a later
+    round adds blocks after the earlier ones, and leaves those as they were."""
     by_round: dict[int, list[Evidence]] = {}
     for e in evidence:
         by_round.setdefault(e.round, []).append(e)
