@@ -21,8 +21,14 @@ def test_effort_low_asks_less_of_a_model_than_standard_and_high(capsys: pytest.C
         assert len(totals) == 3 and totals[0] < totals[1] < totals[2], out
     # no moderator call is spent after the last round: standard (2 rounds) asks it once, on each path
     assert len(re.findall(r"^    moderate +1 ", efforts[1], flags=re.M)) == 2, efforts[1]
-    # and every effort's input costs less with the caches than without, on each path
+    # and every effort's input costs less with the caches than without, on each path, and less again on
+    # a service whose last run, of another claim, wrote the tools and rules within the cache's lifetime
     for effort in efforts:
-        for without, with_ in re.findall(r"\$([\d.]+) without caching, \$([\d.]+) with it", effort):
-            assert float(with_) < float(without), effort
-        assert effort.count("without caching") == 2
+        alone = re.findall(r"\$([\d.]+) without caching, \$([\d.]+) with it", effort)
+        warm = re.findall(r"after another run within the cache's lifetime: \$([\d.]+)", effort)
+        assert len(alone) == len(warm) == 2, effort
+        for (without, with_), after in zip(alone, warm, strict=True):
+            assert float(after) < float(with_) < float(without), effort
+        # a 1-hour cache of them: the hour's first run pays their write at 2×, a later one reads them
+        [(first, later)] = re.findall(r"the hour's first run \$([\d.]+), each later one \$([\d.]+)", effort)
+        assert float(later) == float(warm[0]) < float(alone[0][1]) < float(first), effort

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from openai.lib._pydantic import to_strict_json_schema
@@ -413,3 +414,41 @@ def test_cached_prompt_tokens_are_billed_at_the_cached_rate_not_twice(server: Fa
     assert (record.input_tokens, record.cache_read_tokens) == (10_000, 50_000)
     # gpt-4.1: $2 per million uncached, $0.50 cached, $8 out
     assert record.cost_usd == pytest.approx((10_000 * 2 + 50_000 * 0.5 + 200 * 8) / 1_000_000)
+
+
+def _role_task(kind: str, output: type[BaseModel]) -> Task[Any]:
+    """A claim debate's call: the run's reply tools beside its own (its prompt names its fields)."""
+    from claimcourt.debate.prefix import run_tools
+
+    return Task(kind=kind, role="moderator", inputs=RulingInput(claim="c"), output=output, system="s",
+                prompt="p", temperature=0.0, array_limits={"points": (0, 3)} if kind == "argue" else {},
+                tools=run_tools("contract"))  # fmt: skip
+
+
+def test_every_role_of_a_claim_debate_is_sent_one_strict_reply_schema_and_its_form_is_read(
+    server: FakeOpenAIServer,
+) -> None:
+    from claimcourt.models import ArgumentDraft, ModeratorView
+    from claimcourt.reasoning.openai_provider import RUN_REPLY, request_body
+    from claimcourt.reasoning.vendors import XAI
+
+    argue, moderate = _role_task("argue", ArgumentDraft), _role_task("moderate", ModeratorView)
+    # Given two roles of one run: one reply schema, byte for byte (OpenAI's cache prefix starts with it)
+    sent = [request_body(t, MODEL, 100)["response_format"] for t in (argue, moderate)]
+    assert sent[0] == sent[1] and sent[0]["json_schema"]["name"] == RUN_REPLY
+    schema = sent[0]["json_schema"]["schema"]
+    assert sent[0]["json_schema"]["strict"] and schema["required"] == ["reply"]
+    forms = {ref["$ref"].rsplit("/", 1)[-1] for ref in schema["properties"]["reply"]["anyOf"]}
+    assert {"ArgumentDraft", "ModeratorView", "Judgement", "FactcheckReply"} <= forms
+    # no call's own limits in it (the counts are checked on the reply), nor the fields' descriptions
+    assert "maxItems" not in json.dumps(schema["$defs"]["ArgumentDraft"]) and "description" not in json.dumps(
+        schema
+    )
+    # and none at all for a vendor that refuses them
+    assert "minItems" not in json.dumps(request_body(argue, "grok-4", 100, vendor=XAI)["response_format"])
+    # When the model answers in the role's form, that form is the reply
+    point = {"sub_claim_id": "sc1", "argument": "a", "implied_score": 60, "confidence": 0.5,
+             "citations": [], "position_change": None}  # fmt: skip
+    server.enqueue(200, openai_json_completion({"reply": {"points": [point], "refusal": None}}))
+    reply = provider_for(server).complete(argue, MODEL)
+    assert reply.content == {"points": [point], "refusal": None}

@@ -271,9 +271,10 @@ def test_finding_9_the_ledger_quotes_whole_sentences_that_make_the_point(
     quoted = [
         (evidence, sentence.strip())
         for prompt in _prompts(replay, "adjudicate") + _prompts(replay, "factcheck")
-        for evidence, sentence in re.findall(
-            r'<citation [^>]*evidence="(E[0-9a-f]+)"[^>]*>\s*<sentence>(.*?)</sentence>', prompt, re.DOTALL
+        for sentence, cited in re.findall(
+            r"<cited [^>]*>\s*<sentence>(.*?)</sentence>(.*?)</cited>", prompt, re.DOTALL
         )
+        for evidence in re.findall(r'<citation [^>]*evidence="(E[0-9a-f]+)"', cited)
     ]
     for evidence, sentence in quoted:
         assert not ABBREVIATION_CUT.search(sentence), f"{name}: cut at an abbreviation: {sentence!r}"
@@ -335,9 +336,13 @@ def test_finding_12_under_first_the_judge_reads_each_round_in_speaking_order(rep
     assert replay.played.request.get("first") == "against"
     # The judge's prompt: in each round, the against side (which spoke first) comes first
     (judge,) = _prompts(replay, "adjudicate")
-    shown = re.findall(r'<argument position="([AB])" round="(\d+)">\s*<point [^>]*citations="([^"]*)"', judge)
+    shown = [
+        (number, cited)
+        for number, argued in re.findall(r'<debate round="(\d+)">(.*?)</debate>', judge, re.DOTALL)
+        for cited in re.findall(r'<argument position="[AB]">\s*<point [^>]*citations="([^"]*)"', argued)
+    ]
     assert shown
-    assert [_side_of(replay, int(number), cited) for _, number, cited in shown] == ["against", "for"] * (
+    assert [_side_of(replay, int(number), cited) for number, cited in shown] == ["against", "for"] * (
         len(shown) // 2
     )
     # Whichever label the against side draws: the played arguments, anonymized under seeds that give it

@@ -68,14 +68,26 @@ def test_every_call_after_the_split_sends_the_run_tools_and_its_opening_with_the
         assert r.body["tool_choice"] == {"type": "tool", "name": kind}
         blocks = _system(r)
         marked = [i for i, b in enumerate(blocks) if "cache_control" in b]
+        texts = [b["text"] for b in blocks]
         # the rules first, a breakpoint after them; the role's own text last, after every breakpoint
-        assert blocks[0]["text"] == rules() and marked[0] == 0
-        assert "cache_control" not in blocks[-1] and marked[-1] == len(blocks) - 2
+        assert texts[0] == rules() and marked[0] == 0 and "cache_control" not in blocks[-1]
         if kind in ("decompose", "decompose_check"):
-            assert marked == [0]  # before the split: the rules alone
-        else:  # then the claim, its sub-claims, and the pool by round, a breakpoint after its last block
-            assert len(marked) == 2 and blocks[1]["text"].startswith("<claim>")
-            assert all(b["text"].startswith("<evidence_pool round=") for b in blocks[2:-1])
+            assert marked == [0] and len(blocks) == 2  # before the split: the rules alone
+            continue
+        # then the claim and its sub-claims, then round by round the pool's block and the debate's
+        assert texts[1].startswith("<claim>")
+        rounds = [re.match(r'<(evidence_pool|debate) round="(\d+)">', t) for t in texts[2:-1]]
+        assert all(rounds), r.key
+        assert len(marked) <= 2
+        new = texts[marked[-1] + 1 : -1]  # what this call sends that no earlier step wrote, uncached
+        if r.key == "argue:1:against:argue:":  # beside the side that writes the round's blocks
+            assert marked == [0] and new[0].startswith("<claim>")
+        elif r.key.startswith("argue:") and ":against:" in r.key:
+            assert [t.split(">")[0] for t in new] == ['<evidence_pool round="2"']
+        elif kind == "adjudicate":  # the last round's arguments, which only the judge reads
+            assert [t.split(">")[0] for t in new] == ['<debate round="2"']
+        else:  # a writer, or a call with nothing new: a breakpoint after the last block
+            assert new == [], r.key
         assert not any(
             "cache_control" in b for m in r.body["messages"] for b in m["content"] if isinstance(b, dict)
         )
@@ -88,30 +100,38 @@ def test_the_calls_of_a_round_share_their_opening_and_the_next_round_appends_to_
     replays: dict[tuple[str, str], Replay],
 ) -> None:
     calls = _by_key(replays[("arctic-sea-ice", "anthropic")])
-    round_1 = [
-        "argue:1:for:argue:",
-        "argue:1:against:argue:",
-        "factcheck:1:for:factcheck:",
-        "moderate:1::moderate:",
-    ]
-    round_2 = ["argue:2:for:argue:", "argue:2:against:argue:", "factcheck:2:against:factcheck:"]
-    openings_1 = {json.dumps(_system(calls[k])[: len(_opening(calls[k]))]) for k in round_1}
-    openings_2 = {json.dumps(_system(calls[k])[: len(_opening(calls[k]))]) for k in round_2}
-    assert len(openings_1) == 1 and len(openings_2) == 1  # byte for byte, breakpoints included
-    first, second = _opening(calls[round_1[0]]), _opening(calls[round_2[0]])
-    assert second[: len(first)] == first and len(second) == len(first) + 1  # round 2's pool block appended
-    # The judge reads the same opening as the last round's debaters (this run searched nothing after it)
-    judge = calls["adjudicate:0::adjudicate:s0"]
-    assert _opening(judge) == second
-    # and the server read it from the cache: every call after the first step read the rules at least
     usage = {k: (r.cache_read_tokens, r.cache_write_tokens) for k, r in calls.items()}
-    assert all(usage[k][0] > 0 for k in round_1 + round_2 + ["adjudicate:0::adjudicate:s0"])
-    # the two debaters of a round ran at once: each wrote the round's new block, neither read the other's
-    assert usage["argue:1:for:argue:"] == usage["argue:1:against:argue:"]
-    assert usage["argue:1:for:argue:"][1] > 0
-    # the checkers and the moderator beside them read all of it and wrote nothing
-    assert all(usage[k][1] == 0 for k in round_1[2:])
-    assert usage["moderate:1::moderate:"][0] == sum(usage["argue:1:for:argue:"])
+    texts = {
+        k: [b["text"] for b in _system(r)[:-1]]
+        for k, r in calls.items()
+        if isinstance(r.body["system"], list)
+    }
+    # Round 1: the side for writes the claim and the round's pool; the side against, beside it, reads
+    # the rules and sends the rest uncached (it could only write them again); the checkers read it all
+    writer, beside = "argue:1:for:argue:", "argue:1:against:argue:"
+    assert texts[writer] == texts[beside] and usage[writer][1] > 0 and usage[beside][1] == 0
+    assert usage[beside][0] == usage[writer][0]  # the rules
+    checkers_1 = ["factcheck:1:for:factcheck:", "factcheck:1:against:factcheck:"]
+    for key in checkers_1:
+        assert json.dumps(_system(calls[key])[:-1]) == json.dumps(_system(calls[writer])[:-1])
+        assert usage[key] == (sum(usage[writer]), 0)
+    # the moderator, beside them, reads it too and writes the round's arguments after it, for round 2
+    moderator = "moderate:1::moderate:"
+    assert texts[moderator][:-1] == texts[writer] and texts[moderator][-1].startswith('<debate round="1">')
+    assert usage[moderator][0] == sum(usage[writer]) and usage[moderator][1] > 0
+    # Round 2 appends its pool block: its debaters read all of round 1, the side for writes the block
+    writer_2, beside_2 = "argue:2:for:argue:", "argue:2:against:argue:"
+    assert texts[writer_2][:-1] == texts[moderator] and texts[writer_2][-1].startswith(
+        '<evidence_pool round="2">'
+    )
+    assert usage[writer_2][0] == usage[beside_2][0] == sum(usage[moderator])
+    assert usage[writer_2][1] > 0 and usage[beside_2][1] == 0
+    for key in ("factcheck:2:for:factcheck:", "factcheck:2:against:factcheck:"):
+        assert texts[key] == texts[writer_2] and usage[key] == (sum(usage[writer_2]), 0)
+    # The judge reads all of it, and round 2's arguments, which only it reads, follow uncached
+    judge = "adjudicate:0::adjudicate:s0"
+    assert texts[judge][:-1] == texts[writer_2] and texts[judge][-1].startswith('<debate round="2">')
+    assert usage[judge] == (sum(usage[writer_2]), 0)
 
 
 def test_nothing_in_the_judges_shared_opening_names_a_side_or_a_role(
@@ -151,7 +171,9 @@ def test_the_ledger_bills_the_cache_the_server_reported_at_its_rates(
         billed = cost_usd(
             model, used.input_tokens, used.output_tokens, used.cache_read_tokens, used.cache_write_tokens
         )
-        assert replay.usage.total_cost_usd == pytest.approx(billed[0])
+        assert replay.usage.total_cost_usd == pytest.approx(
+            billed[0], abs=1e-6
+        )  # recorded to the micro-dollar
         assert (
             billed[0]
             < cost_usd(
@@ -181,12 +203,23 @@ def test_the_judges_later_samples_and_the_re_deliberation_read_the_first_samples
     assert "cache_control" not in note[1]
 
 
-def test_openai_calls_of_one_role_read_the_opening_they_share(replays: dict[tuple[str, str], Replay]) -> None:
+def test_openai_calls_of_every_role_read_the_opening_they_share(
+    replays: dict[tuple[str, str], Replay],
+) -> None:
     calls = _by_key(replays[("arctic-sea-ice", "openai")])
-    for key in ("argue:2:for:argue:", "factcheck:2:for:factcheck:"):
-        system = calls[key].body["messages"][0]["content"]
-        assert system.startswith(rules())  # what the run's calls share comes first
-        assert calls[key].cache_read_tokens >= 1024, key  # and round 2 read round 1's, after the same schema
-    # calls of one step, and of another role (another schema before the system), read nothing
-    assert calls["argue:1:against:argue:"].cache_read_tokens == 0
-    assert calls["moderate:1::moderate:"].cache_read_tokens == 0
+    debate = {k: r for k, r in calls.items() if not k.startswith("suitability")}
+    # one reply schema for every role of the run: the prefix OpenAI's cache matches starts with it
+    assert len({json.dumps(r.body["response_format"]) for r in debate.values()}) == 1
+    for key, served in debate.items():
+        system = served.body["messages"][0]["content"]
+        assert system.startswith(rules()), key  # what the run's calls share comes first
+        if key != "decompose:0::decompose:a0":  # every call after the first reads at least the rules
+            assert served.cache_read_tokens >= 1024, key
+    # whatever its role: the moderator reads what round 1's debaters sent, the judge round 2's
+    assert calls["moderate:1::moderate:"].cache_read_tokens > calls["argue:1:for:argue:"].cache_read_tokens
+    assert (
+        calls["adjudicate:0::adjudicate:s0"].cache_read_tokens
+        >= calls["argue:2:for:argue:"].cache_read_tokens
+    )
+    # and the calls of one step cannot read each other's: the debaters of round 1 read the same
+    assert calls["argue:1:against:argue:"].cache_read_tokens == calls["argue:1:for:argue:"].cache_read_tokens

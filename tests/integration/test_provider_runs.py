@@ -15,6 +15,7 @@ from claimcourt.evidence.base import Hit
 from claimcourt.evidence.golden import GoldenSource
 from claimcourt.local.runtime import LocalRuntime
 from claimcourt.models import RunStatus
+from claimcourt.reasoning.openai_provider import RUN_REPLY
 from claimcourt.runs import create_run, parse_request
 from claimcourt.settings import Settings
 from claimcourt.wiring import build_deps
@@ -93,9 +94,32 @@ CANNED: dict[str, dict[str, Any]] = {
 }
 
 
-def answer_by_schema(body: dict[str, Any]) -> dict[str, Any]:
+# A claim debate's calls are all sent its one reply schema (RUN_REPLY: `reply`, any role's form of it):
+# the model knows its form from its role's instructions, as these openings tell them apart.
+FORM_BY_ROLE = {
+    "You split the claim below": "Decomposition",
+    "You audit the decomposition": "DecompositionCheck",
+    "You argue that the claim is": "ArgumentDraft",
+    "You are the fact-checker of one side": "FactcheckReply",
+    "You moderate this debate": "ModeratorView",
+    "and you judge it by a rubric": "RubricJudgement",
+    "You are the final judge": "Judgement",
+}
+
+
+def reply_form(body: dict[str, Any]) -> tuple[str, bool]:
+    """The name of the reply a request asks for, and whether it is a claim debate's one reply's form."""
     name = body["response_format"]["json_schema"]["name"]
-    return openai_json_completion(CANNED[name], prompt_tokens=1000, completion_tokens=200)
+    if name != RUN_REPLY:
+        return name, False
+    system = body["messages"][0]["content"]
+    return next(form for opening, form in FORM_BY_ROLE.items() if opening in system), True
+
+
+def answer_by_schema(body: dict[str, Any]) -> dict[str, Any]:
+    name, wrapped = reply_form(body)
+    reply = {"reply": CANNED[name]} if wrapped else CANNED[name]
+    return openai_json_completion(reply, prompt_tokens=1000, completion_tokens=200)
 
 
 def run_once(settings: Settings, claim: str = "Sea levels are rising") -> Any:

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from claimcourt.adjudication.adjudicate import adjudicate_task
+from claimcourt.adjudication.anonymize import debate_so_far
 from claimcourt.adjudication.rubric import rubric_task
 from claimcourt.contract import REFUTED_AT, SUPPORTED_AT, bounds
 from claimcourt.debate.argue import argue_task
@@ -42,6 +43,7 @@ from tests.fakes.scripted import ScriptedProvider
 
 SUB = SubClaim(id="sc1", text="Sea levels are rising", directive="sea level rise")
 ARG = Argument(side="for", round=1)
+DEBATE, LABELS = debate_so_far([ARG], "run", None, before=2)  # round 1, as the moderator reads it
 
 
 JUDGED = AdjudicateInput(claim="x", mode="spectral", sub_claims=[SUB], shape="all", positions=[], evidence=[])
@@ -56,7 +58,16 @@ def _schemas() -> dict[str, dict[str, Any]]:
         check_task(DecomposeCheckInput(claim="x", decomposition=split)),
         argue_task(ArgueInput(claim="x", side="for", round=1, sub_claims=[SUB], evidence=[])),
         moderate_task(
-            ModerateInput(claim="x", round=1, sub_claims=[SUB], case_for=ARG, case_against=ARG, evidence=[])
+            ModerateInput(
+                claim="x",
+                round=1,
+                sub_claims=[SUB],
+                case_for=ARG,
+                case_against=ARG,
+                evidence=[],
+                debate=DEBATE,
+                labels=LABELS,
+            )
         ),
         adjudicate_task(JUDGED),
         rubric_task(JUDGED),

@@ -109,7 +109,8 @@ def test_a_rubric_rating_is_read_onto_the_contract_through_the_state_machine(
     assert provider.calls_of("adjudicate") == []
     [call] = provider.calls_of("adjudicate_rubric")
     task = rubric_task(call.inputs)  # type: ignore[arg-type]
-    assert '<argument position="A"' in task.prompt and "case-for" not in task.prompt.lower()
+    read = task.system_text + task.user_text  # the debate is in the opening, round by round
+    assert '<argument position="A"' in read and "case-for" not in read.lower()
 
 
 def test_the_hierarchy_is_reported_by_side_through_the_judges_anonymous_labels(

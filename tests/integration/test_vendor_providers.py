@@ -26,7 +26,7 @@ from tests.fakes.provider_servers import (
     openai_json_completion,
     xai_completion,
 )
-from tests.integration.test_provider_runs import CANNED, HITS
+from tests.integration.test_provider_runs import CANNED, HITS, reply_form
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -169,9 +169,10 @@ def test_the_vendors_base_urls_are_preset() -> None:
 
 def answer_by_schema(body: dict[str, Any]) -> dict[str, Any]:
     """A valid reply to any role's request, from the model asked."""
-    reply = {"Picks": {"picks": ["rise"]}} | CANNED
-    name = body["response_format"]["json_schema"]["name"]
-    return openai_json_completion(reply[name], model=body["model"], prompt_tokens=1000)
+    replies = {"Picks": {"picks": ["rise"]}} | CANNED
+    name, wrapped = reply_form(body)
+    reply = {"reply": replies[name]} if wrapped else replies[name]
+    return openai_json_completion(reply, model=body["model"], prompt_tokens=1000)
 
 
 def test_a_run_with_one_debater_on_gemini_and_the_other_on_xai(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from claimcourt.adjudication.adjudicate import adjudicate_task
+from claimcourt.adjudication.anonymize import debate_so_far
 from claimcourt.debate.argue import argue_task
 from claimcourt.debate.decompose import check_task, decompose_task
 from claimcourt.debate.moderate import moderate_task
@@ -79,6 +80,9 @@ def _pt(score: int, *cites: str) -> Point:
 
 def _every_task() -> list[Task[Any]]:
     decomposition = Decomposition(sub_claims=[SEA], shape="all")
+    case_for = Argument(side="for", round=1, points=[_pt(90, "Esup")])
+    case_against = Argument(side="against", round=1, points=[_pt(20, "Eref")])
+    debate, labels = debate_so_far([case_for, case_against], "run", None, before=2)
     return [
         suitability_task(SuitabilityInput(claim=SEA.text)),
         decompose_task(
@@ -92,10 +96,12 @@ def _every_task() -> list[Task[Any]]:
                 claim=SEA.text,
                 round=1,
                 sub_claims=[SEA],
-                case_for=Argument(side="for", round=1, points=[_pt(90, "Esup")]),
-                case_against=Argument(side="against", round=1, points=[_pt(20, "Eref")]),
+                case_for=case_for,
+                case_against=case_against,
                 evidence=POOL,
                 previous_queries=["sea levels rising"],
+                debate=debate,
+                labels=labels,
             )
         ),
         adjudicate_task(_adjudicate(POOL)),

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from claimcourt.bench.played import input_billed
 from claimcourt.bench.prompt_cache import (
     ANTHROPIC_TOOL_PROMPT_TOKENS,
     CacheUsage,
@@ -15,7 +16,8 @@ from claimcourt.bench.prompt_cache import (
     PromptCache,
     input_tokens,
 )
-from claimcourt.bench.prompt_cost import Rates
+from claimcourt.bench.prompt_cost import Bill, Rates, one_hour
+from claimcourt.models import ModelUsage, Usage
 
 RULES = "R" * 8000  # 2,000 tokens: past Sonnet's 1,024-token minimum, short of Haiku 4.5's 4,096
 POOL_1 = "P" * 2000  # 500 tokens
@@ -158,3 +160,21 @@ def test_billed_input_prices_reads_and_writes_at_their_rates(model: str, read: f
 def test_a_caller_is_read_from_the_step_header() -> None:
     assert Caller.parse("roundend:2/factcheck:2:for") == Caller("roundend:2", "factcheck:2:for")
     assert Caller.parse(None) == Caller() and Caller().sees(Caller("judge", "s0"))
+
+
+def test_a_one_hour_cache_bills_the_decomposers_write_at_twice_the_input_rate() -> None:
+    bill = Bill()
+    bill.calls["decompose"].append(CacheUsage(1000, 0, 800))  # it writes the tools and rules: 800
+    bill.calls["argue"].append(CacheUsage(1200, 800, 0))
+    rates = Rates("claude-sonnet-4-6", 3.0, 0.3, 3.75)
+    # alone: 200 + 800 × 1.25 and 400 + 800 × 0.1 = 1,680 tokens' worth; a 1-hour write is 2×, +600
+    assert sum(rates.billed(u) for u in bill.total()) == pytest.approx(1680)
+    line = one_hour(bill, rates, warm=1000.0)
+    assert "the hour's first run $0.0068, each later one $0.0030" in line  # 2,280 and 1,000 at $3/M
+
+
+def test_a_played_runs_input_is_billed_at_each_rate_and_its_output_not() -> None:
+    used = ModelUsage(provider="anthropic", input_tokens=1000, output_tokens=5000, cache_read_tokens=10_000,
+                      cache_write_tokens=2000, calls=3)  # fmt: skip
+    # $3 a million plain, $0.30 read, $3.75 written: 3,000 + 3,000 + 7,500 millionths
+    assert input_billed(Usage(models={"claude-sonnet-4-6": used})) == pytest.approx(0.0135)

@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 
 from claimcourt.adjudication.adjudicate import SAMPLE_TEMPERATURE, adjudicate
-from claimcourt.adjudication.anonymize import anonymize
+from claimcourt.adjudication.anonymize import anonymize, debate_so_far
 from claimcourt.adjudication.score import compose_result
 from claimcourt.debate.argue import argue, argue_task, enforce_rules
 from claimcourt.debate.decompose import decompose
@@ -463,13 +463,18 @@ def test_points_and_a_refusal_together_are_malformed() -> None:
 
 def test_a_moderator_refusal_is_no_view(store: SqliteStore) -> None:
     provider = ScriptedProvider().refuse("moderate", "no")
+    case_for = Argument(side="for", round=1, points=[_point("sc1", 70)])
+    case_against = Argument(side="against", round=1, points=[_point("sc1", 30)])
+    debate, labels = debate_so_far([case_for, case_against], RUN, None, before=2)
     inputs = ModerateInput(
         claim=CLAIM,
         round=1,
         sub_claims=[SC1],
-        case_for=Argument(side="for", round=1, points=[_point("sc1", 70)]),
-        case_against=Argument(side="against", round=1, points=[_point("sc1", 30)]),
+        case_for=case_for,
+        case_against=case_against,
         evidence=[_evidence("E1")],
+        debate=debate,
+        labels=labels,
     )
     assert moderate(inputs, _reasoner(provider, store), CallContext(RUN, "moderate", 1)) is None
 

@@ -801,6 +801,13 @@ class FactcheckInput(Strict):
     # A claim debate's: what every call of the run reads first (the cited passages are in the pool).
     sub_claims: list[SubClaim] = Field(default_factory=list)
     evidence: list[Evidence] = Field(default_factory=list, description="The pool up to this round.")
+    debate: list[AnonymousPosition] = Field(
+        default_factory=list,
+        description="The rounds before this one, as the judge reads them: in the shared opening.",
+    )
+    labels: dict[Side, Literal["A", "B"]] = Field(
+        default_factory=dict, description="Which position each side is in `debate`."
+    )
     judge: JudgeKind = Field(
         default="contract", description="The run's judge: its reply tool is among those every call sends."
     )
@@ -1657,6 +1664,13 @@ class ArgueInput(Strict):
     relevance: PoolRelevance | None = Field(
         default=None, description="The pool-relevance check of this round's pool (off-topic sub-claims)."
     )
+    debate: list[AnonymousPosition] = Field(
+        default_factory=list,
+        description="The rounds before this one, as the judge reads them: in the shared opening.",
+    )
+    labels: dict[Side, Literal["A", "B"]] = Field(
+        default_factory=dict, description="Which position each side is in `debate`."
+    )
 
 
 class ModerateInput(Strict):
@@ -1676,6 +1690,13 @@ class ModerateInput(Strict):
     as_of: date | None = Field(default=None, description="A backtest's date.")
     judge: JudgeKind = Field(
         default="contract", description="The run's judge: its reply tool is among those every call sends."
+    )
+    debate: list[AnonymousPosition] = Field(
+        default_factory=list,
+        description="The rounds up to this one, as the judge reads them: in the shared opening.",
+    )
+    labels: dict[Side, Literal["A", "B"]] = Field(
+        default_factory=dict, description="Which position each side is in `debate`."
     )
 
 

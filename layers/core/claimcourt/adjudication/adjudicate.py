@@ -10,7 +10,6 @@ from pydantic import BaseModel
 
 from claimcourt.adjudication.review import first_batch
 from claimcourt.contract import COMPOSITION_RULES, SHAPES
-from claimcourt.debate.argue import NO_ARGUMENT
 from claimcourt.debate.prefix import case_prefix, run_tools
 from claimcourt.errors import MalformedReplyError, ProviderError, RefusedJudgementError, TruncatedReplyError
 from claimcourt.models import (
@@ -23,7 +22,7 @@ from claimcourt.models import (
     WouldChange,
 )
 from claimcourt.observability import logger
-from claimcourt.prompts import dates_note, ledger_block, points_block, relevance_block, render
+from claimcourt.prompts import dates_note, ledger_block, relevance_block, render
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
 
@@ -36,15 +35,6 @@ MODE_NOTES = {
     "verdict": " The person asked for a verdict: it is read first, so make the verdicts exact; give every "
     "score too.",
 }
-
-
-def _positions(inputs: AdjudicateInput) -> str:
-    blocks = []
-    for pos in inputs.positions:
-        # A refusal, or a round its side was not asked, reads as the other side read it: no argument.
-        body = points_block(pos.points) if pos.made else NO_ARGUMENT
-        blocks.append(f'<argument position="{pos.label}" round="{pos.round}">\n{body}\n</argument>')
-    return "\n\n".join(blocks)
 
 
 CONTRACT_ANSWER = (
@@ -76,8 +66,7 @@ def judge_values(inputs: AdjudicateInput) -> dict[str, str]:
         "shape_meaning": SHAPES[inputs.shape],
         "composition_rule": COMPOSITION_RULES[inputs.shape],
         "mode_note": MODE_NOTES[inputs.mode],
-        "positions": _positions(inputs),
-        "ledger": ledger_block(inputs.ledger, passages=False),  # the pool above holds each passage
+        "ledger": ledger_block(inputs.ledger, passages=False, sources=False),  # the pool holds each passage
         "relevance": relevance_block(inputs.relevance),
         "dates": dates_note(inputs.today, inputs.as_of, inputs.evidence),
     }
@@ -131,7 +120,15 @@ def judge_task(
         temperature=0.0 if inputs.sample == 0 or inputs.reconsider else SAMPLE_TEMPERATURE,
         array_limits={"sub_claims": (n, n)},
         check=check,
-        shared=case_prefix(inputs.claim, inputs.sub_claims, inputs.evidence),
+        # The debate is in the opening, round by round; its last round only the judge reads (its first
+        # sample writes it with its prompt, for the later samples).
+        shared=case_prefix(
+            inputs.claim,
+            inputs.sub_claims,
+            inputs.evidence,
+            inputs.positions,
+            new_from=(max((p.round for p in inputs.positions), default=1), "debate"),
+        ),
         tools=run_tools(JUDGE_KINDS[kind]),
         cache_prompt=inputs.samples > 1 and not beside_the_first,
         addendum=reconsider,

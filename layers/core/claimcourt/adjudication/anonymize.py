@@ -148,3 +148,13 @@ def anonymize(
     opener = label_of[first] if first is not None else "A"
     positions.sort(key=lambda p: (p.round, p.label != opener))
     return positions, mapping
+
+
+def debate_so_far(
+    arguments: list[Argument], seed: str, first: Side | None, before: int
+) -> tuple[list[AnonymousPosition], dict[Side, Label]]:
+    """The rounds before `before`, as the judge will read them, and which position each side is: what
+    every call of a claim debate after them reads in its opening (the same bytes the judge reads, so the
+    provider's cache holds them once; the labels come from the seed alone)."""
+    positions, mapping = anonymize([a for a in arguments if a.round < before], seed, first)
+    return positions, {side: label for label, side in mapping.items()}

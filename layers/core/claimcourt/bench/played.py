@@ -75,6 +75,7 @@ from claimcourt.models import (
     SourceTag,
     Usage,
 )
+from claimcourt.reasoning.prices import cost_usd
 from claimcourt.runs import create_run, parse_request, run_usage
 from claimcourt.settings import Settings
 from claimcourt.wiring import build_deps
@@ -414,6 +415,14 @@ def _motion_checks(expect: Expect, result: MotionResult | None) -> list[Check]:
 # ---------------------------------------------------------------- the report
 
 
+def input_billed(usage: Usage) -> float:
+    """What a run's input cost: plain input, cache reads and writes, each at its rate (no output)."""
+    return sum(
+        cost_usd(name, m.input_tokens, 0, m.cache_read_tokens, m.cache_write_tokens)[0]
+        for name, m in usage.models.items()
+    )
+
+
 def report(replay: Replay) -> list[str]:
     usage, record = replay.usage, replay.record
     cache_read = sum(m.cache_read_tokens for m in usage.models.values())
@@ -422,7 +431,8 @@ def report(replay: Replay) -> list[str]:
         f"{replay.played.name} · {replay.path} {replay.model} · "
         f"{record.status.value} in {replay.wall_s:.1f} s",
         f"  calls {usage.llm_calls} · input {usage.input_tokens:,} · output {usage.output_tokens:,} · "
-        f"cache read {cache_read:,} · cache write {cache_write:,} · ${usage.total_cost_usd:.4f}",
+        f"cache read {cache_read:,} · cache write {cache_write:,} · ${usage.total_cost_usd:.4f} "
+        f"(input ${input_billed(usage):.4f})",
     ]
     if record.error:
         lines.append(f"  error: {record.error}")

@@ -41,6 +41,7 @@ from typing import Any, Literal
 from claimcourt.bench.loopback import LoopbackServer, Reply, Request
 from claimcourt.bench.played_corpus import PlayedCall, PlayedPrompt
 from claimcourt.bench.prompt_cache import Caller, PromptCache, text_of
+from claimcourt.debate.prefix import JUDGE_TOOLS, ROLE_TOOLS
 from claimcourt.reasoning.base import CALL_HEADER, RETRY_HEADER, RUN_HEADER, STEP_HEADER
 
 Protocol = Literal["anthropic", "openai"]
@@ -174,7 +175,8 @@ class PlayedServer(LoopbackServer):
     def _write_prompt(self, served: Served) -> Path:
         assert served.key is not None and self.prompts_dir is not None
         self.prompts_dir.mkdir(parents=True, exist_ok=True)
-        schema, schema_name, limit = _schema_of(served.protocol, served.body)
+        kind = served.key.split("#")[0].split(":")[3] if served.key.count(":") >= 3 else None
+        schema, schema_name, limit = _schema_of(served.protocol, served.body, kind)
         pending = {
             "run": self.name,
             "key": served.key,
@@ -226,8 +228,11 @@ def _prompt_of(protocol: Protocol, body: dict[str, Any]) -> PlayedPrompt:
     return PlayedPrompt(system=system, user=user)
 
 
-def _schema_of(protocol: Protocol, body: dict[str, Any]) -> tuple[dict[str, Any], str, int | None]:
-    """(the reply's JSON schema, its name, the output token limit) as the request sent them."""
+def _schema_of(
+    protocol: Protocol, body: dict[str, Any], kind: str | None = None
+) -> tuple[dict[str, Any], str, int | None]:
+    """(the reply's JSON schema, its name, the output token limit) as the request sent them: under a
+    claim debate's one reply schema (OpenAI's), the form of it that is the reply of the call's `kind`."""
     if protocol == "anthropic":
         tool = _forced_tool(body)
         schema = tool.get("input_schema") or {}
@@ -235,7 +240,19 @@ def _schema_of(protocol: Protocol, body: dict[str, Any]) -> tuple[dict[str, Any]
     json_schema = ((body.get("response_format") or {}).get("json_schema")) or {}
     schema = json_schema.get("schema") or {}
     limit = body.get("max_completion_tokens") or body.get("max_tokens")
+    form = ROLE_FORMS.get(kind or "")
+    if form is not None and _one_reply(schema) and form in (schema.get("$defs") or {}):
+        return {"$defs": schema["$defs"], **schema["$defs"][form]}, form, limit
     return schema, str(json_schema.get("name") or schema.get("title") or ""), limit
+
+
+# The reply each role of a claim debate gives: its form of the run's one reply schema.
+ROLE_FORMS = {t.name: t.output.__name__ for t in (*ROLE_TOOLS, *JUDGE_TOOLS.values())}
+
+
+def _one_reply(schema: dict[str, Any]) -> bool:
+    """Whether a schema is a claim debate's one reply (its only field `reply`: any role's)."""
+    return set(schema.get("properties") or {}) == {"reply"}
 
 
 def _forced_tool(body: dict[str, Any]) -> dict[str, Any]:
@@ -292,7 +309,9 @@ def _openai_completion(body: dict[str, Any], entry: PlayedCall, served: Served, 
     text: str | None = None
     finish_reason = "stop"
     if refusal is None:
-        text = json.dumps(entry.reply, ensure_ascii=False)
+        # Under a claim debate's one reply schema, the role's reply is its `reply`.
+        wrapped = _one_reply(_schema_of("openai", body)[0])
+        text = json.dumps({"reply": entry.reply} if wrapped else entry.reply, ensure_ascii=False)
         if entry.stop_reason == "max_tokens":
             text, finish_reason = text[: max(1, len(text) * 4 // 5)], "length"
     model = str(body.get("model"))

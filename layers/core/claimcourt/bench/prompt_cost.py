@@ -48,10 +48,16 @@ from claimcourt.store.sqlite import SqliteStore
 from claimcourt.wiring import Deps
 
 CLAIM = "Global warming is causing sea levels to rise and glaciers to retreat"
+# The claim of the run before it, for the figure of a run on a busy service: it shares nothing with CLAIM
+# but what every run sends alike.
+WARM_CLAIM = "Arctic sea ice extent has declined since satellite records began in 1979"
 PROTOCOLS: tuple[Protocol, ...] = ("anthropic", "openai")
 BODIES = {"anthropic": anthropic_provider.request_body, "openai": openai_provider.request_body}
 # The providers' default output limit (Settings.max_output_tokens): in the request, not in its input.
 OUTPUT_LIMIT = 4096
+# Anthropic's 1-hour cache write, × the input rate (platform.claude.com, "Prompt caching", the 1-hour
+# cache duration, as read 2026-11; a 5-minute write is 1.25×, a read 0.1× either way).
+WRITE_1H = 2.0
 
 
 # The order the rows print in: a run's, whichever of two calls made at once came first.
@@ -105,10 +111,13 @@ class MeasuringProvider:
     name = "offline"
     sends_temperature = True
 
-    def __init__(self, models: dict[Protocol, str]) -> None:
+    def __init__(
+        self, models: dict[Protocol, str], caches: dict[Protocol, PromptCache] | None = None
+    ) -> None:
         self.inner = OfflineReasoner()
         self.models = models
-        self.caches = {p: PromptCache() for p in PROTOCOLS}
+        # Another run's caches: what it wrote is readable (it ran within the cache's lifetime).
+        self.caches = caches or {p: PromptCache() for p in PROTOCOLS}
         self.bills = {p: Bill() for p in PROTOCOLS}
         self._lock = threading.Lock()
 
@@ -143,13 +152,17 @@ def _broad(inputs: DecomposeInput) -> Decomposition:
 
 
 def run_effort(
-    claim: str, effort: str, corpus: CorpusSource, models: dict[Protocol, str]
+    claim: str,
+    effort: str,
+    corpus: CorpusSource,
+    models: dict[Protocol, str],
+    caches: dict[Protocol, PromptCache] | None = None,
 ) -> MeasuringProvider:
-    """One debate at `effort`, every call billed."""
+    """One debate at `effort`, every call billed (`caches`: after the run that wrote them)."""
     with tempfile.TemporaryDirectory(prefix="claimcourt-bench-") as tmp:
         settings = Settings(data_dir=Path(tmp))
         store = SqliteStore(Path(tmp) / "bench.sqlite3")
-        provider = MeasuringProvider(models)
+        provider = MeasuringProvider(models, caches)
         reasoner = Reasoner({"offline": provider}, settings.route, store, settings.budget_usd)
         deps = Deps(settings=settings, store=store, reasoner=reasoner, evidence=corpus)
         with LocalRuntime(deps) as runtime:
@@ -191,6 +204,19 @@ def report(bill: Bill, rates: Rates) -> list[str]:
     return lines
 
 
+def one_hour(alone: Bill, rates: Rates, warm: float) -> str:
+    """What a 1-hour cache of what every run sends alike (the tools and the rules, which the decomposer
+    writes) would bill, a deployment option this project does not set: the hour's first run writes them
+    at 2× the input rate instead of 1.25×; a later run in the hour reads them, as after another run
+    within 5 minutes. It pays from the second run in an hour."""
+    written = alone.calls["decompose"][0].write  # the decomposer's call writes them, and nothing else
+    first = sum(rates.billed(u) for u in alone.total()) + (WRITE_1H - rates.write / rates.input) * written
+    return (
+        f"a 1-hour cache of the tools and rules (not set): the hour's first run ${rates.usd(first):.4f}, "
+        f"each later one ${rates.usd(warm):.4f}"
+    )
+
+
 def measure(claim: str, model: str, openai_model: str = "gpt-4.1") -> None:
     models: dict[Protocol, str] = {"anthropic": model, "openai": openai_model}
     rates = {p: Rates.of(m) for p, m in models.items()}
@@ -206,6 +232,11 @@ def measure(claim: str, model: str, openai_model: str = "gpt-4.1") -> None:
     print()
     for effort, profile in EFFORT_PROFILES.items():
         provider = run_effort(claim, effort, corpus, models)
+        # The same debate on a service whose last run, of another claim, was within the cache's lifetime
+        # (5 minutes, refreshed by every read): that run wrote what every run sends alike, the reply
+        # tools and the rules, and this one reads them.
+        earlier = run_effort(WARM_CLAIM, effort, corpus, models)
+        warm = run_effort(claim, effort, corpus, models, earlier.caches)
         print(
             f"effort {effort}: {profile.max_sub_claims} sub-claims, {profile.evidence_per_query} passages a "
             f"query, {profile.rounds} rounds, {profile.self_consistency_samples} samples"
@@ -213,6 +244,13 @@ def measure(claim: str, model: str, openai_model: str = "gpt-4.1") -> None:
         for protocol in PROTOCOLS:
             print(f"  {protocol} {models[protocol]}")
             print("\n".join(report(provider.bills[protocol], rates[protocol])))
+            after = sum(rates[protocol].billed(u) for u in warm.bills[protocol].total())
+            print(
+                f"    after another run within the cache's lifetime: ${rates[protocol].usd(after):.4f} "
+                f"({after:,.0f} tokens' worth)"
+            )
+            if protocol == "anthropic":
+                print("    " + one_hour(provider.bills[protocol], rates[protocol], after))
         print()
 
 

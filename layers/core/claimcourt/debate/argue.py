@@ -7,7 +7,15 @@ from typing import Any
 from claimcourt.debate.citations import drop_citations
 from claimcourt.debate.prefix import case_prefix, run_tools
 from claimcourt.models import ArgueInput, Argument, ArgumentDraft, Point, Refusal, Side
-from claimcourt.prompts import dates_note, escape, frontier_block, points_block, relevance_block, render
+from claimcourt.prompts import NO_ARGUMENT as NO_ARGUMENT  # re-exported: a refusal as read
+from claimcourt.prompts import (
+    dates_note,
+    escape,
+    frontier_block,
+    points_block,
+    relevance_block,
+    render,
+)
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
 
@@ -23,6 +31,9 @@ ROLE_TEXT = {
 }
 # A position may only move this far without citing new evidence.
 UNSUPPORTED_MOVE = 10
+# Of the two sides arguing a round at once, the one whose call writes the round's new blocks to the
+# prompt cache (docs/architecture.md, "Prompt caching").
+WRITER: Side = "for"
 
 
 def opposite(side: Side) -> Side:
@@ -45,7 +56,15 @@ def _round_note(inputs: ArgueInput) -> str:
                 "case now."
             )
         return "this is the opening round."
-    note = "answer the other side's last argument, below, with the evidence — the new evidence first."
+    # Speaking second, the other side's last argument is this round's, below; else the last round's.
+    which = "argument of this round, below," if inputs.turn == "second" else "last argument"
+    note = f"answer the other side's {which} with the evidence — the new evidence first."
+    if inputs.debate:  # the earlier rounds are in the opening, anonymized, as the judge reads them
+        mine, theirs = inputs.labels[inputs.side], inputs.labels[opposite(inputs.side)]
+        note = (
+            f"in the debate above your arguments are position {mine}'s and the other side's position "
+            f"{theirs}'s; {note}"
+        )
     if closing(inputs):
         note += (
             " This is the closing round: no rebuttal follows, so sum up your case. You may cite the passages"
@@ -92,21 +111,13 @@ def _change_rule(inputs: ArgueInput) -> str:
     )
 
 
-# What a side is shown of the other side's refusal: that nothing was said, never the refusal's words (as
-# the research found: an opponent told of a refusal argues against the refusal, not the claim).
-NO_ARGUMENT = "(no argument was made this round)"
-
-
-def _previous(tag: str, argument: Argument | None, *, own: bool = False) -> str:
+def _now(argument: Argument | None) -> str:
+    """Speaking second: the other side's argument of this round (a refusal: that none was made, never
+    its words; as the research found, an opponent told of a refusal argues against the refusal)."""
     if argument is None:
         return ""
-    if argument.made:
-        body = points_block(argument.points)
-    elif own and argument.refusal is not None:
-        body = f"(you declined to argue: {escape(argument.refusal.reason)})"
-    else:
-        body = NO_ARGUMENT
-    return f"\n\n<argument {tag}>\n{body}\n</argument>"
+    body = points_block(argument.points) if argument.made else NO_ARGUMENT
+    return f'\n\n<argument of="the other side" round="{argument.round}">\n{body}\n</argument>'
 
 
 def argue_task(inputs: ArgueInput) -> Task[ArgumentDraft]:
@@ -125,11 +136,7 @@ def argue_task(inputs: ArgueInput) -> Task[ArgumentDraft]:
         new_evidence=new,
         ask=f"Give your argument for round {inputs.round}.",
         turn_note=_turn_note(inputs),
-        own_previous=_previous(f'of="you" round="{inputs.round - 1}"', inputs.own_previous, own=True),
-        opponent_previous=_previous(
-            f'of="the other side" round="{inputs.round - 1}"', inputs.opponent_previous
-        ),
-        opponent_now=_previous(f'of="the other side" round="{inputs.round}"', inputs.opponent_now),
+        opponent_now=_now(inputs.opponent_now),
         frontier=frontier_block(inputs.frontier),
         dates=dates_note(inputs.today, inputs.as_of, inputs.evidence),
     )
@@ -154,7 +161,15 @@ def argue_task(inputs: ArgueInput) -> Task[ArgumentDraft]:
         temperature=None,
         array_limits={"points": (0, len(inputs.sub_claims))},
         check=one_point_per_sub_claim,
-        shared=case_prefix(inputs.claim, inputs.sub_claims, inputs.evidence),
+        # Of the two sides arguing at once, one writes the round's new blocks to the cache; the other
+        # could only write them again.
+        shared=case_prefix(
+            inputs.claim,
+            inputs.sub_claims,
+            inputs.evidence,
+            inputs.debate,
+            new_from=(inputs.round, "pool") if inputs.turn == "together" and inputs.side != WRITER else None,
+        ),
         tools=run_tools(inputs.judge),
     )
 

@@ -17,7 +17,10 @@ SIDE_TEXT = {"for": "TRUE", "against": "FALSE"}
 
 def _round_note(inputs: FactcheckInput) -> str:
     if inputs.turn == "together":
-        return f"Round {inputs.round} has just ended."
+        ended = f"Round {inputs.round} has just ended."
+        if inputs.debate:  # the earlier rounds, in the opening: whose they are
+            ended += f" In the debate above, your side is position {inputs.labels[inputs.side]}."
+        return ended
     return (
         f"It is round {inputs.round} of a motion debate (the claim is the motion); your team speaks "
         f"{inputs.turn} this round, and you check before it does."
@@ -82,7 +85,7 @@ def factcheck_task(inputs: FactcheckInput) -> Task[FactcheckReply]:
         if debate
         else {"checks": (len(wanted), len(wanted)), "responses": (0, len(answerable))},
         check=each_listed_citation_once,
-        shared=case_prefix(inputs.claim, inputs.sub_claims, inputs.evidence) if debate else (),
+        shared=case_prefix(inputs.claim, inputs.sub_claims, inputs.evidence, inputs.debate) if debate else (),
         tools=run_tools(inputs.judge) if debate else (),
     )
 

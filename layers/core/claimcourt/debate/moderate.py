@@ -1,12 +1,13 @@
-"""Stage 5: read both arguments, name the decisive dispute, aim the next retrieval, recommend
+"""Stage 5: read the round's arguments, name the decisive dispute, aim the next retrieval, recommend
 (the round controller, debate/control.py, decides)."""
 
 from __future__ import annotations
 
-from claimcourt.debate.argue import NO_ARGUMENT
+from claimcourt.debate.argue import opposite
+from claimcourt.debate.factcheck import SIDE_TEXT
 from claimcourt.debate.prefix import case_prefix, run_tools
-from claimcourt.models import Argument, ModerateInput, ModeratorView
-from claimcourt.prompts import dates_note, points_block, queries_block, render, retrieval_hint
+from claimcourt.models import ModerateInput, ModeratorView, Side
+from claimcourt.prompts import dates_note, queries_block, render, retrieval_hint
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
 
@@ -18,25 +19,24 @@ def rounds_rule(max_rounds: int) -> str:
     return f"at least two rounds, at most {max_rounds}"
 
 
-def arguments_block(inputs: ModerateInput) -> str:
-    """The round's two arguments in the order they were spoken: under `first`, the first speaker's
-    first (the second's answers it), else for then against. A refusal reads as no argument made: the
-    moderator's view (its frontier above all) reaches the other side next round, and a refusal's words
-    must not."""
-
-    def body(argument: Argument) -> str:
-        return points_block(argument.points) if argument.made else NO_ARGUMENT
-
-    by_side = {"for": inputs.case_for, "against": inputs.case_against}
-    if inputs.first is None:
-        return "\n\n".join(
-            f'<argument side="{side}">\n{body(by_side[side])}\n</argument>' for side in by_side
+def sides_note(inputs: ModerateInput) -> str:
+    """Which position in the debate above is which side (the arguments are the anonymized judge's, in
+    the opening every call shares), and, when one side spoke first in each round, which."""
+    if set(inputs.labels) != {"for", "against"} or not any(p.round == inputs.round for p in inputs.debate):
+        raise ValueError(
+            "the moderator reads its round in the debate: give the debate and each side's position"
         )
-    second = "for" if inputs.first == "against" else "against"
-    return "\n\n".join(
-        f'<argument side="{side}" spoke="{when}">\n{body(by_side[side])}\n</argument>'
-        for side, when in ((inputs.first, "first"), (second, "second"))
+    a_side: Side = "for" if inputs.labels["for"] == "A" else "against"
+    b_side = opposite(a_side)
+    note = (
+        f'Position A is the side "{a_side}", told to argue that the claim is {SIDE_TEXT[a_side].lower()}; '
+        f'position B the side "{b_side}", told to argue that it is {SIDE_TEXT[b_side].lower()}.'
     )
+    if inputs.first is not None:
+        note += (
+            f" In each round position {inputs.labels[inputs.first]} spoke first and the other answered it."
+        )
+    return note
 
 
 def moderate_task(inputs: ModerateInput) -> Task[ModeratorView]:
@@ -45,7 +45,7 @@ def moderate_task(inputs: ModerateInput) -> Task[ModeratorView]:
         round=str(inputs.round),
         max_rounds=str(inputs.max_rounds),
         retrieval_hint=retrieval_hint(inputs.evidence_source),
-        arguments=arguments_block(inputs),
+        sides=sides_note(inputs),
         previous_queries=queries_block(inputs.previous_queries),
         dates=dates_note(inputs.today, inputs.as_of, inputs.evidence),
         rounds_rule=rounds_rule(inputs.max_rounds),
@@ -58,7 +58,7 @@ def moderate_task(inputs: ModerateInput) -> Task[ModeratorView]:
         system=system,
         prompt=prompt,
         temperature=0.0,
-        shared=case_prefix(inputs.claim, inputs.sub_claims, inputs.evidence),
+        shared=case_prefix(inputs.claim, inputs.sub_claims, inputs.evidence, inputs.debate),
         tools=run_tools(inputs.judge),
     )
 

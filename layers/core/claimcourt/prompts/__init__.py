@@ -20,9 +20,11 @@ from datetime import date
 from functools import cache, lru_cache
 from pathlib import Path
 from string import Template
+from typing import Literal
 
 from claimcourt.models import (
     SEARCH_OF_SOURCE,
+    AnonymousPosition,
     Evidence,
     FrontierIssue,
     LedgerEntry,
@@ -135,18 +137,43 @@ def case_block(claim: str, sub_claims: Iterable[SubClaim]) -> str:
     )
 
 
-def pool_blocks(evidence: Iterable[Evidence]) -> list[str]:
-    """The evidence pool, one block per round that added to it, oldest first (the user's --context
-    passages open round 1's): a later round appends a block and leaves the earlier ones as they were."""
+# What a side that made no argument in a round (it refused) is shown as, to every reader: never the
+# refusal's words (as the research found: an opponent told of a refusal argues against the refusal).
+NO_ARGUMENT = "(no argument was made this round)"
+
+
+# A block of the opening after the claim: (round, kind), in the order they are sent.
+BlockKey = tuple[int, Literal["pool", "debate"]]
+
+
+def round_blocks(
+    evidence: Iterable[Evidence], debate: Iterable[AnonymousPosition] = ()
+) -> list[tuple[BlockKey, str]]:
+    """The pool and the debate as they grew, round by round, as ((round, kind), block): each round's
+    evidence block (the user's --context passages open round 1's), then that round's arguments as the
+    anonymized judge reads them (positions A and B, in the order they were spoken). Append-only: a later
+    round adds blocks after the earlier ones, and leaves those as they were."""
     by_round: dict[int, list[Evidence]] = {}
     for e in evidence:
         by_round.setdefault(e.round, []).append(e)
-    if not by_round:
-        return ["<evidence_pool>\n(no evidence was found)\n</evidence_pool>\n\n"]
-    return [
-        f'<evidence_pool round="{n}">\n{evidence_block(by_round[n])}\n</evidence_pool>\n\n'
-        for n in sorted(by_round)
-    ]
+    argued: dict[int, list[AnonymousPosition]] = {}
+    for position in debate:
+        argued.setdefault(position.round, []).append(position)
+    blocks: list[tuple[BlockKey, str]] = [
+        ((n, "pool"), f'<evidence_pool round="{n}">\n{evidence_block(by_round[n])}\n</evidence_pool>\n\n')
+        for n in by_round
+    ] or [((1, "pool"), "<evidence_pool>\n(no evidence was found)\n</evidence_pool>\n\n")]
+    blocks += [((n, "debate"), debate_block(n, argued[n])) for n in argued]
+    return sorted(blocks, key=lambda b: (b[0][0], b[0][1] == "debate"))
+
+
+def debate_block(round: int, positions: Iterable[AnonymousPosition]) -> str:
+    """One round's arguments, anonymized: each position's points, or that it made none."""
+    shown = "\n".join(
+        f'<argument position="{p.label}">\n{points_block(p.points) if p.made else NO_ARGUMENT}\n</argument>'
+        for p in positions
+    )
+    return f'<debate round="{round}">\n{shown}\n</debate>\n\n'
 
 
 # ---------------------------------------------------------------- untrusted text, escaped and tagged
@@ -170,15 +197,22 @@ def sub_claims_block(sub_claims: Iterable[SubClaim]) -> str:
 
 
 def evidence_block(evidence: Iterable[Evidence]) -> str:
-    lines = []
+    """The passages, grouped by the source they come from (its tier, title and url, said once: a page
+    often gives several passages), sources in the order they first appear; each passage with its id, and
+    its date and page when known."""
+    by_source: dict[tuple[str, str, str], list[Evidence]] = {}
     for e in evidence:
-        dated = f' published="{e.published.isoformat()}"' if e.published else ""
-        page = f' page="{e.page}"' if e.page is not None else ""
-        lines.append(
-            f'<evidence id="{attr(e.id)}" tier="{e.tier}"{dated} title="{attr(e.title)}" '
-            f'url="{attr(e.source_url)}"{page}>{escape(e.text)}</evidence>'
-        )
-    return "\n".join(lines) or "(no evidence was found)"
+        by_source.setdefault((e.tier, e.title, e.source_url), []).append(e)
+    blocks = []
+    for (tier, title, url), passages in by_source.items():
+        lines = []
+        for e in passages:
+            dated = f' published="{e.published.isoformat()}"' if e.published else ""
+            page = f' page="{e.page}"' if e.page is not None else ""
+            lines.append(f'<evidence id="{attr(e.id)}"{dated}{page}>{escape(e.text)}</evidence>')
+        shown = "\n".join(lines)
+        blocks.append(f'<source tier="{tier}" title="{attr(title)}" url="{attr(url)}">\n{shown}\n</source>')
+    return "\n".join(blocks) or "(no evidence was found)"
 
 
 def points_block(points: Iterable[Point]) -> str:
@@ -257,33 +291,48 @@ def ledger_block(
     entries: Iterable[LedgerEntry],
     *,
     checked: bool = True,
-    keys: dict[str, str] | None = None,
     passages: bool = True,
+    sources: bool = True,
 ) -> str:
-    """Ledger entries as tagged data: the citation (its source's title, url and tier), the passage and
-    the sentence that used it, and (`checked`) the fact-check and the response. `keys` renames keys
-    (the judge sees A_n and B_n). Without `passages`, for a prompt whose evidence pool holds them: each
-    passage once per prompt, found by its evidence id."""
-    lines = []
+    """Ledger entries as tagged data, grouped by the sentence that cited them: each `<cited>` group says
+    the sentence once (its round and sub-claim), then each citation it made (key, evidence id, tier) and
+    (`checked`) the fact-check it met and the response. `sources`: each citation names its source (title
+    and url): a fact-checker scoring a source's credibility has it at hand. Without `passages`, for a
+    prompt whose evidence pool holds them: each passage once per prompt, found there by its evidence id
+    (with its source); with them, each citation carries its source and the passage."""
+    groups: list[list[LedgerEntry]] = []
     for e in entries:
-        key = (keys or {}).get(e.key, e.key)
-        scores = ""
-        exchange = ""
-        if checked and e.credibility is not None:
-            scores = f' credibility="{e.credibility}" correspondence="{e.correspondence}"'
-            exchange = f"\n<check>{escape(e.comment or '')}</check>"
-            if e.response:
-                exchange += f"\n<response>{escape(e.response)}</response>"
-        lines.append(
-            f'<citation key="{attr(key)}" evidence="{attr(e.evidence_id)}" tier="{e.tier}" '
-            f'title="{attr(e.title)}" url="{attr(e.source_url)}" '
-            f'round="{e.round}" sub_claim="{attr(e.sub_claim_id)}"{scores}>\n'
-            f"<sentence>{escape(e.sentence)}</sentence>"
-            + (f"\n<passage>{escape(e.passage)}</passage>" if passages else "")
-            + f"{exchange}\n"
-            "</citation>"
+        if groups and _one_sentence(groups[-1][0], e):
+            groups[-1].append(e)
+        else:
+            groups.append([e])
+    blocks = []
+    for group in groups:
+        first = group[0]
+        cited = "\n".join(_citation(e, checked=checked, passages=passages, sources=sources) for e in group)
+        blocks.append(
+            f'<cited round="{first.round}" sub_claim="{attr(first.sub_claim_id)}">\n'
+            f"<sentence>{escape(first.sentence)}</sentence>\n{cited}\n</cited>"
         )
-    return "\n".join(lines) or "(none)"
+    return "\n".join(blocks) or "(none)"
+
+
+def _one_sentence(a: LedgerEntry, b: LedgerEntry) -> bool:
+    """Whether two entries are citations made by one sentence (its side's, in one round, on one sub-claim)."""
+    return (a.side, a.round, a.sub_claim_id, a.sentence) == (b.side, b.round, b.sub_claim_id, b.sentence)
+
+
+def _citation(e: LedgerEntry, *, checked: bool, passages: bool, sources: bool) -> str:
+    source = f' title="{attr(e.title)}" url="{attr(e.source_url)}"' if passages or sources else ""
+    scores = ""
+    inside = f"\n<passage>{escape(e.passage)}</passage>" if passages else ""
+    if checked and e.credibility is not None:
+        scores = f' credibility="{e.credibility}" correspondence="{e.correspondence}"'
+        inside += f"\n<check>{escape(e.comment or '')}</check>"
+        if e.response:
+            inside += f"\n<response>{escape(e.response)}</response>"
+    tag = f'<citation key="{attr(e.key)}" evidence="{attr(e.evidence_id)}" tier="{e.tier}"{source}{scores}'
+    return f"{tag}>{inside}\n</citation>" if inside else f"{tag}/>"
 
 
 def frontier_block(issues: Iterable[FrontierIssue]) -> str:

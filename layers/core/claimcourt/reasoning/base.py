@@ -25,20 +25,34 @@ ResponseT = TypeVar("ResponseT")
 MAX_BREAKPOINTS = 4
 
 
-def without_titles(schema: Any, names: bool = False, root: bool = True) -> Any:
-    """A JSON schema without the `title`s pydantic gives every field and nested model, which only
-    restate their names (a model reads the names; the titles were a sixth of every schema a call
-    sent). The root's title stays: it names the reply's model. (`names`: this is a `properties` or
-    `$defs` mapping, whose keys are names, a field called `title` among them.)"""
+def without_key(
+    schema: Any, key: str, *, keep_root: bool = False, names: bool = False, root: bool = True
+) -> Any:
+    """A JSON schema without the keyword `key` (a text or a number: a title, a description, a limit)
+    anywhere in it (`keep_root`: but the root's). (`names`: this is a `properties` or `$defs` mapping,
+    whose keys are names, so a field called `key` stays.)"""
     if isinstance(schema, dict):
         return {
-            k: without_titles(v, names=k in ("properties", "$defs", "definitions") and not names, root=False)
+            k: without_key(
+                v,
+                key,
+                keep_root=keep_root,
+                names=k in ("properties", "$defs", "definitions") and not names,
+                root=False,
+            )
             for k, v in schema.items()
-            if names or root or not (k == "title" and isinstance(v, str))
+            if names or (root and keep_root) or not (k == key and isinstance(v, str | int | float))
         }
     if isinstance(schema, list):
-        return [without_titles(v, root=False) for v in schema]
+        return [without_key(v, key, keep_root=keep_root, root=False) for v in schema]
     return schema
+
+
+def without_titles(schema: Any) -> Any:
+    """A JSON schema without the `title`s pydantic gives every field and nested model, which only
+    restate their names (a model reads the names; the titles were a sixth of every schema a call
+    sent). The root's title stays: it names the reply's model."""
+    return without_key(schema, "title", keep_root=True)
 
 
 @dataclass(frozen=True)
@@ -49,8 +63,11 @@ class ReplyTool:
     output: type[BaseModel]
 
     def schema(self) -> dict[str, Any]:
-        """The plain schema, with no call's limits in it: every call of a run sends the same tools."""
-        schema: dict[str, Any] = without_titles(self.output.model_json_schema())
+        """The plain schema, with no call's limits in it: every call of a run sends the same tools. Without
+        the fields' descriptions too: every call sends every role's tool, in the prefix it reads, and each
+        role's prompt explains its own reply field by field (the descriptions said it again: 43 % of
+        the tools' text)."""
+        schema: dict[str, Any] = without_key(without_titles(self.output.model_json_schema()), "description")
         return schema
 
 

@@ -6,20 +6,24 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, NoReturn
+from functools import lru_cache
+from typing import Any, NoReturn, Union
 
 import openai
 from openai.lib._pydantic import to_strict_json_schema
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 from openai.types.chat.completion_create_params import ResponseFormat
+from pydantic import BaseModel, ConfigDict, create_model
 
 from claimcourt.errors import ProviderError, TransientError
 from claimcourt.reasoning.base import (
     ProviderReply,
+    ReplyTool,
     Task,
     call_headers,
     correction,
     retry_malformed,
+    without_key,
     without_titles,
 )
 from claimcourt.reasoning.vendors import OPENAI, Vendor
@@ -41,11 +45,33 @@ def takes_temperature(model: str) -> bool:
     return not _REASONING_MODEL.match(model.rsplit("/", 1)[-1])
 
 
+# The reply schema of a claim debate's calls, one for all its roles (`run_reply`): its name.
+RUN_REPLY = "claim_debate_reply"
+
+
+@lru_cache(maxsize=16)
+def run_reply(tools: tuple[ReplyTool, ...]) -> type[BaseModel]:
+    """The one reply every call of a claim debate is sent: `reply`, any of its roles' replies. OpenAI's
+    prompt cache matches a prefix that starts with the reply's schema, so a schema of each role's own
+    kept each role's calls apart; one for all lets every call read the opening the others sent (the
+    role's instructions say which reply is its own; `Task.problems` checks what a schema cannot)."""
+    outputs = tuple(t.output for t in tools)
+    return create_model(RUN_REPLY, __config__=ConfigDict(extra="forbid"), reply=(Union[outputs], ...))  # noqa: UP007
+
+
+def reply_model(task: Task[Any]) -> type[BaseModel]:
+    """The model of the reply a task is sent: the run's one reply when it shares the run's tools."""
+    return run_reply(task.tools) if task.tools else task.output
+
+
 def response_schema(task: Task[Any], vendor: Vendor = OPENAI) -> tuple[dict[str, Any], bool]:
     """The reply's schema and whether the API can enforce it (strict structured outputs: every object
     closed, every field required, optional ones nullable, as the SDK's own conversion makes it), with
     the run's list limits where the vendor takes them; the plain schema, not enforced, for an output
-    strict mode cannot express."""
+    strict mode cannot express. A claim debate's call is sent the run's one reply (`run_reply`), without
+    the fields' descriptions (each role's prompt explains its own) and without any call's limits."""
+    if task.tools:
+        return _run_schema(task.tools, vendor.schema_array_limits)
     try:
         schema: dict[str, Any] = without_titles(to_strict_json_schema(task.output))
     except Exception:  # a construct strict mode has no form for: the schema then only guides the model
@@ -59,6 +85,19 @@ def response_schema(task: Task[Any], vendor: Vendor = OPENAI) -> tuple[dict[str,
         for name, (low, high) in task.array_limits.items():
             schema["properties"][name] |= {"minItems": low, "maxItems": high}
     return schema, True
+
+
+@lru_cache(maxsize=16)
+def _run_schema(tools: tuple[ReplyTool, ...], array_limits: bool) -> tuple[dict[str, Any], bool]:
+    model = run_reply(tools)
+    try:
+        schema, strict = to_strict_json_schema(model), True
+    except Exception:  # a construct strict mode has no form for: the schema then only guides the model
+        schema, strict = model.model_json_schema(), False
+    schema = without_key(without_titles(schema), "description")
+    if not array_limits:  # a vendor that refuses them: the counts are checked on the reply
+        schema = without_key(without_key(schema, "minItems"), "maxItems")
+    return schema, strict
 
 
 def _redact(text: str, secret: str | None) -> str:
@@ -135,7 +174,7 @@ def request_body(
     response_format: ResponseFormat = {
         "type": "json_schema",
         "json_schema": {
-            "name": _SCHEMA_NAME.sub("_", task.output.__name__)[:64],
+            "name": _SCHEMA_NAME.sub("_", reply_model(task).__name__)[:64],
             "schema": schema,
             "strict": strict,
         },
@@ -231,6 +270,8 @@ class OpenAIProvider:
         if refusal is None and not message.content and choice.finish_reason == "content_filter":
             refusal = "the reply was withheld by the provider's content filter"
         content = None if refusal is not None else _parse_json_text(message.content or "")
+        if task.tools and isinstance(content, dict) and set(content) == {"reply"}:
+            content = content["reply"]  # the run's one reply: this role's form of it
         return ProviderReply(
             content,
             refusal,

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import Field
 
 from claimcourt import artifacts
+from claimcourt.adjudication.anonymize import debate_so_far
 from claimcourt.debate.argue import argue, opposite
 from claimcourt.debate.refusal import absent, last_round
 from claimcourt.debate.relevance import measure
@@ -45,6 +46,7 @@ def run(deps: Deps, p: ArguePayload) -> dict[str, Any]:
             raise NotFoundError(f"run {p.run_id} round {p.round}: the {other} side has not argued yet")
         last.pop(other, None)
     sub_claims = artifacts.decomposition_of(deps.store, p.run_id).sub_claims
+    debate, labels = debate_so_far(arguments, p.run_id, request.first, before=p.round)
     inputs = ArgueInput(
         claim=request.claim,
         context=request.context,
@@ -75,6 +77,8 @@ def run(deps: Deps, p: ArguePayload) -> dict[str, Any]:
             artifacts.retrieved_by_sub_claim(retrievals, request.context, up_to_round=p.round),
             source=evidence_name(deps, record, retrievals),
         ),
+        debate=debate,
+        labels=labels,
     )
     # Both sides at once are one step; in turn, each its own (the second reads what the first wrote).
     step = f"argue:{p.round}" + ("" if p.turn == "together" else f":{p.turn}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from claimcourt import artifacts
+from claimcourt.adjudication.anonymize import debate_so_far
 from claimcourt.debate.factcheck import factcheck
 from claimcourt.models import FactcheckInput, FactcheckReply, Side, Stage, Turn
 from claimcourt.reasoning.base import CallContext
@@ -50,11 +51,14 @@ def run(deps: Deps, p: FactcheckPayload) -> dict[str, Any]:
     if record.motion is None:
         # A claim debate's checkers read what every call of the run reads first, and check beside the
         # moderator (the RoundEnd Parallel).
+        debate, labels = debate_so_far(arguments, p.run_id, record.request.first, before=p.round)
         inputs = inputs.model_copy(
             update={
                 "sub_claims": artifacts.decomposition_of(deps.store, p.run_id).sub_claims,
                 "evidence": pool,
                 "judge": record.request.judge,
+                "debate": debate,
+                "labels": labels,
             }
         )
         ctx = CallContext(p.run_id, STAGE, p.round, p.side, step=round_end(p.round))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from claimcourt import artifacts
+from claimcourt.adjudication.anonymize import debate_so_far
 from claimcourt.debate.moderate import moderate
 from claimcourt.debate.refusal import last_round
 from claimcourt.errors import NotFoundError
@@ -31,6 +32,8 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
     if p.round >= max_rounds:  # not asked, and nothing stored: the controller reads "not asked"
         return {"recommendation": "not asked"}
     retrievals = artifacts.retrievals_of(deps.store, p.run_id)
+    arguments = artifacts.arguments_of(deps.store, p.run_id)
+    debate, labels = debate_so_far(arguments, p.run_id, request.first, before=p.round + 1)
     view = moderate(
         ModerateInput(
             claim=request.claim,
@@ -46,6 +49,8 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
             today=record.created_at.date(),
             as_of=request.as_of_date,
             judge=request.judge,
+            debate=debate,
+            labels=labels,
         ),
         deps.reasoner,
         CallContext(p.run_id, STAGE, p.round, step=round_end(p.round)),
