@@ -22,6 +22,7 @@ import requests
 from moto import mock_aws
 from playwright.sync_api import Page, Request, Route, expect
 
+from claimcourt.access import issue_key
 from claimcourt.wiring import build_deps
 from tests.contract.aws_resources import create_from_template, dynamodb_settings
 from tests.e2e.console import Served
@@ -45,9 +46,11 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Served, st
         with mock_aws():
             settings = dynamodb_settings(data_dir=tmp_path_factory.mktemp("stack"), provider="offline")
             create_from_template(settings)
-            with serving(build_deps(settings)) as local:
+            deps = build_deps(settings)
+            operator_key, _ = issue_key(deps.store, "local")
+            with serving(deps) as local:
                 yield (
-                    Served(f"http://127.0.0.1:{local.port}", local.key, settings.data_dir),
+                    Served(f"http://127.0.0.1:{local.port}", local.key, settings.data_dir, operator_key),
                     settings.artifacts_bucket,
                 )
     finally:

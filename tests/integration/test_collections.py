@@ -473,7 +473,7 @@ def test_urls_are_fetched_read_and_each_failure_named(library: LocalCollections,
     assert article_doc is not None and report_doc is not None
     # its canonical url is another host's: cited where it was fetched, the page's claim kept beside it
     assert (article_doc.url, article_doc.canonical_url, article_doc.published) == (
-        f"{web.url}/acme-dayton",
+        web.url("/acme-dayton"),
         "https://news.example.com/acme-dayton",
         date(2023, 5, 10),
     )

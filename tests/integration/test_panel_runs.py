@@ -30,6 +30,7 @@ from claimcourt.runs import create_run, parse_request
 from claimcourt.settings import Settings
 from claimcourt.wiring import Deps, build_deps, use_deps
 from tests.fakes.apigw import LambdaContext, http_event
+from tests.fakes.debate_text import debate_positions
 from tests.fakes.provider_servers import (
     FakeAnthropicServer,
     FakeOpenAIServer,
@@ -58,9 +59,9 @@ def texts(value: Any) -> Iterator[str]:
             yield from texts(v)
 
 
-def debate_read(body: Any) -> list[str]:
-    """The anonymized arguments a judge's request holds, in order."""
-    return re.findall(r'<argument position="[AB]" round="\d+">.*?</argument>', "\n".join(texts(body)), re.S)
+def debate_read(body: Any) -> list[tuple[str, str, str]]:
+    """The anonymized arguments a judge's request holds, in order: (position, round, text)."""
+    return debate_positions("\n".join(texts(body)))
 
 
 def judgement(body: Any, score: int, verdict: str) -> dict[str, Any]:
@@ -159,7 +160,7 @@ def test_two_models_judge_the_same_anonymized_debate_at_once_and_the_median_spea
     assert (len(o.requests), len(a.requests)) == (1, 1)
     openai_read, anthropic_read = debate_read(o.requests[0].body), debate_read(a.requests[0].body)
     assert openai_read == anthropic_read and len(openai_read) >= 2
-    assert {re.match(r'<argument position="(\w)"', p)[1] for p in openai_read} == {"A", "B"}  # type: ignore[index]
+    assert {label for label, _, _ in openai_read} == {"A", "B"}
     for sent in (json.dumps(o.requests[0].body), json.dumps(a.requests[0].body)):
         assert "case-for" not in sent and "for_1" not in sent
     assert o.requests[0].body["model"] == "gpt-4.1" and a.requests[0].body["model"] == "claude-sonnet-4-6"

@@ -56,6 +56,7 @@ from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.runs import create_run
 from claimcourt.settings import Settings
 from claimcourt.wiring import build_deps
+from tests.fakes.debate_text import debate_positions
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -228,8 +229,11 @@ def test_a_refusal_is_answered_once_then_judged_and_its_words_reach_no_one_on_pl
     assert absent.absent and not absent.points and absent.refusal is None
     # The answer round read that no argument was made where the refusal was, and that it is the last
     answer = asked["argue:2:against:argue:"]
-    assert (
-        '<argument of="the other side" round="1">\n(no argument was made this round)\n</argument>' in answer
+    yours = re.search(r"your arguments are position ([AB])'s and the other side's position ([AB])'s", answer)
+    assert yours, "the answer round is told which position is whose"
+    said = {label: body for label, round, body in debate_positions(answer) if round == "1"}
+    assert said[yours.group(2)] == "(no argument was made this round)" and said[yours.group(1)].startswith(
+        "<point"
     )
     assert "round 2 of at most 2" in answer and "This is the closing round" in answer
     # The moderator aimed that round reading no refusal, and was not asked after it
@@ -239,8 +243,7 @@ def test_a_refusal_is_answered_once_then_judged_and_its_words_reach_no_one_on_pl
     assert [k for k, prompt in asked.items() if words in prompt] == []
     # The judge read one position making no argument in rounds 1 and 2, never why, never which side
     judged = asked["adjudicate:0::adjudicate:s0"]
-    block = r'<argument position="([AB])" round="(\d)">\n(.*?)\n</argument>'
-    silent = [(p, r) for p, r, body in re.findall(block, judged, re.DOTALL) if body == NO_ARGUMENT]
+    silent = [(p, r) for p, r, body in debate_positions(judged) if body == NO_ARGUMENT]
     assert [r for _, r in silent] == ["1", "2"] and len({p for p, _ in silent}) == 1
     assert not re.search(r"declined to argue|refus", judged, re.IGNORECASE)
     # The controller named the refusal: one answer round, then a stop with a round of the three left

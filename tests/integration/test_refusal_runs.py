@@ -16,9 +16,18 @@ from claimcourt import artifacts
 from claimcourt.debate.argue import NO_ARGUMENT
 from claimcourt.local.dispatch import LocalContext, load_module
 from claimcourt.local.template import load_template, project_root
-from claimcourt.models import ArgumentDraft, Refusal, RoundAction, RoundDecision, RunRecord, RunStatus
+from claimcourt.models import (
+    ArgueInput,
+    ArgumentDraft,
+    Refusal,
+    RoundAction,
+    RoundDecision,
+    RunRecord,
+    RunStatus,
+)
 from claimcourt.settings import Settings
 from claimcourt.store.sqlite import SqliteStore
+from tests.fakes.debate_text import debate_positions
 from tests.fakes.scripted import Call, ScriptedProvider
 
 pytestmark = pytest.mark.timeout(120)
@@ -71,11 +80,8 @@ def argued(provider: ScriptedProvider) -> list[tuple[int, str]]:
 
 
 def judge_positions(call: Call) -> list[tuple[str, str, str]]:
-    """(label, round, body) of each argument the judge read."""
-    found = re.findall(
-        r'<argument position="([AB])" round="(\d)">\n(.*?)\n</argument>', call.prompt, re.DOTALL
-    )
-    return [(label, round, body) for label, round, body in found]
+    """(label, round, body) of each argument a call read in the debate as the judge reads it."""
+    return debate_positions(call.prompt)
 
 
 def test_a_refusal_while_both_argue_at_once_gets_one_answer_round_alone_then_the_judge(
@@ -94,7 +100,8 @@ def test_a_refusal_while_both_argue_at_once_gets_one_answer_round_alone_then_the
     assert absent is not None and absent.absent and absent.points == [] and absent.refusal is None
     # that round read that no argument was made, never the refusal's words, and was told it is the last
     [answer] = [c for c in provider.calls_of("argue") if c.inputs.round == 2]
-    assert f'<argument of="the other side" round="1">\n{NO_ARGUMENT}\n</argument>' in answer.prompt
+    assert isinstance(answer.inputs, ArgueInput)
+    assert (answer.inputs.labels["for"], "1", NO_ARGUMENT) in judge_positions(answer)
     assert "SECRET-REASON" not in answer.prompt
     assert "round 2 of at most 2" in answer.prompt and "This is the closing round" in answer.prompt
     # the moderator aimed that round reading no refusal either, and was not asked after it
