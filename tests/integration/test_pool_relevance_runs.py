@@ -83,12 +83,12 @@ def test_a_sub_claim_the_pool_does_not_speak_to_is_said_to_the_roles_and_the_use
     told = [c for c in provider.calls if c.kind in ("argue", "adjudicate")]
     assert {c.kind for c in told} == {"argue", "adjudicate"}
     for call in told:
-        note = call.prompt.split("<pool_relevance>", 1)[1].split("</pool_relevance>", 1)[0]
+        note = call.prompt.split("<pool_relevance>\n", 1)[1].split("</pool_relevance>", 1)[0]
         assert '<sub_claim id="sc2">' in note and '<sub_claim id="sc1">' not in note
         assert "appear in none of its" in note and '"mathematics"' in note, note
     # and nobody else was (the moderator, the fact-checkers argue from what the debaters cited)
     others = [c for c in provider.calls if c.kind not in ("argue", "adjudicate")]
-    assert others and not [c for c in others if "<pool_relevance>" in c.prompt]
+    assert others and not [c for c in others if "<pool_relevance>\n" in c.prompt]
     # and the user is, in the result's warnings and its reading of the pool
     [warning] = [w for w in result.warnings if "does not speak to" in w]
     assert warning.startswith(f'The evidence pool does not speak to sc2 ("{OFF_TOPIC}")')
@@ -110,7 +110,7 @@ def test_a_pool_that_speaks_to_every_sub_claim_changes_nothing(
     assert result is not None and result.pool_relevance is not None
     assert [s.reading for s in result.pool_relevance.sub_claims] == ["on_topic"]
     assert not [w for w in result.warnings if "does not speak to" in w]
-    assert not [c for c in provider.calls if "<pool_relevance>" in c.prompt]
+    assert not [c for c in provider.calls if "<pool_relevance>\n" in c.prompt]
 
 
 def test_the_users_context_can_be_all_the_pool_needs(
