@@ -28,6 +28,7 @@ from claimcourt.local.template import load_template, project_root
 from claimcourt.models import RunRecord, RunStatus, Verdict
 from claimcourt.runs import create_run, parse_request
 from claimcourt.settings import Settings
+from claimcourt.stages.score import NO_JUDGEMENT
 from claimcourt.wiring import Deps, build_deps, use_deps
 from tests.fakes.apigw import LambdaContext, http_event
 from tests.fakes.debate_text import debate_positions
@@ -231,6 +232,30 @@ def test_a_judge_that_fails_is_kept_with_its_error_and_the_other_speaks(tmp_path
     assert any(
         w.startswith("1 of the panel's 2 judges gave no judgement (anthropic:claude") for w in result.warnings
     )
+
+
+def test_a_judge_whose_provider_stays_down_past_the_retries_is_kept_and_the_other_speaks(
+    tmp_path: Path,
+) -> None:
+    # Given Anthropic overloaded on every attempt (a transient error: the state machine retries it, then
+    # gives up), and OpenAI answering
+    def openai(body: dict[str, Any]) -> dict[str, Any]:
+        return openai_json_completion(
+            judgement(body, 70, "supported"), prompt_tokens=900, completion_tokens=150
+        )
+
+    with FakeOpenAIServer(default=openai) as o, FakeAnthropicServer() as a:
+        for _ in range(8):
+            a.enqueue(529, anthropic_error("overloaded_error", "Overloaded"))
+        record = debated(keyed(tmp_path, o, a, provider_max_retries=0), TWO_MODELS)
+        tried = len(a.requests)
+    # Then the run still succeeds on the judge that answered, the other kept with why it has no judgement
+    result = record.result
+    assert result is not None and result.panel is not None
+    gpt, claude = result.panel.judges
+    assert tried > 1  # the state machine did retry it
+    assert gpt.score is not None and claude.score is None and claude.error == NO_JUDGEMENT
+    assert result.panel.speaks == 0 and result.overall_score == gpt.score
 
 
 def test_a_panel_whose_every_judge_fails_fails_the_run_with_each_reason(tmp_path: Path) -> None:

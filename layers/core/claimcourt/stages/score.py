@@ -119,6 +119,11 @@ def run(deps: Deps, p: Payload) -> dict[str, Any]:
     }
 
 
+# A panel's judge that stored nothing: its call failed past the state machine's retries (an outage, a
+# timeout), and the map went on without it (debate.asl.json, PanelistFailed).
+NO_JUDGEMENT = "no judgement was stored: its call failed past its retries (an outage or a timeout)"
+
+
 def judged_by_panel(
     deps: Deps,
     record: RunRecord,
@@ -151,8 +156,7 @@ def judged_by_panel(
             cost_usd=sum(c.cost_usd for c in mine),
             price_known=all(c.price_known for c in mine),
             llm_calls=sum(c.attempts for c in mine if c.model != "offline"),  # as the run's usage counts
-            error=(doc.get("panel") or {}).get("error")
-            or (None if n in by_slot else "no judgement was stored"),
+            error=(doc.get("panel") or {}).get("error") or (None if n in by_slot else NO_JUDGEMENT),
         )
         sample = by_slot.get(n)
         if sample is not None:
