@@ -11,6 +11,7 @@ from pydantic import SecretStr
 from claimcourt.adjudication.panel import JUDGE_TOKENS, check, estimate, members, speaker, spread
 from claimcourt.errors import InvalidRequestError
 from claimcourt.models import MAX_JUDGES, MonitorRequest, RunRequest
+from claimcourt.rejudge import parse_judge
 from claimcourt.runs import parse_request
 from claimcourt.settings import Settings
 
@@ -153,3 +154,20 @@ def test_a_paid_judge_makes_an_offline_run_count_against_the_hourly_cap() -> Non
     assert not offline.may_spend(judges=["offline", "offline+rubric"])
     assert offline.may_spend(judges=["offline", "openai:gpt-4.1+rubric"])
     assert offline.may_spend(judges=["openai+rubric"])
+
+
+def test_a_judge_with_no_known_price_is_refused_unless_the_operator_runs_its_server() -> None:
+    # a model the price table does not know would be counted at $0 by every budget check: whoever holds
+    # a key could have it judge at the operator's expense, with nothing holding the spend
+    vendor = Settings(openai_api_key=SecretStr("sk"))
+    for spec in ("openai:o1", "openai:gpt-5-pro"):  # gpt-5-pro is not gpt-5 (about 12× its price)
+        with pytest.raises(InvalidRequestError) as refused:
+            check(vendor, _request(["offline", spec]))
+        assert refused.value.field == "judges" and "no price is known for" in str(refused.value)
+    assert check(vendor, _request(["openai:gpt-5", "offline"])) is not None  # priced: accepted
+    # an OpenAI-compatible server the operator runs (OPENAI_BASE_URL) prices its own models
+    own = Settings(openai_api_key=SecretStr("sk"), openai_base_url="http://127.0.0.1:9/v1")
+    assert check(own, _request(["openai:o1", "offline"])) is not None
+    # re-judging names its judges the same way, and is refused the same way
+    with pytest.raises(InvalidRequestError, match="no price is known for openai:o1"):
+        parse_judge("openai:o1", vendor)

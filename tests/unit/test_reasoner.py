@@ -243,3 +243,10 @@ def test_a_task_sends_its_shared_opening_before_its_own_system_text_and_names_it
     # and a provider takes at most four breakpoints a request
     with pytest.raises(ValueError, match="5 cache breakpoints, at most 4"):
         replace(TASK, shared=shared * 2, cache_prompt=True)
+
+
+def test_a_tier_word_after_a_known_name_is_another_model_not_a_variant() -> None:
+    assert price_for("gpt-5-pro") is None  # not gpt-5's rate: about 12× it
+    assert price_for("gpt-5-pro-2025-10-06") is None
+    assert price_for("gpt-5-2025-08-07") == price_for("gpt-5")  # a dated snapshot is still gpt-5
+    assert price_for("gemini-2.5-pro") == (1.25, 10.0)  # a known name that ends in a tier word is itself

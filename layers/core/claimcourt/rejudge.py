@@ -68,10 +68,11 @@ from claimcourt.motions.turns import cartograph_task, crowd_task
 from claimcourt.observability import logger
 from claimcourt.prompts import template_version
 from claimcourt.reasoning.base import CallContext
+from claimcourt.reasoning.prices import unpriced_judge
 from claimcourt.settings import Settings
 from claimcourt.stages import adjudicate
 from claimcourt.stages.motions import route_for
-from claimcourt.wiring import Deps, current_deps, run_evidence
+from claimcourt.wiring import Deps, current_deps, evidence_name
 
 STAGE = "rejudge"  # the ledger's stage for a re-judgement's calls (not a stage of the state machine)
 PREFIX = "rejudge/"
@@ -192,7 +193,11 @@ def parse_judge(name: str, settings: Settings) -> tuple[str, str]:
         return "offline", "offline"
     if settings.provider_keys_known and not settings.has_key(provider):
         raise InvalidRequestError("judges", settings.missing_key(provider))
-    return settings.named_route(f"{provider}:{model}")
+    route = settings.named_route(f"{provider}:{model}")
+    unpriced = unpriced_judge(*route, own_endpoint=settings.own_endpoint(route[0]))
+    if unpriced:
+        raise InvalidRequestError("judges", f"{name!r}: {unpriced}")
+    return route
 
 
 def judgeable(record: RunRecord) -> None:
@@ -488,7 +493,7 @@ def _final_map_inputs(deps: Deps, record: RunRecord) -> CartographInput:
         phase=motion.phase(last),
         final=True,
         research_follows=False,
-        evidence_source=run_evidence(deps, record).name,
+        evidence_source=evidence_name(deps, record, artifacts.retrievals_of(deps.store, record.run_id)),
         statements=artifacts.statements_of(said, motion.phase),
         ledger=artifacts.ledger_of(deps.store, record.run_id, said, pool),
         previous=artifacts.map_of(deps.store, record.run_id, last - 1),

@@ -410,6 +410,10 @@ class Settings(BaseSettings):
             return "xai"
         return "offline"
 
+    def own_endpoint(self, provider: str) -> bool:
+        """Whether the operator pointed `provider` at a server of their own (its `*_BASE_URL`)."""
+        return bool(getattr(self, f"{provider}_base_url", None))
+
     def has_key(self, provider: str) -> bool:
         if provider == "anthropic":
             return self.anthropic_api_key is not None

@@ -24,7 +24,7 @@ from claimcourt.errors import (
     TruncatedReplyError,
 )
 from claimcourt.models import ClaimAsked, Effort, JudgeKind, parse_judge_spec
-from claimcourt.reasoning.prices import cost_usd
+from claimcourt.reasoning.prices import cost_usd, unpriced_judge
 from claimcourt.settings import Settings
 
 # What a judge's call may fail with and the other judges still be heard: the judgement says why. (A
@@ -126,6 +126,10 @@ def check(settings: Settings, request: ClaimAsked) -> Estimate | None:
         for m in panel:
             if not settings.has_key(m.provider):
                 raise InvalidRequestError("judges", f"{m.spec!r}: {settings.missing_key(m.provider)}")
+    for m in panel:
+        unpriced = unpriced_judge(m.provider, m.model, own_endpoint=settings.own_endpoint(m.provider))
+        if unpriced:
+            raise InvalidRequestError("judges", f"{m.spec!r}: {unpriced}")
     seen: dict[tuple[str, str, JudgeKind], str] = {}
     for m in panel:
         key = (m.provider, m.model, m.kind)

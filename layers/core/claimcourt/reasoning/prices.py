@@ -73,11 +73,21 @@ WEB_SEARCH_USD_PER_REQUEST = 0.01
 OPENAI_WEB_SEARCH_USD_PER_CALL = {"reasoning": 0.01, "other": 0.025}
 
 
+# A tier word after a known name makes another, dearer model (gpt-5-pro is about 12× gpt-5), not a
+# variant of it: priced as unknown, and so refused where a caller names a judge.
+_TIERS = ("-pro", "-max", "-ultra", "-heavy", "-deep-research")
+
+
 def _family(model: str, names: Iterable[str]) -> str | None:
     """The longest known name `model` is, or is a variant of (a dated snapshot, "-latest"). A name
-    followed by a dot or a digit is another version (grok-4.3 is not grok-4), not a variant."""
+    followed by a dot or a digit is another version (grok-4.3 is not grok-4), not a variant; followed
+    by a tier word (`_TIERS`), another model."""
     matches = [
-        n for n in names if model.startswith(n) and model[len(n) : len(n) + 1] not in tuple(".0123456789")
+        n
+        for n in names
+        if model.startswith(n)
+        and model[len(n) : len(n) + 1] not in tuple(".0123456789")
+        and not model[len(n) :].startswith(_TIERS)
     ]
     return max(matches, key=len) if matches else None
 
@@ -113,3 +123,17 @@ def cost_usd(
         + cache_write_tokens * cache[1]
     )
     return per_mtok / 1_000_000, True
+
+
+def unpriced_judge(provider: str, model: str, own_endpoint: bool = False) -> str | None:
+    """Why a judge a caller names cannot be used, or None: a model with no known price would be counted
+    at $0 by every budget check, so nothing would hold its spend (a panel's or a re-judging's judges are
+    chosen by whoever holds a key, not by the operator). `own_endpoint`: the operator pointed this
+    provider at a server of their own (a self-hosted model, `OPENAI_BASE_URL`), whose models are theirs
+    to price."""
+    if provider == "offline" or own_endpoint or price_for(model) is not None:
+        return None
+    return (
+        f"no price is known for {provider}:{model}, so its spend could not be held to the budget: name a "
+        "model in the price table (reasoning/prices.py)"
+    )
