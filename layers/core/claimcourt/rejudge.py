@@ -384,18 +384,24 @@ def _put(deps: Deps, run_id: str, judgement: StoredJudgement) -> None:
     deps.store.put_artifact(run_id, PREFIX + judgement.id, judgement.model_dump(mode="json"))
 
 
+# The worker's judges end their judgements from their own threads while it marks the late ones failed at
+# the deadline: one at a time, so that the first end read as stored is the one that stands.
+_ENDING = threading.Lock()
+
+
 def _end(deps: Deps, run_id: str, judgement: StoredJudgement, *, failed: str | None = None) -> None:
     """Store a judgement's end, unless it has already ended (a late judge after its deadline, a second
     delivery of the same work): the first end stands."""
-    try:
-        now = StoredJudgement.model_validate(deps.store.get_artifact(run_id, PREFIX + judgement.id))
-    except NotFoundError:
-        return
-    if now.status != "pending":
-        return
-    if failed is not None:
-        judgement = judgement.model_copy(update={"status": "failed", "error": failed})
-    _put(deps, run_id, judgement.model_copy(update={"ended_at": datetime.now(UTC)}))
+    with _ENDING:
+        try:
+            now = StoredJudgement.model_validate(deps.store.get_artifact(run_id, PREFIX + judgement.id))
+        except NotFoundError:
+            return
+        if now.status != "pending":
+            return
+        if failed is not None:
+            judgement = judgement.model_copy(update={"status": "failed", "error": failed})
+        _put(deps, run_id, judgement.model_copy(update={"ended_at": datetime.now(UTC)}))
 
 
 def _span(seconds: float) -> str:
