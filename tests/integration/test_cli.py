@@ -714,3 +714,22 @@ def test_an_offline_run_leaves_leads_a_client_can_act_on_and_show_prints_one_lin
     assert [f"  {lead.line()}" for lead in leads] == [
         line for line in shown if line.startswith(("  ↑", "  ↓"))
     ]
+
+
+def test_a_monitor_can_be_judged_by_a_panel_and_a_bad_one_is_refused_before_it_is_kept(
+    tmp_path: Path, clean_env: None
+) -> None:
+    made = invoke(
+        tmp_path, "monitor", "add", "Sea levels are rising", "--cadence", "daily", "--threshold", "5",
+        "--judges", "offline,offline+rubric",
+    )  # fmt: skip
+    assert made.exit_code == 0, made.stderr
+    [monitor] = SqliteStore(tmp_path / "claimcourt.sqlite3").list_monitors(LOCAL_TENANT)
+    assert monitor.request.judges == ["offline", "offline+rubric"]
+    # a judge with no key here: exit 2 naming judges, and no second monitor kept
+    refused = invoke(
+        tmp_path, "monitor", "add", "Sea levels are rising", "--cadence", "daily", "--threshold", "5",
+        "--judges", "offline,anthropic",
+    )  # fmt: skip
+    assert refused.exit_code == 2 and "judges: 'anthropic'" in refused.stderr
+    assert len(SqliteStore(tmp_path / "claimcourt.sqlite3").list_monitors(LOCAL_TENANT)) == 1

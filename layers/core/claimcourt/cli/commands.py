@@ -46,6 +46,7 @@ from claimcourt.models import (
     LOCAL_TENANT,
     PROVIDERS,
     BacktestDating,
+    ClaimAsked,
     Effort,
     JudgeKind,
     Mode,
@@ -394,7 +395,7 @@ def _judges(text: str | None) -> list[str]:
     return names
 
 
-def _check_panel(settings: Settings, request: RunRequest) -> None:
+def _check_panel(settings: Settings, request: ClaimAsked) -> None:
     """A panel's judges can be heard here and paid for (a one-line error before anything runs), and what
     judging is estimated to cost, said on stderr."""
     from claimcourt.adjudication.panel import check
@@ -1437,19 +1438,32 @@ def monitor() -> None:
     "--mode", type=MODES, default="spectral", show_default=True, help="A 0–100 score, or a verdict."
 )
 @click.option("--effort", type=EFFORTS, default="standard", show_default=True, help="High: more rounds.")
+@click.option(
+    "--judges", "panel", default=None, help="A panel judges each re-score (as `claimcourt run --judges`)."
+)
 @tenant_option
 @data_dir_option
 def monitor_add(
-    claim: str, cadence: str, threshold: int, mode: str, effort: str, tenant: str, data_dir: Path | None
+    claim: str,
+    cadence: str,
+    threshold: int,
+    mode: str,
+    effort: str,
+    panel: str | None,
+    tenant: str,
+    data_dir: Path | None,
 ) -> None:
     """Watch CLAIM: it is first scored at the next tick, then on its cadence."""
     from claimcourt.models import MonitorRequest
     from claimcourt.watching.drift import create_monitor
 
     try:
-        request = MonitorRequest(claim=claim, cadence=cadence, threshold=threshold, mode=mode, effort=effort)
+        request = MonitorRequest(
+            claim=claim, cadence=cadence, threshold=threshold, mode=mode, effort=effort, judges=_judges(panel)
+        )
     except ValidationError as exc:
         _fail(": ".join(first_problem(exc, "monitor")), EXIT_BAD_INPUT)
+    _check_panel(_settings(data_dir), request)
     made = create_monitor(_store(data_dir, None), tenant, request)
     err.print(f"monitor {made.monitor_id}: {request.cadence}, threshold {threshold} points")
     click.echo(made.monitor_id)
