@@ -25,9 +25,9 @@ CAP = 3
 
 def test_a_killed_server_restarted_ends_its_runs_and_frees_their_slots_within_seconds(tmp_path: Path) -> None:
     with FakeOpenAIServer() as model:
-        # Given a model whose every answer takes far longer than the test
+        # Given a model that answers nothing while the test runs
         for _ in range(20):
-            model.enqueue(200, openai_json_completion({}), delay_s=60)
+            model.enqueue(200, openai_json_completion({}), held=True)
         env = {
             **os.environ,
             "CLAIMCOURT_DATA_DIR": str(tmp_path),

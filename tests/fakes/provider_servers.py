@@ -43,7 +43,7 @@ class ScriptedResponse:
     status: int
     body: Any  # a JSON-serialisable value, or str/bytes sent as is
     headers: dict[str, str] = field(default_factory=dict)
-    delay_s: float = 0.0  # sleep before answering: longer than the client's timeout → a timeout
+    held: bool = False  # never answered while the server runs: the client's timeout always comes first
 
 
 Responder = Callable[[Any], Any]
@@ -59,13 +59,18 @@ class FakeServer(LoopbackServer):
         self.requests: list[Request] = []
         self._queue: deque[ScriptedResponse] = deque()
         self._lock = threading.Lock()
+        self._closing = threading.Event()  # releases the held replies' handler threads
         super().__init__()
 
     def answer(self, request: Request) -> Reply:
         scripted = self._take(request)
-        if scripted.delay_s:
-            time.sleep(scripted.delay_s)
+        if scripted.held:
+            self._closing.wait()
         return Reply.json(scripted.status, scripted.body, scripted.headers)
+
+    def close(self) -> None:
+        self._closing.set()
+        super().close()
 
     @property
     def url(self) -> str:
@@ -73,13 +78,13 @@ class FakeServer(LoopbackServer):
         return f"{self.base_url}{self.base_path}"
 
     def enqueue(
-        self, status: int, body: Any, headers: dict[str, str] | None = None, delay_s: float = 0.0
+        self, status: int, body: Any, headers: dict[str, str] | None = None, held: bool = False
     ) -> Self:
         """Script the next response. Error statuses get `retry-after-ms: 1` unless headers say else."""
         if headers is None:
             headers = dict(FAST_RETRY) if status >= 400 else {}
         with self._lock:
-            self._queue.append(ScriptedResponse(status, body, headers, delay_s))
+            self._queue.append(ScriptedResponse(status, body, headers, held))
         return self
 
     def enqueue_many(self, count: int, status: int, body: Any, headers: dict[str, str] | None = None) -> Self:

@@ -214,9 +214,9 @@ def test_internal_server_error_is_transient(server: FakeAnthropicServer) -> None
 
 
 def test_timed_out_request_is_transient(server: FakeAnthropicServer) -> None:
-    # Given a server slower than the client's timeout, twice
+    # Given a server that does not answer, twice (it holds each reply until the test closes it)
     for _ in range(2):
-        server.enqueue(200, anthropic_tool_message({"score": 1, "reason": "late"}), delay_s=1.0)
+        server.enqueue(200, anthropic_tool_message({"score": 1, "reason": "late"}), held=True)
 
     # Then the timeout, after the SDK's retry, is transient
     with pytest.raises(TransientError, match="timed out"):
