@@ -335,6 +335,9 @@ def test_an_event_the_cost_guard_refuses_every_time_is_retried_then_dead_lettere
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CLAIMCOURT_HOURLY_RUNS_PER_TENANT", "1")  # the second event is over the cap
+    # in the same hour as the first, however close to an hour's end the test runs (the cap's windows are
+    # fixed UTC hours: two admissions either side of one count against different windows)
+    monkeypatch.setattr("claimcourt.store.sqlite.admission.hour_window", lambda at: "2026112700")
     check = {"detail-type": "claim.check_requested", "source": "x", "detail": {"tenant_id": "acme"}}
     claims = ["Arctic sea ice has declined since 1979", "Sea levels are rising"]
     (tmp_path / "events.json").write_text(
