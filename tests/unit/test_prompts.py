@@ -19,7 +19,7 @@ from claimcourt.adjudication.adjudicate import adjudicate_task
 from claimcourt.adjudication.anonymize import anonymize, debate_so_far
 from claimcourt.adjudication.baselines import baseline_task
 from claimcourt.adjudication.rubric import rubric_task
-from claimcourt.debate.argue import NO_ARGUMENT, argue_task
+from claimcourt.debate.argue import NO_ARGUMENT, UNSUPPORTED_MOVE, argue_task
 from claimcourt.debate.decompose import check_task, decompose_task
 from claimcourt.debate.factcheck import factcheck_task
 from claimcourt.debate.hindsight import hindsight_task
@@ -64,7 +64,7 @@ from claimcourt.models import (
 from claimcourt.motions.crowd import crowd_of
 from claimcourt.motions.suitability import suitability_task as motion_suitability_task
 from claimcourt.motions.turns import cartograph_task, crowd_task, speak_task, stances_task
-from claimcourt.prompts import TEMPLATES, evidence_block, ledger_block, render, rules
+from claimcourt.prompts import TEMPLATES, evidence_block, ledger_block, render, rules, shared
 from claimcourt.reasoning.base import Task
 from claimcourt.stages.adjudicate import by_position
 from tests.fakes.debate_text import debate_positions
@@ -536,7 +536,8 @@ def test_scoring_prompts_carry_the_contract_and_the_definitions() -> None:
     for name in ("argue-for-round-1", "adjudicate"):
         assert "T1 is primary" in tasks[name].system_text
     argue = tasks["argue-against-round-2"].system
-    assert "your belief, not your advocacy" in argue and "round 2 of at most 2" in argue
+    assert "its belief, not its advocacy" in tasks["argue-against-round-2"].system_text
+    assert "round 2 of at most 2" in argue
     assert "This is the closing round" in argue and "passages new this round" in argue
     judge = tasks["adjudicate"].system
     assert "80 % interval" in judge and "jointly necessary" in judge and "adjustment_reason" in judge
@@ -675,8 +676,21 @@ def test_the_run_tools_carry_no_descriptions_and_each_role_explains_its_own_fiel
             assert "description" not in json.dumps(tool.schema()), f"{name}: {tool.name}"
         # what a field's description said, the role's own instructions say: each described field is named
         [own] = [t for t in task.tools if t.name == task.kind]
+        # the debaters' fields are explained once, in the rules every call of the run sends first
+        explained = task.system + (shared()["debaters"] if task.kind == "argue" else "")
         for field in _described_fields(own.output.model_json_schema()):
-            assert re.search(rf"\b{field}s?\b|\b{field.removesuffix('s')}\b", task.system), f"{name}: {field}"
+            assert re.search(rf"\b{field}s?\b|\b{field.removesuffix('s')}\b", explained), f"{name}: {field}"
+
+
+def test_the_debaters_rules_are_in_the_opening_every_call_shares_and_say_the_code_s_limit() -> None:
+    tasks = _tasks()
+    debaters = shared()["debaters"]
+    assert debaters in rules()  # sent once per run's cached opening, not once per debater call
+    # the move a position may make without new evidence: the rules say the number the code holds it to
+    assert f"more than {UNSUPPORTED_MOVE} points" in debaters
+    argue = [t for t in tasks.values() if t.kind == "argue"]
+    assert argue and all(debaters not in t.system and "implied_score:" not in t.system for t in argue)
+    assert all(t.shared and t.shared[0].text == rules() for t in argue)
 
 
 def test_the_ledger_says_a_sentence_once_however_many_passages_it_cites() -> None:

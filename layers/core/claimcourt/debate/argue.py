@@ -29,7 +29,8 @@ ROLE_TEXT = {
     "for": "You argue that the claim is TRUE.",
     "against": "You argue that the claim is FALSE.",
 }
-# A position may only move this far without citing new evidence.
+# A position may only move this far without citing new evidence (the debaters' rules, prompts/_shared.md,
+# say the same number: a test holds them together).
 UNSUPPORTED_MOVE = 10
 # Of the two sides arguing a round at once, the one whose call writes the round's new blocks to the
 # prompt cache (docs/architecture.md, "Prompt caching").
@@ -100,17 +101,6 @@ def _turn_note(inputs: ArgueInput) -> str:
     return ""
 
 
-def _change_rule(inputs: ArgueInput) -> str:
-    if inputs.round == 1:
-        return "- position_change: null in the opening round."
-    return (
-        "- position_change: if your implied_score on a sub-claim moves by more than "
-        f"{UNSUPPORTED_MOVE} points from your last round, say what moved it: the new evidence that did,"
-        " cited; or, for a move towards the other side's score (a concession), what in its argument moved"
-        " you. Any other such move is held where it was. Otherwise null."
-    )
-
-
 def _now(argument: Argument | None) -> str:
     """Speaking second: the other side's argument of this round (a refusal: that none was made, never
     its words; as the research found, an opponent told of a refusal argues against the refusal)."""
@@ -131,7 +121,6 @@ def argue_task(inputs: ArgueInput) -> Task[ArgumentDraft]:
         max_rounds=str(inputs.max_rounds),
         round_note=_round_note(inputs),
         persona=PERSONAS[inputs.persona % len(PERSONAS)],
-        change_rule=_change_rule(inputs),
         relevance=relevance_block(inputs.relevance),
         new_evidence=new,
         ask=f"Give your argument for round {inputs.round}.",

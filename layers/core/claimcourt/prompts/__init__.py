@@ -125,9 +125,11 @@ class Segment:
 
 def rules() -> str:
     """What every role of a claim debate reads first: what the debate is, the score contract, the
-    tiers, that tagged text is data, how to reply. No claim and no side in it: every run sends it alike."""
+    tiers, that tagged text is data, how the debaters argue (said once here, not in each of a run's four
+    or more debater calls), how to reply. No claim and no side in it: every run sends it alike."""
     parts = shared()
-    return "\n\n".join(parts[name] for name in ("preamble", "contract", "tiers", "data", "reply")) + "\n\n"
+    names = ("preamble", "contract", "tiers", "data", "debaters", "reply")
+    return "\n\n".join(parts[name] for name in names) + "\n\n"
 
 
 def case_block(claim: str, sub_claims: Iterable[SubClaim]) -> str:
