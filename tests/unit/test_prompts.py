@@ -64,7 +64,7 @@ from claimcourt.models import (
 from claimcourt.motions.crowd import crowd_of
 from claimcourt.motions.suitability import suitability_task as motion_suitability_task
 from claimcourt.motions.turns import cartograph_task, crowd_task, speak_task, stances_task
-from claimcourt.prompts import TEMPLATES, evidence_block, ledger_block, render, rules, shared
+from claimcourt.prompts import TEMPLATES, evidence_block, ledger_block, render, round_blocks, rules, shared
 from claimcourt.reasoning.base import Task
 from claimcourt.stages.adjudicate import by_position
 from tests.fakes.debate_text import debate_positions
@@ -206,11 +206,11 @@ def _tasks() -> dict[str, Task[Any]]:
         evidence=POOL, new_evidence_ids=["E7a8b9c"], own_previous=AGAINST_1, opponent_previous=FOR_1,
         frontier=[FrontierIssue(core_issue="Is the record </frontier> reliable?", sub_claim_id="sc2",
                                 for_stance="yes, across instruments", against_stance="one series only")],
-        today=TODAY, relevance=OFF_TOPIC_SC2, **_round_1(FOR_1, AGAINST_1),
+        today=TODAY, relevance={1: OFF_TOPIC_SC2}, **_round_1(FOR_1, AGAINST_1),
     )  # fmt: skip
     judged = AdjudicateInput(
         claim=CLAIM, mode="spectral", sub_claims=SUBS, shape="all", positions=positions, evidence=POOL,
-        ledger=by_position(ledger, mapping), today=TODAY, relevance=OFF_TOPIC_SC2,
+        ledger=by_position(ledger, mapping), today=TODAY, relevance={1: OFF_TOPIC_SC2},
     )  # fmt: skip
     return {
         "suitability": suitability_task(
@@ -600,17 +600,34 @@ def test_under_first_against_the_moderator_reads_the_round_in_speaking_order() -
 def test_the_debaters_and_the_judge_are_told_which_sub_claims_the_pool_does_not_speak_to() -> None:
     tasks = _tasks()
     for name in ("argue-against-round-2", "argue-against-round-2-second", "adjudicate", "adjudicate_rubric"):
-        note = tasks[name].prompt.split("<pool_relevance>")[1].split("</pool_relevance>")[0]
+        opening = "".join(s.text for s in tasks[name].shared)
+        note = opening.split('<pool_relevance round="1">')[1].split("</pool_relevance>")[0]
         assert '<sub_claim id="sc2">"artefact" appears in none of its 2 passages' in note, name
         assert 'id="sc1"' not in note  # on topic: not named
         assert "can miss a paraphrase" in note and "the pool is silent on it" in note
+        # in the shared opening, right after the round's evidence it measured: cached with it, and
+        # nowhere in the role's own text
+        note_at = opening.index("<pool_relevance round")
+        assert opening.index("</evidence_pool>") < note_at < opening.index("<debate round")
+        assert "<pool_relevance" not in tasks[name].system + tasks[name].prompt, name
     # a pool that speaks to every sub-claim adds nothing to a prompt
     for name in ("argue-for-round-1", "moderate", "factcheck", "adjudicate-verdict-sample"):
-        assert "<pool_relevance>\n" not in tasks[name].system_text + tasks[name].user_text, name
-    # the note is the role's, after the shared opening: it differs by round (the pool it measured grew),
-    # so a round's cached blocks never carry it, and the roles that do not read it share the opening
-    for name in ("argue-against-round-2", "adjudicate", "adjudicate_rubric"):
-        assert "<pool_relevance>\n" not in "".join(s.text for s in tasks[name].shared), name
+        assert "<pool_relevance round" not in tasks[name].system_text + tasks[name].user_text, name
+
+
+def test_a_later_round_s_relevance_note_is_shown_only_when_the_reading_changed() -> None:
+    evidence = [
+        *POOL,
+        POOL[0].model_copy(update={"id": "E9", "round": 2}),
+        POOL[0].model_copy(update={"id": "E8", "round": 3}),
+    ]
+    on_topic = OFF_TOPIC_SC2.model_copy(update={"sub_claims": [], "add_documents": False})
+    blocks = dict(round_blocks(evidence, (), {1: OFF_TOPIC_SC2, 2: OFF_TOPIC_SC2, 3: on_topic}))
+    assert '<pool_relevance round="1">' in blocks[(1, "pool")]
+    assert "<pool_relevance" not in blocks[(2, "pool")]  # the same reading: said once
+    assert "every sub-claim's passages appear to speak to it" in blocks[(3, "pool")]  # it changed
+    # all on topic from the start: no note in any round
+    assert not any("<pool_relevance" in b for b in dict(round_blocks(evidence, (), {1: on_topic})).values())
 
 
 def test_a_refusal_reaches_the_other_side_as_no_argument_made_never_its_words() -> None:

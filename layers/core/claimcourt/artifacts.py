@@ -37,6 +37,7 @@ from claimcourt.models import (
     RunRecord,
     Side,
     Stances,
+    SubClaim,
     Suitability,
     VoteTally,
 )
@@ -126,6 +127,26 @@ def retrieved_by_sub_claim(
             e = Evidence.model_validate(item)
             found.setdefault((e.id, e.sub_claim_id), e)
     return list(found.values())
+
+
+def pool_readings(
+    retrievals: dict[str, dict[str, Any]],
+    context: str | None,
+    sub_claims: list[SubClaim],
+    up_to_round: int | None = None,
+) -> dict[int, PoolRelevance]:
+    """The pool-relevance check of the pool as it stood after each round's retrieval (up to
+    `up_to_round`), keyed by round: the notes the shared opening shows after each round's evidence. A
+    pure function of the stored retrievals, so every call of the run renders the same bytes (and reads
+    them from the provider's cache)."""
+    from claimcourt.debate.relevance import measure  # the word tables load on first use
+
+    rounds = sorted(
+        {round_of(key) for key in retrievals if up_to_round is None or round_of(key) <= up_to_round}
+    )
+    return {
+        n: measure(sub_claims, retrieved_by_sub_claim(retrievals, context, up_to_round=n)) for n in rounds
+    }
 
 
 def searched(retrievals: dict[str, dict[str, Any]]) -> list[str]:

@@ -808,6 +808,10 @@ class FactcheckInput(Strict):
     labels: dict[Side, Literal["A", "B"]] = Field(
         default_factory=dict, description="Which position each side is in `debate`."
     )
+    relevance: dict[int, PoolRelevance] = Field(
+        default_factory=dict,
+        description="The pool-relevance check after each round's retrieval, by round: in the shared opening.",
+    )
     judge: JudgeKind = Field(
         default="contract", description="The run's judge: its reply tool is among those every call sends."
     )
@@ -1661,8 +1665,9 @@ class ArgueInput(Strict):
     judge: JudgeKind = Field(
         default="contract", description="The run's judge: its reply tool is among those every call sends."
     )
-    relevance: PoolRelevance | None = Field(
-        default=None, description="The pool-relevance check of this round's pool (off-topic sub-claims)."
+    relevance: dict[int, PoolRelevance] = Field(
+        default_factory=dict,
+        description="The pool-relevance check after each round's retrieval, by round: in the shared opening.",
     )
     debate: list[AnonymousPosition] = Field(
         default_factory=list,
@@ -1697,6 +1702,10 @@ class ModerateInput(Strict):
     )
     labels: dict[Side, Literal["A", "B"]] = Field(
         default_factory=dict, description="Which position each side is in `debate`."
+    )
+    relevance: dict[int, PoolRelevance] = Field(
+        default_factory=dict,
+        description="The pool-relevance check after each round's retrieval, by round: in the shared opening.",
     )
 
 
@@ -1736,8 +1745,9 @@ class AdjudicateInput(Strict):
     )
     today: date | None = Field(default=None, description="The run's date: what 'now' means to the role.")
     as_of: date | None = Field(default=None, description="A backtest's date.")
-    relevance: PoolRelevance | None = Field(
-        default=None, description="The pool-relevance check of the pool it reads (off-topic sub-claims)."
+    relevance: dict[int, PoolRelevance] = Field(
+        default_factory=dict,
+        description="The pool-relevance check after each round's retrieval, by round: in the shared opening.",
     )
 
 

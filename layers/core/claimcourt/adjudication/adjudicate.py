@@ -22,7 +22,7 @@ from claimcourt.models import (
     WouldChange,
 )
 from claimcourt.observability import logger
-from claimcourt.prompts import dates_note, ledger_block, relevance_block, render
+from claimcourt.prompts import dates_note, ledger_block, render
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
 
@@ -67,7 +67,6 @@ def judge_values(inputs: AdjudicateInput) -> dict[str, str]:
         "composition_rule": COMPOSITION_RULES[inputs.shape],
         "mode_note": MODE_NOTES[inputs.mode],
         "ledger": ledger_block(inputs.ledger, passages=False, sources=False),  # the pool holds each passage
-        "relevance": relevance_block(inputs.relevance),
         "dates": dates_note(inputs.today, inputs.as_of, inputs.evidence),
     }
 
@@ -127,6 +126,7 @@ def judge_task(
             inputs.sub_claims,
             inputs.evidence,
             inputs.positions,
+            relevance=inputs.relevance,
             new_from=(max((p.round for p in inputs.positions), default=1), "debate"),
         ),
         tools=run_tools(JUDGE_KINDS[kind]),

@@ -13,7 +13,6 @@ from claimcourt.prompts import (
     escape,
     frontier_block,
     points_block,
-    relevance_block,
     render,
 )
 from claimcourt.reasoning.base import CallContext, Task
@@ -121,7 +120,6 @@ def argue_task(inputs: ArgueInput) -> Task[ArgumentDraft]:
         max_rounds=str(inputs.max_rounds),
         round_note=_round_note(inputs),
         persona=PERSONAS[inputs.persona % len(PERSONAS)],
-        relevance=relevance_block(inputs.relevance),
         new_evidence=new,
         ask=f"Give your argument for round {inputs.round}.",
         turn_note=_turn_note(inputs),
@@ -157,6 +155,7 @@ def argue_task(inputs: ArgueInput) -> Task[ArgumentDraft]:
             inputs.sub_claims,
             inputs.evidence,
             inputs.debate,
+            relevance=inputs.relevance,
             new_from=(inputs.round, "pool") if inputs.turn == "together" and inputs.side != WRITER else None,
         ),
         tools=run_tools(inputs.judge),

@@ -85,7 +85,13 @@ def factcheck_task(inputs: FactcheckInput) -> Task[FactcheckReply]:
         if debate
         else {"checks": (len(wanted), len(wanted)), "responses": (0, len(answerable))},
         check=each_listed_citation_once,
-        shared=case_prefix(inputs.claim, inputs.sub_claims, inputs.evidence, inputs.debate) if debate else (),
+        shared=(
+            case_prefix(
+                inputs.claim, inputs.sub_claims, inputs.evidence, inputs.debate, relevance=inputs.relevance
+            )
+            if debate
+            else ()
+        ),
         tools=run_tools(inputs.judge) if debate else (),
     )
 

@@ -58,7 +58,9 @@ def moderate_task(inputs: ModerateInput) -> Task[ModeratorView]:
         system=system,
         prompt=prompt,
         temperature=0.0,
-        shared=case_prefix(inputs.claim, inputs.sub_claims, inputs.evidence, inputs.debate),
+        shared=case_prefix(
+            inputs.claim, inputs.sub_claims, inputs.evidence, inputs.debate, relevance=inputs.relevance
+        ),
         tools=run_tools(inputs.judge),
     )
 

@@ -12,7 +12,7 @@ instructions, which position is whose, the checks) comes after the last breakpoi
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from claimcourt.models import (
     AnonymousPosition,
@@ -24,6 +24,7 @@ from claimcourt.models import (
     JudgeKind,
     Judgement,
     ModeratorView,
+    PoolRelevance,
     RubricJudgement,
     SubClaim,
 )
@@ -60,11 +61,13 @@ def case_prefix(
     evidence: Iterable[Evidence],
     debate: Iterable[AnonymousPosition] = (),
     *,
+    relevance: Mapping[int, PoolRelevance] | None = None,
     new_from: BlockKey | None = None,
 ) -> tuple[Segment, ...]:
     """The opening of every call after the decomposition: the rules, the claim and its sub-claims, then
-    round by round the pool's block and the debate's arguments, anonymized (`debate`: the rounds the
-    caller may read, as far as the debate has gone). Breakpoints after the rules (every run's calls share
+    round by round the pool's block (with the pool-relevance check's note where its reading changed:
+    `relevance`, by round) and the debate's arguments, anonymized (`debate`: the rounds the caller may
+    read, as far as the debate has gone). Breakpoints after the rules (every run's calls share
     them) and after the last block: this step's calls share all of it, a later step's read it and add.
 
     `new_from`: the first block no earlier step wrote, when this call need not write it: a call beside
@@ -72,7 +75,7 @@ def case_prefix(
     would only write them again, and what only the judge reads (the last round's arguments) nobody
     would read. The breakpoint goes after the block before it, and the new ones follow uncached (the
     plain input price, not a write's 1.25×); the round-1 blocks come after the claim, which is new too."""
-    blocks = round_blocks(evidence, debate)
+    blocks = round_blocks(evidence, debate, relevance)
     last = len(blocks) - 1
     if new_from is not None:
         order = [(n, kind == "debate") for (n, kind), _ in blocks]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import html
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from functools import cache, lru_cache
@@ -149,10 +149,13 @@ BlockKey = tuple[int, Literal["pool", "debate"]]
 
 
 def round_blocks(
-    evidence: Iterable[Evidence], debate: Iterable[AnonymousPosition] = ()
+    evidence: Iterable[Evidence],
+    debate: Iterable[AnonymousPosition] = (),
+    relevance: Mapping[int, PoolRelevance] | None = None,
 ) -> list[tuple[BlockKey, str]]:
     """The pool and the debate as they grew, round by round, as ((round, kind), block): each round's
-    evidence block (the user's --context passages open round 1's), then that round's arguments as the
+    evidence block (the user's --context passages open round 1's) with the pool-relevance check's note
+    after it where the reading changed (`relevance`, by round), then that round's arguments as the
     anonymized judge reads them (positions A and B, in the order they were spoken). Append-only: a later
     round adds blocks after the earlier ones, and leaves those as they were."""
     by_round: dict[int, list[Evidence]] = {}
@@ -161,12 +164,16 @@ def round_blocks(
     argued: dict[int, list[AnonymousPosition]] = {}
     for position in debate:
         argued.setdefault(position.round, []).append(position)
+    notes = _relevance_notes(relevance or {}, sorted(by_round))
     blocks: list[tuple[BlockKey, str]] = [
-        ((n, "pool"), f'<evidence_pool round="{n}">\n{evidence_block(by_round[n])}\n</evidence_pool>\n\n')
-        for n in by_round
+        ((n, "pool"), _pool_block(n, by_round[n]) + notes.get(n, "")) for n in by_round
     ] or [((1, "pool"), "<evidence_pool>\n(no evidence was found)\n</evidence_pool>\n\n")]
     blocks += [((n, "debate"), debate_block(n, argued[n])) for n in argued]
     return sorted(blocks, key=lambda b: (b[0][0], b[0][1] == "debate"))
+
+
+def _pool_block(round: int, evidence: list[Evidence]) -> str:
+    return f'<evidence_pool round="{round}">\n{evidence_block(evidence)}\n</evidence_pool>\n\n'
 
 
 def debate_block(round: int, positions: Iterable[AnonymousPosition]) -> str:
@@ -347,18 +354,41 @@ def frontier_block(issues: Iterable[FrontierIssue]) -> str:
     return "\n\n<frontier>\n" + "\n".join(lines) + "\n</frontier>" if lines else ""
 
 
-def relevance_block(relevance: PoolRelevance | None) -> str:
-    """The pool-relevance check's finding for a role that argues or judges from the pool: the sub-claims
-    whose passages do not appear to speak to them, and why ('' when every sub-claim's do)."""
+def relevance_block(relevance: PoolRelevance | None, round: int | None = None) -> str:
+    """The pool-relevance check's finding for the roles that read the pool: the sub-claims whose passages
+    do not appear to speak to them, and why ('' when every sub-claim's do). `round`: the round whose
+    retrieval it read, when the pool is shown round by round."""
     off = relevance.off_topic() if relevance is not None else []
     if not off:
         return ""
     lines = "\n".join(f'<sub_claim id="{attr(s.sub_claim_id)}">{escape(s.reason)}</sub_claim>' for s in off)
+    tag = f'<pool_relevance round="{round}">' if round is not None else "<pool_relevance>"
+    after = f"after round {round}'s retrieval, " if round is not None and round > 1 else ""
     return (
-        "\n\n<pool_relevance>\nEach sub-claim's passages were checked, by the words they share with it, for "
+        f"{tag}\nEach sub-claim's passages were checked, {after}by the words they share with it, for "
         "whether they speak to it. These do not appear to:\n"
         f"{lines}\n"
         "The check reads words, not meaning, and can miss a paraphrase: read those passages for what they "
         "say. Where none of them speaks to a sub-claim, the pool is silent on it: say so, rather than build "
-        "on passages about something else.\n</pool_relevance>"
+        "on passages about something else.\n</pool_relevance>\n\n"
     )
+
+
+def _relevance_notes(relevance: Mapping[int, PoolRelevance], rounds: list[int]) -> dict[int, str]:
+    """The note after each round's evidence block: round 1's when a sub-claim looks off-topic, a later
+    round's only when the reading changed (that every sub-claim's passages now speak to it, too)."""
+    notes: dict[int, str] = {}
+    shown: list[str] = []  # the off-topic sub-claims of the last note shown
+    for n in rounds:
+        measured = relevance.get(n)
+        if measured is None:
+            continue
+        off = [s.sub_claim_id for s in measured.off_topic()]
+        if off == shown:
+            continue
+        notes[n] = relevance_block(measured, n) or (
+            f"<pool_relevance round=\"{n}\">\nAfter round {n}'s retrieval, every sub-claim's passages "
+            "appear to speak to it.\n</pool_relevance>\n\n"
+        )
+        shown = off
+    return notes

@@ -19,7 +19,6 @@ from claimcourt.adjudication.anonymize import Label, anonymize, for_the_judge
 from claimcourt.adjudication.panel import JUDGE_FAILURES, members
 from claimcourt.adjudication.review import first_batch
 from claimcourt.adjudication.rubric import adjudicate_rubric
-from claimcourt.debate.relevance import measure
 from claimcourt.errors import NotFoundError, StageInputError
 from claimcourt.models import (
     MAX_JUDGES,
@@ -37,7 +36,7 @@ from claimcourt.prompts import template_version
 from claimcourt.reasoning.base import CallContext
 from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.stages.payloads import Payload
-from claimcourt.wiring import Deps, evidence_name
+from claimcourt.wiring import Deps
 
 STAGE = Stage.ADJUDICATE
 # The template each judge reads (prompts/<kind>.md).
@@ -94,11 +93,7 @@ def judge_inputs(
         today=record.created_at.date(),
         as_of=request.as_of_date,
         samples=samples,
-        relevance=measure(
-            decomposition.sub_claims,
-            artifacts.retrieved_by_sub_claim(retrievals, request.context),
-            source=evidence_name(deps, record, retrievals),
-        ),
+        relevance=artifacts.pool_readings(retrievals, request.context, decomposition.sub_claims),
     )
     return inputs, mapping
 

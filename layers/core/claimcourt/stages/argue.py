@@ -13,12 +13,11 @@ from claimcourt import artifacts
 from claimcourt.adjudication.anonymize import debate_so_far
 from claimcourt.debate.argue import argue, opposite
 from claimcourt.debate.refusal import absent, last_round
-from claimcourt.debate.relevance import measure
 from claimcourt.errors import NotFoundError
 from claimcourt.models import ArgueInput, Argument, FrontierIssue, Side, Stage, Turn
 from claimcourt.reasoning.base import CallContext
 from claimcourt.stages.payloads import RoundPayload
-from claimcourt.wiring import Deps, evidence_name
+from claimcourt.wiring import Deps
 
 STAGE = Stage.ARGUE
 
@@ -72,11 +71,7 @@ def run(deps: Deps, p: ArguePayload) -> dict[str, Any]:
         today=record.created_at.date(),
         as_of=request.as_of_date,
         judge=request.judge,
-        relevance=measure(
-            sub_claims,
-            artifacts.retrieved_by_sub_claim(retrievals, request.context, up_to_round=p.round),
-            source=evidence_name(deps, record, retrievals),
-        ),
+        relevance=artifacts.pool_readings(retrievals, request.context, sub_claims, up_to_round=p.round),
         debate=debate,
         labels=labels,
     )

@@ -28,9 +28,8 @@ class FactcheckPayload(RoundPayload):
 def run(deps: Deps, p: FactcheckPayload) -> dict[str, Any]:
     record = deps.store.get_run(p.run_id)
     arguments = [a for a in artifacts.arguments_of(deps.store, p.run_id) if a.round <= p.round]
-    pool = artifacts.evidence_pool(
-        artifacts.retrievals_of(deps.store, p.run_id), record.request.context, p.round
-    )
+    retrievals = artifacts.retrievals_of(deps.store, p.run_id)
+    pool = artifacts.evidence_pool(retrievals, record.request.context, p.round)
     ledger = artifacts.ledger_of(deps.store, p.run_id, arguments, pool)
     # Which of the other side's citations are new to check, and which checks on its own to answer:
     # after a round argued together, that round's; before speaking first, the other side's last
@@ -52,9 +51,13 @@ def run(deps: Deps, p: FactcheckPayload) -> dict[str, Any]:
         # A claim debate's checkers read what every call of the run reads first, and check beside the
         # moderator (the RoundEnd Parallel).
         debate, labels = debate_so_far(arguments, p.run_id, record.request.first, before=p.round)
+        sub_claims = artifacts.decomposition_of(deps.store, p.run_id).sub_claims
         inputs = inputs.model_copy(
             update={
-                "sub_claims": artifacts.decomposition_of(deps.store, p.run_id).sub_claims,
+                "sub_claims": sub_claims,
+                "relevance": artifacts.pool_readings(
+                    retrievals, record.request.context, sub_claims, up_to_round=p.round
+                ),
                 "evidence": pool,
                 "judge": record.request.judge,
                 "debate": debate,

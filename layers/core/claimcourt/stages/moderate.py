@@ -34,6 +34,7 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
     retrievals = artifacts.retrievals_of(deps.store, p.run_id)
     arguments = artifacts.arguments_of(deps.store, p.run_id)
     debate, labels = debate_so_far(arguments, p.run_id, request.first, before=p.round + 1)
+    sub_claims = artifacts.decomposition_of(deps.store, p.run_id).sub_claims
     view = moderate(
         ModerateInput(
             claim=request.claim,
@@ -41,7 +42,7 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
             max_rounds=max_rounds,
             first=request.first,
             evidence_source=evidence_name(deps, record, retrievals),
-            sub_claims=artifacts.decomposition_of(deps.store, p.run_id).sub_claims,
+            sub_claims=sub_claims,
             case_for=case_for,
             case_against=case_against,
             evidence=artifacts.evidence_pool(retrievals, request.context),
@@ -51,6 +52,7 @@ def run(deps: Deps, p: RoundPayload) -> dict[str, Any]:
             judge=request.judge,
             debate=debate,
             labels=labels,
+            relevance=artifacts.pool_readings(retrievals, request.context, sub_claims),
         ),
         deps.reasoner,
         CallContext(p.run_id, STAGE, p.round, step=round_end(p.round)),
