@@ -309,6 +309,16 @@ def _named_in_rule(composite: dict[str, Any]) -> set[str]:
 def test_alarms_watch_failed_executions_lambda_errors_and_throttles() -> None:
     watched = {m["MetricName"] for a in ALARMS.values() for m in _watched(a)}
     assert {"ExecutionsFailed", "Errors", "Throttles"} <= watched
+    # every state machine's executions that fail, time out or are aborted: the claim's and the motion's
+    for metric in ("ExecutionsFailed", "ExecutionsTimedOut", "ExecutionsAborted"):
+        machines = {
+            m["Dimensions"][0]["Value"]["Ref"]
+            for a in ALARMS.values()
+            if {"Ref": "AlarmTopic"} in a["Properties"].get("AlarmActions", [])
+            for m in _watched(a)
+            if m["MetricName"] == metric
+        }
+        assert machines == set(MACHINES), (metric, machines)
     for metric in ("Errors", "Throttles"):
         # Every function is watched, and by an alarm that reaches the topic: its own, or a composite's
         notifying = {
