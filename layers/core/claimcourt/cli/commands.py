@@ -176,6 +176,14 @@ MODES, EFFORTS, SIDES, JUDGES = (
     for kind, field in [(Mode, "mode"), (Effort, "effort"), (Side, "first"), (JudgeKind, "judge")]
 )
 
+# Whose runs a command reads: the CLI's own are the `local` tenant's; a stack's, any key's tenant's.
+runs_tenant_option = click.option(
+    "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose runs: the CLI's own are 'local'."
+)
+run_tenant_option = click.option(
+    "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose run: the CLI's own are 'local'."
+)
+
 data_dir_option = click.option(
     "--data-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -959,12 +967,7 @@ _experiment_filters = _options(  # the filters `experiments` and `experiments pl
     click.option("--max-score", type=click.IntRange(0, 100), default=None),
     click.option("--since", type=click.DateTime(), default=None, help="Created at or after (UTC)."),
     click.option("--until", type=click.DateTime(), default=None, help="Created at or before (UTC)."),
-    click.option(
-        "--tenant",
-        default=LOCAL_TENANT,
-        show_default=True,
-        help="Whose runs: the CLI's own are 'local'.",
-    ),
+    runs_tenant_option,
     data_dir_option,
     stack_option,
 )
@@ -1064,9 +1067,7 @@ def experiments_plot(out: Path, data_dir: Path | None, stack: str | None, **filt
 @main.command()
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
 @click.option("--json", "as_json", is_flag=True, help="One JSON record per line.")
-@click.option(
-    "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose runs: the CLI's own are 'local'."
-)
+@runs_tenant_option
 @data_dir_option
 @stack_option
 def runs(limit: int, as_json: bool, tenant: str, data_dir: Path | None, stack: str | None) -> None:
@@ -1083,9 +1084,7 @@ def runs(limit: int, as_json: bool, tenant: str, data_dir: Path | None, stack: s
 @click.argument("run_id")
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON, as `run --json` does.")
 @click.option("--rounds", is_flag=True, help="Show the round controller's decision after each round instead.")
-@click.option(
-    "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose run: the CLI's own are 'local'."
-)
+@run_tenant_option
 @data_dir_option
 @stack_option
 def show(
@@ -1142,9 +1141,7 @@ def show(
     help="A motion debate: its crowd votes again on each new final report (else only the report is new).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print every judgement of the run as JSON.")
-@click.option(
-    "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose run: the CLI's own are 'local'."
-)
+@run_tenant_option
 @data_dir_option
 def rejudge(
     run_id: str,
@@ -1197,9 +1194,7 @@ def rejudge(
     show_default=True,
     help="Where to write the plot of the judges' spread per claim (PNG).",
 )
-@click.option(
-    "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose runs: the CLI's own are 'local'."
-)
+@runs_tenant_option
 @data_dir_option
 def agreement(
     run_ids: tuple[str, ...],
@@ -1253,9 +1248,7 @@ def agreement(
     default=None,
     help="With --claimreview: the page that publishes the review (default: CLAIMCOURT_CLAIMREVIEW_URL).",
 )
-@click.option(
-    "--tenant", default=LOCAL_TENANT, show_default=True, help="Whose run: the CLI's own are 'local'."
-)
+@run_tenant_option
 @data_dir_option
 @stack_option
 def export_run(
