@@ -45,8 +45,8 @@ def test_a_pool_that_speaks_to_no_sub_claim_is_not_debated(
     finding, advice = record.warnings[:2]
     assert finding.startswith("Not enough evidence, and not debated") and OFF_TOPIC in finding
     assert "--context" in advice and "--corpus NAME" in advice
-    # before any debater spent a token: only the suitability check and the decomposition were called
-    assert sorted({c.kind for c in provider.calls}) == ["decompose", "suitability"]
+    # before any debater spent a token, and before the suitability check: only the decomposer was called
+    assert sorted({c.kind for c in provider.calls}) == ["decompose"]
     events = store.list_events(run.run_id)
     assert not [e for e in events if e.stage in ("argue", "moderate", "adjudicate", "score")]
     [measured] = [e for e in events if e.type == "stage.completed" and e.stage == "relevance"]

@@ -215,17 +215,26 @@ def _tasks() -> dict[str, Task[Any]]:
         # After the first retrieval: the shared opening with round 1's pool, the split to audit
         "suitability": suitability_task(
             SuitabilityInput(
-                claim=CLAIM, context=CONTEXT, evidence_source="climate-fever-wikipedia", today=TODAY,
-                sub_claims=SUBS, shape="all", evidence=[e for e in POOL if e.round == 1],
+                claim=CLAIM,
+                context=CONTEXT,
+                evidence_source="climate-fever-wikipedia",
+                today=TODAY,
+                sub_claims=SUBS,
+                shape="all",
+                evidence=[e for e in POOL if e.round == 1],
             )
-        ),  # fmt: skip
+        ),
         # A claim debated whole (nothing to audit), in a backtest
         "suitability-whole-backtest": suitability_task(
             SuitabilityInput(
-                claim=CLAIM, evidence_source="climate-fever-wikipedia", today=TODAY, as_of=date(2008, 1, 1),
-                sub_claims=SUBS[:1], evidence=POOL[:1],
+                claim=CLAIM,
+                evidence_source="climate-fever-wikipedia",
+                today=TODAY,
+                as_of=date(2008, 1, 1),
+                sub_claims=SUBS[:1],
+                evidence=POOL[:1],
             )
-        ),  # fmt: skip
+        ),
         "decompose": decompose_task(
             DecomposeInput(
                 claim=CLAIM, context=CONTEXT, max_sub_claims=4, evidence_source="climate-fever-wikipedia"
@@ -560,7 +569,10 @@ def test_every_prompt_that_reasons_about_time_knows_the_date_and_what_the_eviden
         assert "Today is 2026-11-27." in tasks[name].system_text, name
     # the pool's dated range (or that nothing is dated); the suitability check, the source's reach too
     assert "speaks of nothing after 2020" in tasks["suitability"].system
-    assert "The evidence pool's dated passages are dated 2020-03-01 (1 of 2 dated)" in tasks["suitability"].system
+    assert (
+        "The evidence pool's dated passages are dated 2020-03-01 (1 of 2 dated)"
+        in tasks["suitability"].system
+    )
     assert "The evidence pool's dated passages" in tasks["adjudicate"].system
     # and a backtest's own date
     assert "This is a backtest as of 2019-06-01" in tasks["moderate"].system

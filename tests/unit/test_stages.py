@@ -188,7 +188,7 @@ def test_the_check_reads_the_pool_as_the_debaters_do_and_is_told_its_dates() -> 
     task = suitability_task(_checked([SC1, SC2], evidence_source="climate-fever-wikipedia"))
     # The shared opening: the rules, the claim and its sub-claims, round 1's pool; cached after the pool
     opening = "".join(segment.text for segment in task.shared)
-    assert "<sub_claim id=\"sc2\">Glaciers are retreating</sub_claim>" in opening
+    assert '<sub_claim id="sc2">Glaciers are retreating</sub_claim>' in opening
     assert '<evidence_pool round="1">' in opening and 'id="E2" published="2021-08-30"' in opening
     assert [segment.cache for segment in task.shared][-1] is True
     assert [tool.name for tool in task.tools][:2] == ["decompose", "suitability"]
@@ -280,8 +280,14 @@ def test_a_split_is_one_call_and_a_re_split_is_told_what_its_audit_found(store: 
         [],
         ["overlap: sc1 and sc2", "gap: glaciers"],
     ]
-    assert "rejected by its audit:\n- overlap: sc1 and sc2\n- gap: glaciers" in provider.calls_of("decompose")[1].prompt
-    assert [c.call_key for c in store.run_calls(RUN)] == ["decompose:0::decompose:a0", "decompose:0::decompose:a1"]
+    assert (
+        "rejected by its audit:\n- overlap: sc1 and sc2\n- gap: glaciers"
+        in provider.calls_of("decompose")[1].prompt
+    )
+    assert [c.call_key for c in store.run_calls(RUN)] == [
+        "decompose:0::decompose:a0",
+        "decompose:0::decompose:a1",
+    ]
     assert [s.text for s in result.sub_claims] == ["C"]
 
 

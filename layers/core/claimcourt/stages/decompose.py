@@ -14,7 +14,7 @@ from claimcourt.adjudication.review import first_batch
 from claimcourt.debate.argue import turns
 from claimcourt.debate.decompose import decompose
 from claimcourt.debate.suitability import screen
-from claimcourt.models import DecomposeInput, Decomposition, Directive, Stage
+from claimcourt.models import DecomposeInput, Decomposition, Directive, RunRequest, Stage, SubClaim
 from claimcourt.reasoning.base import CallContext
 from claimcourt.stages.payloads import SplitPayload
 from claimcourt.wiring import Deps, evidence_name
@@ -28,7 +28,7 @@ def run(deps: Deps, p: SplitPayload) -> dict[str, Any]:
     request = record.request
     if (stopped := screen(request.claim)) is not None:
         deps.store.put_artifact(p.run_id, artifacts.SUITABILITY, stopped.model_dump(mode="json"))
-        return {"proceed": False, "attempt": p.attempt}
+        return _summary(deps, p, record.request, proceed=False, sub_claims=[])
     profile = deps.settings.effort(request.effort)
     previous = artifacts.decomposition_of(deps.store, p.run_id) if p.attempt else None
     result = decompose(
@@ -47,9 +47,16 @@ def run(deps: Deps, p: SplitPayload) -> dict[str, Any]:
     if previous is not None:
         _retire(deps, p.run_id, previous, result)
     deps.store.put_artifact(p.run_id, artifacts.DECOMPOSITION, result.model_dump(mode="json"))
-    directives = [Directive(sub_claim_id=s.id, query=s.directive).model_dump() for s in result.sub_claims]
+    return _summary(deps, p, request, proceed=True, sub_claims=result.sub_claims)
+
+
+def _summary(
+    deps: Deps, p: SplitPayload, request: RunRequest, *, proceed: bool, sub_claims: list[SubClaim]
+) -> dict[str, Any]:
+    """One shape whether the screen stopped the claim or not (the ASL selects every field)."""
+    directives = [Directive(sub_claim_id=s.id, query=s.directive).model_dump() for s in sub_claims]
     return {
-        "proceed": True,
+        "proceed": proceed,
         "attempt": p.attempt,
         "directives": directives,
         "sub_claims": len(directives),
