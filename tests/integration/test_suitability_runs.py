@@ -133,7 +133,9 @@ def test_a_faulted_audit_re_splits_exactly_once_with_the_audit_as_feedback(
     assert record.status is RunStatus.SUCCEEDED and record.result is not None
     [warning] = [w for w in record.result.warnings if "split twice" in w]
     assert "both ask whether the sea rises" in warning
+    # and the first split and its faulted audit stay on record
     assert store.get_artifact(run.run_id, "suitability/a0")["audit"]["ok"] is False
+    assert len(store.get_artifact(run.run_id, "decomposition/a0")["sub_claims"]) == 3
 
 
 def test_a_stop_by_the_suitability_check_comes_after_retrieval_and_ends_the_run_stopped(

@@ -85,6 +85,11 @@ def suitability_of(store: ArtifactStore, run_id: str) -> Suitability:
     return Suitability.model_validate(store.get_artifact(run_id, SUITABILITY))
 
 
+def split_key(attempt: int) -> str:
+    """A split a re-split replaced, kept for the record (the run's own is `decomposition`)."""
+    return f"{DECOMPOSITION}/a{attempt}"
+
+
 def suitability_key(attempt: int) -> str:
     """Each split's suitability check, kept: the first's audit is what the re-split was told."""
     return f"{SUITABILITY}/a{attempt}"

@@ -28,7 +28,7 @@ def run(deps: Deps, p: SplitPayload) -> dict[str, Any]:
     request = record.request
     if (stopped := screen(request.claim)) is not None:
         deps.store.put_artifact(p.run_id, artifacts.SUITABILITY, stopped.model_dump(mode="json"))
-        return _summary(deps, p, record.request, proceed=False, sub_claims=[])
+        return _summary(deps, p, request, proceed=False, sub_claims=[])
     profile = deps.settings.effort(request.effort)
     previous = artifacts.decomposition_of(deps.store, p.run_id) if p.attempt else None
     result = decompose(
@@ -45,6 +45,10 @@ def run(deps: Deps, p: SplitPayload) -> dict[str, Any]:
         attempt=p.attempt,
     )
     if previous is not None:
+        # The first split stays on record beside the suitability check that faulted it.
+        deps.store.put_artifact(
+            p.run_id, artifacts.split_key(p.attempt - 1), previous.model_dump(mode="json")
+        )
         _retire(deps, p.run_id, previous, result)
     deps.store.put_artifact(p.run_id, artifacts.DECOMPOSITION, result.model_dump(mode="json"))
     return _summary(deps, p, request, proceed=True, sub_claims=result.sub_claims)

@@ -78,7 +78,8 @@ def run(deps: Deps, p: RetrievePayload) -> dict[str, Any]:
         }
     count("RetrievalCacheHits" if cache_hit else "RetrievalCacheMisses")
     key = f"{STAGE}:{p.round}:{p.directive.sub_claim_id}:search{':contrarian' * p.directive.contrarian}"
-    key += f":{_attempt_suffix(p)}" if p.attempt else ""
+    if p.attempt:  # a re-split's search is billed under its own key
+        key += f":{_attempt_suffix(p)}"
     if not cache_hit and (billed := search_call(searched, p.run_id, key)) is not None:
         deps.store.put_call(billed)  # a cached answer cost nothing this time
     deps.store.put_artifact(
