@@ -217,8 +217,11 @@ def test_openai_calls_of_every_role_read_the_opening_they_share(
         assert system.startswith(rules()), key  # what the run's calls share comes first
         if key != "decompose:0::decompose:a0":  # every call after the first reads at least the rules
             assert served.cache_read_tokens >= 1024, key
-    # whatever its role: the moderator reads what round 1's debaters sent, the judge round 2's
-    assert calls["moderate:1::moderate:"].cache_read_tokens > calls["argue:1:for:argue:"].cache_read_tokens
+    # whatever its role: round 1's debaters read the claim and pool the suitability check sent, the
+    # moderator at least that, the judge what round 2's sent
+    check = calls["suitability:0::suitability:a0"]
+    assert calls["argue:1:for:argue:"].cache_read_tokens > check.cache_read_tokens
+    assert calls["moderate:1::moderate:"].cache_read_tokens >= calls["argue:1:for:argue:"].cache_read_tokens
     assert (
         calls["adjudicate:0::adjudicate:s0"].cache_read_tokens
         >= calls["argue:2:for:argue:"].cache_read_tokens
