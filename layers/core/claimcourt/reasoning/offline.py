@@ -391,7 +391,7 @@ class OfflineReasoner:
         """Split on clause-level conjunctions when every part is a claim of its own; a one-clause claim
         with room to spare has its qualifiers (when, where) tested on their own: the subject in that
         period or place. Either way the parts are jointly necessary (shape "all": a claim restricted to
-        a period is false if it fails there). After self-check feedback, the claim whole."""
+        a period is false if it fails there). After the audit's feedback (a re-split), the claim whole."""
         claim = inputs.claim.strip()
         parts = [p.strip(" ,.") for p in _SPLIT.split(claim) if p and p.strip(" ,.")]
         if inputs.feedback or len(parts) < 2 or not all(_is_clause(p) for p in parts):
