@@ -1,7 +1,7 @@
-"""Stage 2: split the claim into MECE sub-claims with retrieval directives."""
+"""Stage 2: split the claim into MECE sub-claims with retrieval directives (again after a faulted audit)."""
 
 from claimcourt.handler import stage_handler
 from claimcourt.stages import decompose
-from claimcourt.stages.payloads import Payload
+from claimcourt.stages.payloads import SplitPayload
 
-handler = stage_handler(decompose.STAGE, Payload, decompose.run)
+handler = stage_handler(decompose.STAGE, SplitPayload, decompose.run)

@@ -2,6 +2,6 @@
 
 from claimcourt.handler import stage_handler
 from claimcourt.stages import relevance
-from claimcourt.stages.payloads import Payload
+from claimcourt.stages.payloads import SplitPayload
 
-handler = stage_handler(relevance.STAGE, Payload, relevance.run)
+handler = stage_handler(relevance.STAGE, SplitPayload, relevance.run)

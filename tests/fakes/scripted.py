@@ -1,6 +1,6 @@
 """ScriptedProvider: a Provider whose replies a test decides, kind by kind.
 
-Per task kind (suitability, decompose, decompose_check, argue, moderate, adjudicate) a test can
+Per task kind (suitability, decompose, argue, moderate, adjudicate) a test can
 queue replies, install a callable, make the Nth call raise, refuse, or sleep. Anything not scripted
 is delegated to the OfflineReasoner, so a run always completes. Every call is recorded, and every
 reply is billed `input_tokens`/`output_tokens` on a model with a known price, so the usage ledger,

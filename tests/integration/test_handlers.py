@@ -48,12 +48,21 @@ def _events(store: SqliteStore, run_id: str, stage: str) -> list[tuple[str, int 
     return [(e.type, e.round, e.side) for e in store.list_events(run_id) if e.stage == stage]
 
 
+def _split_and_retrieve(run_id: str) -> None:
+    """What comes before the suitability check: the split and the first round's retrieval."""
+    for directive in _invoke("DecomposeFunction", {"run_id": run_id})["directives"]:
+        _invoke("RetrieveFunction", {"run_id": run_id, "round": 1, "directive": directive})
+
+
 def test_suitability_returns_a_small_summary_and_stores_its_artifact(
     run: RunRecord, store: SqliteStore
 ) -> None:
+    _split_and_retrieve(run.run_id)
     summary = _invoke("SuitabilityFunction", {"run_id": run.run_id})
-    assert summary == {"proceed": True, "flags": []}
-    assert store.get_artifact(run.run_id, "suitability") == {"proceed": True, "flags": [], "warnings": []}
+    assert summary == {"proceed": True, "flags": [], "resplit": False, "attempt": 0, "audit_ok": None}
+    checked = {"proceed": True, "flags": [], "warnings": [], "audit": None}
+    assert store.get_artifact(run.run_id, "suitability") == checked
+    assert store.get_artifact(run.run_id, "suitability/a0") == checked
     assert _events(store, run.run_id, "suitability") == [
         ("stage.started", None, None),
         ("stage.completed", None, None),
@@ -71,6 +80,7 @@ def test_invoking_a_stage_twice_appends_its_events_once_and_calls_the_model_once
     run: RunRecord, store: SqliteStore, provider: ScriptedProvider
 ) -> None:
     # Given a stage that already ran (a Step Functions retry after, say, a lost response)
+    _split_and_retrieve(run.run_id)
     first = _invoke("SuitabilityFunction", {"run_id": run.run_id})
     # When it is invoked again with the same payload
     second = _invoke("SuitabilityFunction", {"run_id": run.run_id})
@@ -91,6 +101,8 @@ def test_in_turn_the_second_speaker_cannot_argue_before_the_first(run: RunRecord
 def test_stage_chain_decompose_retrieve_argue(run: RunRecord, store: SqliteStore) -> None:
     decomposed = _invoke("DecomposeFunction", {"run_id": run.run_id})
     assert decomposed == {
+        "proceed": True,
+        "attempt": 0,
         "directives": [{"sub_claim_id": "sc1", "query": "sea levels rising", "contrarian": False}],
         "sub_claims": 1,
         "max_rounds": 2,
@@ -122,7 +134,8 @@ def test_stage_chain_decompose_retrieve_argue(run: RunRecord, store: SqliteStore
 
 
 def test_extra_payload_fields_from_the_state_are_ignored(run: RunRecord) -> None:
-    event = {"run_id": run.run_id, "assess": {"big": "x" * 100}, "retrieved": []}
+    _split_and_retrieve(run.run_id)
+    event = {"run_id": run.run_id, "split": {"big": "x" * 100}, "retrieved": []}
     assert _invoke("SuitabilityFunction", event)["proceed"] is True
 
 
@@ -184,6 +197,7 @@ def test_finish_stopped_records_the_suitability_warnings(
 ) -> None:
     with use_deps(make_deps()):  # offline: flags the self-reference
         run = new_run("This statement is false.")
+        _split_and_retrieve(run.run_id)
         assert _invoke("SuitabilityFunction", {"run_id": run.run_id})["proceed"] is False
         summary = _invoke("FinishFunction", {"run_id": run.run_id, "outcome": "stopped"})
     record = store.get_run(run.run_id)
@@ -242,6 +256,7 @@ def test_a_stage_that_raises_leaves_a_failed_event(
     provider = ScriptedProvider().fail("suitability", ProviderError("bad key"))
     with use_deps(make_deps(provider)):
         run = new_run("Sea levels are rising")
+        _split_and_retrieve(run.run_id)
         with pytest.raises(ProviderError):
             _invoke("SuitabilityFunction", {"run_id": run.run_id})
     failed = [e for e in store.list_events(run.run_id) if e.type == "stage.failed"]
@@ -252,6 +267,7 @@ def test_a_retried_task_that_already_completed_gets_the_stored_summary_and_runs_
     run: RunRecord, store: SqliteStore, provider: ScriptedProvider
 ) -> None:
     # Given a stage that completed once
+    _split_and_retrieve(run.run_id)
     first = _invoke("SuitabilityFunction", {"run_id": run.run_id})
     store._db.execute("DELETE FROM artifacts WHERE run_id=?", (run.run_id,))  # to see whether it runs again
     # When Step Functions retries the same task
@@ -272,6 +288,7 @@ def test_a_failed_attempt_does_not_block_its_retry(
     provider = ScriptedProvider().fail("suitability", TransientError("overloaded"), on_call=1)
     with use_deps(make_deps(provider)):
         run = new_run("Sea levels are rising")
+        _split_and_retrieve(run.run_id)
         with pytest.raises(TransientError):
             _invoke("SuitabilityFunction", {"run_id": run.run_id})
         summary = _invoke("SuitabilityFunction", {"run_id": run.run_id})

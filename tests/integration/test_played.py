@@ -279,8 +279,12 @@ def test_an_off_topic_pool_is_said_to_the_debaters_and_the_judge_on_played_prose
         )
         told[r.key or ""] = notes
         assert "<pool_relevance" not in r.prompt.user, r.key
-    after_the_split = [k for k in told if k.startswith(("argue:", "factcheck:", "moderate:", "adjudicate:"))]
-    assert len(after_the_split) == 10  # two rounds of two debaters and two checkers, a moderator, the judge
+    after_the_split = [
+        k for k in told if k.startswith(("suitability:", "argue:", "factcheck:", "moderate:", "adjudicate:"))
+    ]
+    assert (
+        len(after_the_split) == 11
+    )  # suitability, 2 rounds of 2 debaters and 2 checkers, a moderator, the judge
     for key in after_the_split:
         [(round, note)] = told[key]
         assert round == "1", key
@@ -310,11 +314,8 @@ def test_a_pool_that_speaks_to_nothing_is_answered_before_any_debater_on_played_
     enough evidence, with what to add (add_documents)."""
     for path in PATHS:
         replay = replayed(CORPUS["offtopic-vaccines-autism"], path)
-        # Suitability and the decomposition ran side by side; nothing after them called a model
-        assert sorted(r.key or "" for r in replay.requests) == [
-            "decompose:0::decompose:a0",
-            "suitability:0::suitability:",
-        ]
+        # Only the decomposer was called: the stop comes before the suitability check and any debater
+        assert [r.key for r in replay.requests] == ["decompose:0::decompose:a0"]
         record = replay.record
         assert record.status is RunStatus.STOPPED and record.result is None
         assert (record.stop_reason, record.verdict) == (StopReason.ADD_DOCUMENTS, Verdict.NOT_ENOUGH_EVIDENCE)
@@ -499,16 +500,17 @@ def test_a_retried_call_is_asked_again_under_its_attempt_key(
     replayed: Replayed, evidence: CorpusSource, tmp_path: Path
 ) -> None:
     # Given the Arctic run with two calls played as going wrong first: the moderator's reply cut off at
-    # its output limit, and the decomposer's self-check answered without its required field
+    # its output limit, and the suitability check answered without the split's audit it was asked for
     played = _arctic()
     moderate = played.calls["moderate:1::moderate:"]
-    check = played.calls["decompose:0::decompose_check:a0"]
+    check = played.calls["suitability:0::suitability:a0"]
     played.calls["moderate:1::moderate:"] = moderate.model_copy(
         update={"reply": {"decisive_dispute": "Whether the projections"}, "stop_reason": "max_tokens"}
     )
     played.calls["moderate:1::moderate:#2"] = moderate
-    played.calls["decompose:0::decompose_check:a0"] = check.model_copy(update={"reply": {"overlaps": []}})
-    played.calls["decompose:0::decompose_check:a0#2"] = check
+    unaudited = {k: v for k, v in check.reply.items() if k != "audit"}
+    played.calls["suitability:0::suitability:a0"] = check.model_copy(update={"reply": unaudited})
+    played.calls["suitability:0::suitability:a0#2"] = check
     # When it is replayed
     replay = play(played, "anthropic", evidence, tmp_path)
     # Then it ends as the corpus run does, having asked each of those calls twice
@@ -516,17 +518,17 @@ def test_a_retried_call_is_asked_again_under_its_attempt_key(
     played_as_written = replayed(CORPUS[ARCTIC], "anthropic").result
     assert replay.result is not None and played_as_written is not None
     assert replay.result.overall_score == played_as_written.overall_score
-    assert replay.usage.llm_calls == 15
+    assert replay.usage.llm_calls == 14
     assert [c.name for c in replay.failed if c.name != "calls"] == []
     by_key = {r.key: r for r in replay.requests}
     # the cut-off reply again with twice the limit, said so in the retry header
     again = by_key["moderate:1::moderate:#2"]
     assert again.retry == "truncated"
     assert again.body["max_tokens"] == 2 * by_key["moderate:1::moderate:"].body["max_tokens"]
-    # the malformed one again with what was wrong, as a correction the user prompt carries
-    corrected = by_key["decompose:0::decompose_check:a0#2"]
+    # the one without its audit again with what was missing, as a correction the user prompt carries
+    corrected = by_key["suitability:0::suitability:a0#2"]
     assert corrected.retry == "correction"
-    assert "<correction>" in corrected.prompt.user and "ok" in corrected.prompt.user
+    assert "<correction>" in corrected.prompt.user and "give the split's audit" in corrected.prompt.user
 
 
 def test_an_unanswered_call_writes_its_prompt_and_fails_the_run_clearly(
@@ -591,7 +593,7 @@ def test_the_writers_workflow_plays_to_the_first_unanswered_call_then_on(
         assert played_cli.main(["add", ARCTIC, key, str(reply), *where]) == 0
         code = played_cli.main(["write", ARCTIC, *where])
     assert code == 0
-    assert "complete, every call answered (13 replies)" in capsys.readouterr().out
+    assert "complete, every call answered (12 replies)" in capsys.readouterr().out
     # The file holds each reply with the prompt it answers, and its output tokens
     written = load(corpus / f"{ARCTIC}.json")
     assert list(written.calls) == list(original.calls)

@@ -171,9 +171,8 @@ def test_finding_5_every_role_that_reasons_about_time_knows_today_and_the_pools_
         for prompt in _prompts(replay, kind):
             assert today in prompt, f"{name}: a {kind} prompt does not say what today is"
             # The bundled corpus dates nothing: a role reading the pool is told so, rather than letting
-            # it pass as current (suitability runs before retrieval: it has no pool)
-            if kind != "suitability":
-                assert "No passage in the evidence pool carries a date" in prompt
+            # it pass as current (the suitability check too: it runs after the first retrieval)
+            assert "No passage in the evidence pool carries a date" in prompt
 
 
 # ------------------------------------------------------------------ 7. the anonymized judge
@@ -291,7 +290,7 @@ def test_finding_9_the_ledger_quotes_whole_sentences_that_make_the_point(
 
 
 @pytest.mark.parametrize("name", CLAIM_RUNS)
-def test_finding_10_each_passage_once_a_prompt_and_no_self_check_for_one_sub_claim(
+def test_finding_10_each_passage_once_a_prompt_and_no_audit_for_one_sub_claim(
     replayed: Replayed, name: str
 ) -> None:
     replay = replayed(name, "anthropic")
@@ -299,8 +298,10 @@ def test_finding_10_each_passage_once_a_prompt_and_no_self_check_for_one_sub_cla
         text = f"{served.prompt.system}\n{served.prompt.user}"
         ids = re.findall(r'<evidence id="(E[0-9a-f]+)"', text)
         assert len(ids) == len(set(ids)), f"{name} {served.key}: a passage shown twice"
-    if replay.result is not None and len(replay.result.sub_claims) == 1:
-        assert not _prompts(replay, "decompose_check")
+    # The split's audit is the suitability check's, asked only of a split into two or more
+    for prompt in _prompts(replay, "suitability"):
+        split = prompt.split("<sub_claims", 1)[1].split("</sub_claims>", 1)[0].count("<sub_claim id=") > 1
+        assert ("Audit the split too" in prompt) == split and ("leave audit null" in prompt) != split
     # and no prompt spends words on a range of one ("rounds 2 to 2", "at least two rounds, at most 2")
     for served in replay.requests:
         text = f"{served.prompt.system}\n{served.prompt.user}"

@@ -4,6 +4,7 @@ passages do not speak to it is said, to the roles in their prompts and to the us
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -45,8 +46,8 @@ def test_a_pool_that_speaks_to_no_sub_claim_is_not_debated(
     finding, advice = record.warnings[:2]
     assert finding.startswith("Not enough evidence, and not debated") and OFF_TOPIC in finding
     assert "--context" in advice and "--corpus NAME" in advice
-    # before any debater spent a token: only the suitability check and the decomposition were called
-    assert sorted({c.kind for c in provider.calls}) == ["decompose", "suitability"]
+    # before any debater spent a token, and before the suitability check: only the decomposer was called
+    assert sorted({c.kind for c in provider.calls}) == ["decompose"]
     events = store.list_events(run.run_id)
     assert not [e for e in events if e.stage in ("argue", "moderate", "adjudicate", "score")]
     [measured] = [e for e in events if e.type == "stage.completed" and e.stage == "relevance"]
@@ -79,16 +80,17 @@ def test_a_sub_claim_the_pool_does_not_speak_to_is_said_to_the_roles_and_the_use
     assert record.status is RunStatus.SUCCEEDED and record.stop_reason is None
     result = record.result
     assert result is not None and [s.id for s in result.sub_claims] == ["sc1", "sc2"]
-    # and every debater, every round, and the judge were told that sc2's passages do not speak to it
-    told = [c for c in provider.calls if c.kind in ("argue", "adjudicate")]
-    assert {c.kind for c in told} == {"argue", "adjudicate"}
+    # and every role that reads the pool was told, beside it, that sc2's passages do not speak to it:
+    # suitability, every debater every round, the checkers, the moderator and the judge
+    told = [c for c in provider.calls if c.kind != "decompose"]
+    assert {c.kind for c in told} == {"suitability", "argue", "factcheck", "moderate", "adjudicate"}
     for call in told:
-        note = call.prompt.split("<pool_relevance>\n", 1)[1].split("</pool_relevance>", 1)[0]
+        [note] = re.findall(r'<pool_relevance round="1">\n(.*?)</pool_relevance>', call.prompt, re.DOTALL)
         assert '<sub_claim id="sc2">' in note and '<sub_claim id="sc1">' not in note
         assert "appear in none of its" in note and '"mathematics"' in note, note
-    # and nobody else was (the moderator, the fact-checkers argue from what the debaters cited)
-    others = [c for c in provider.calls if c.kind not in ("argue", "adjudicate")]
-    assert others and not [c for c in others if "<pool_relevance>\n" in c.prompt]
+    # and the decomposer, which split the claim before there was a pool, was not
+    decomposer = [c for c in provider.calls if c.kind == "decompose"]
+    assert decomposer and not [c for c in decomposer if "<pool_relevance round" in c.prompt]
     # and the user is, in the result's warnings and its reading of the pool
     [warning] = [w for w in result.warnings if "does not speak to" in w]
     assert warning.startswith(f'The evidence pool does not speak to sc2 ("{OFF_TOPIC}")')

@@ -23,7 +23,7 @@ from claimcourt.reasoning.prices import cost_usd
 pytestmark = pytest.mark.timeout(300)
 
 CORPUS = {f.stem: f for f in corpus_files()}
-RUN_TOOLS = ["decompose", "decompose_check", "argue", "factcheck", "moderate", "adjudicate"]
+RUN_TOOLS = ["decompose", "suitability", "argue", "factcheck", "moderate", "adjudicate"]
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +58,7 @@ def test_every_call_after_the_split_sends_the_run_tools_and_its_opening_with_the
     replays: dict[tuple[str, str], Replay],
 ) -> None:
     replay = replays[("arctic-sea-ice", "anthropic")]
-    calls = [r for r in replay.requests if r.key and not r.key.startswith("suitability")]
+    calls = [r for r in replay.requests if r.key]
     assert calls and all(r.status == 200 for r in calls)
     # Every call sends the same tools, byte for byte, and forces its own among them
     tools = {json.dumps(r.body["tools"]) for r in calls}
@@ -71,7 +71,7 @@ def test_every_call_after_the_split_sends_the_run_tools_and_its_opening_with_the
         texts = [b["text"] for b in blocks]
         # the rules first, a breakpoint after them; the role's own text last, after every breakpoint
         assert texts[0] == rules() and marked[0] == 0 and "cache_control" not in blocks[-1]
-        if kind in ("decompose", "decompose_check"):
+        if kind == "decompose":
             assert marked == [0] and len(blocks) == 2  # before the split: the rules alone
             continue
         # then the claim and its sub-claims, then round by round the pool's block and the debate's
@@ -80,9 +80,7 @@ def test_every_call_after_the_split_sends_the_run_tools_and_its_opening_with_the
         assert all(rounds), r.key
         assert len(marked) <= 2
         new = texts[marked[-1] + 1 : -1]  # what this call sends that no earlier step wrote, uncached
-        if r.key == "argue:1:against:argue:":  # beside the side that writes the round's blocks
-            assert marked == [0] and new[0].startswith("<claim>")
-        elif r.key.startswith("argue:") and ":against:" in r.key:
+        if r.key.startswith("argue:2:") and ":against:" in r.key:  # beside the side writing the round
             assert [t.split(">")[0] for t in new] == ['<evidence_pool round="2"']
         elif kind == "adjudicate":  # the last round's arguments, which only the judge reads
             assert [t.split(">")[0] for t in new] == ['<debate round="2"']
@@ -91,9 +89,12 @@ def test_every_call_after_the_split_sends_the_run_tools_and_its_opening_with_the
         assert not any(
             "cache_control" in b for m in r.body["messages"] for b in m["content"] if isinstance(b, dict)
         )
-    # The suitability check runs beside the decomposer, before anything is shared: its own tool alone
-    [suitability] = [r for r in replay.requests if r.key == "suitability:0::suitability:"]
-    assert isinstance(suitability.body["system"], str) and len(suitability.body["tools"]) == 1
+    # The suitability check, after the first retrieval, sends the opening round 1's debaters send
+    by_key = {r.key: r for r in calls}
+    check, debater = by_key["suitability:0::suitability:a0"], by_key["argue:1:against:argue:"]
+    assert _opening(check) == _opening(debater) and _opening(check)[-1].startswith(
+        '<evidence_pool round="1">'
+    )
 
 
 def test_the_calls_of_a_round_share_their_opening_and_the_next_round_appends_to_it(
@@ -106,11 +107,12 @@ def test_the_calls_of_a_round_share_their_opening_and_the_next_round_appends_to_
         for k, r in calls.items()
         if isinstance(r.body["system"], list)
     }
-    # Round 1: the side for writes the claim and the round's pool; the side against, beside it, reads
-    # the rules and sends the rest uncached (it could only write them again); the checkers read it all
-    writer, beside = "argue:1:for:argue:", "argue:1:against:argue:"
-    assert texts[writer] == texts[beside] and usage[writer][1] > 0 and usage[beside][1] == 0
-    assert usage[beside][0] == usage[writer][0]  # the rules
+    # Round 1: the suitability check, after the retrieval, writes the claim and the round's pool; both
+    # debaters, at once, read all of it (neither pays for it uncached); the checkers read it all
+    check, writer, beside = "suitability:0::suitability:a0", "argue:1:for:argue:", "argue:1:against:argue:"
+    assert texts[check] == texts[writer] == texts[beside]
+    assert usage[check][0] > 0 and usage[check][1] > 0  # the rules read, the claim and pool written
+    assert usage[writer] == usage[beside] == (sum(usage[check]), 0)
     checkers_1 = ["factcheck:1:for:factcheck:", "factcheck:1:against:factcheck:"]
     for key in checkers_1:
         assert json.dumps(_system(calls[key])[:-1]) == json.dumps(_system(calls[writer])[:-1])
@@ -207,7 +209,7 @@ def test_openai_calls_of_every_role_read_the_opening_they_share(
     replays: dict[tuple[str, str], Replay],
 ) -> None:
     calls = _by_key(replays[("arctic-sea-ice", "openai")])
-    debate = {k: r for k, r in calls.items() if not k.startswith("suitability")}
+    debate = calls  # the suitability check among them: it sends the opening too
     # one reply schema for every role of the run: the prefix OpenAI's cache matches starts with it
     assert len({json.dumps(r.body["response_format"]) for r in debate.values()}) == 1
     for key, served in debate.items():
@@ -215,8 +217,11 @@ def test_openai_calls_of_every_role_read_the_opening_they_share(
         assert system.startswith(rules()), key  # what the run's calls share comes first
         if key != "decompose:0::decompose:a0":  # every call after the first reads at least the rules
             assert served.cache_read_tokens >= 1024, key
-    # whatever its role: the moderator reads what round 1's debaters sent, the judge round 2's
-    assert calls["moderate:1::moderate:"].cache_read_tokens > calls["argue:1:for:argue:"].cache_read_tokens
+    # whatever its role: round 1's debaters read the claim and pool the suitability check sent, the
+    # moderator at least that, the judge what round 2's sent
+    check = calls["suitability:0::suitability:a0"]
+    assert calls["argue:1:for:argue:"].cache_read_tokens > check.cache_read_tokens
+    assert calls["moderate:1::moderate:"].cache_read_tokens >= calls["argue:1:for:argue:"].cache_read_tokens
     assert (
         calls["adjudicate:0::adjudicate:s0"].cache_read_tokens
         >= calls["argue:2:for:argue:"].cache_read_tokens

@@ -49,7 +49,6 @@ CANNED: dict[str, dict[str, Any]] = {
         "shape": "all",
         "rationale": "one proposition",
     },
-    "DecompositionCheck": {"ok": True},
     "ArgumentDraft": {
         "points": [
             {
@@ -98,7 +97,7 @@ CANNED: dict[str, dict[str, Any]] = {
 # the model knows its form from its role's instructions, as these openings tell them apart.
 FORM_BY_ROLE = {
     "You split the claim below": "Decomposition",
-    "You audit the decomposition": "DecompositionCheck",
+    "You screen this claim before it is debated": "Suitability",
     "You argue that the claim is": "ArgumentDraft",
     "You are the fact-checker of one side": "FactcheckReply",
     "You moderate this debate": "ModeratorView",
@@ -151,7 +150,7 @@ def test_run_through_the_openai_sdk_is_scored_and_billed(tmp_path: Path) -> None
     assert record.result.reasoner == "openai"
     usage = record.result.usage
     calls = len(server.requests)
-    # suitability, decompose (one sub-claim: no self-check), 2 × 2 argue, 1 moderate (none after the
+    # decompose, suitability (one sub-claim: no audit), 2 × 2 argue, 1 moderate (none after the
     # last round), adjudicate
     assert usage.llm_calls == calls
     assert calls == 8
@@ -176,7 +175,6 @@ def test_hard_provider_failure_ends_the_run_failed_without_leaking_the_key(tmp_p
     assert record.status is RunStatus.FAILED
     assert record.error is not None and record.error.startswith("ProviderError")
     assert "sk-ant-secret-key" not in record.error
-    # Suitability and decomposition each tried at most once: a hard failure is not retried (the
-    # Parallel may end before its second branch has asked at all, on a busy machine)
+    # The decomposer, the first call, tried once: a hard failure is not retried
     systems = [json.dumps(r.body["system"]) for r in server.requests]  # a string, or cached blocks
-    assert 1 <= len(systems) <= 2 and len(set(systems)) == len(systems)
+    assert len(systems) == 1 and "You split the claim" in systems[0]

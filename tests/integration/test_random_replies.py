@@ -19,16 +19,14 @@ from claimcourt.adjudication.anonymize import debate_so_far
 from claimcourt.adjudication.rubric import rubric_task
 from claimcourt.contract import REFUTED_AT, SUPPORTED_AT, bounds
 from claimcourt.debate.argue import argue_task
-from claimcourt.debate.decompose import check_task, decompose_task
+from claimcourt.debate.decompose import decompose_task
 from claimcourt.debate.moderate import moderate_task
 from claimcourt.debate.suitability import suitability_task
 from claimcourt.models import (
     AdjudicateInput,
     ArgueInput,
     Argument,
-    DecomposeCheckInput,
     DecomposeInput,
-    Decomposition,
     ModerateInput,
     RunRecord,
     RunStatus,
@@ -51,11 +49,9 @@ JUDGED = AdjudicateInput(claim="x", mode="spectral", sub_claims=[SUB], shape="al
 
 def _schemas() -> dict[str, dict[str, Any]]:
     """The schema each task kind is sent, as the provider sends it (limits of a standard run)."""
-    split = Decomposition(sub_claims=[SUB], shape="all")
     tasks: list[Task[Any]] = [
         suitability_task(SuitabilityInput(claim="x")),
         decompose_task(DecomposeInput(claim="x", max_sub_claims=4)),
-        check_task(DecomposeCheckInput(claim="x", decomposition=split)),
         argue_task(ArgueInput(claim="x", side="for", round=1, sub_claims=[SUB], evidence=[])),
         moderate_task(
             ModerateInput(

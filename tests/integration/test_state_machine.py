@@ -405,18 +405,21 @@ def test_a_backtest_with_no_source_from_its_date_ends_with_no_evidence_and_says_
 def test_unsuitable_claim_is_stopped_with_warnings(
     make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], store: SqliteStore
 ) -> None:
-    run = new_run("This statement is false.")
+    # A claim about itself, in words the pool shares (so the relevance check lets it through)
+    run = new_run("This statement about rising sea levels is false.")
     execution = runtime(make_deps()).execute(run.run_id, timeout_s=WAIT_S)
     assert execution.status == "SUCCEEDED", execution.error
     assert execution.output is not None and execution.output["status"] == "stopped"
     record = store.get_run(run.run_id)
-    assert record.status is RunStatus.STOPPED
+    assert record.status is RunStatus.STOPPED and record.stop_reason is StopReason.UNSUITABLE
     assert record.warnings and any("refers to itself" in w for w in record.warnings)
     assert record.result is None
     events = store.list_events(run.run_id)
     [stopped] = [e for e in events if e.type == "run.stopped"]
     assert stopped.data["warnings"] == record.warnings
-    assert not [e for e in events if e.stage in ("retrieve", "argue")]
+    # The check reads the first round's pool, so it comes after retrieval; no one argued
+    assert [e for e in events if e.stage == "retrieve"]
+    assert not [e for e in events if e.stage == "argue"]
 
 
 def test_very_short_claim_is_stopped_not_failed(

@@ -10,7 +10,7 @@ import pytest
 from claimcourt.adjudication.adjudicate import adjudicate_task
 from claimcourt.adjudication.anonymize import debate_so_far
 from claimcourt.debate.argue import argue_task
-from claimcourt.debate.decompose import check_task, decompose_task
+from claimcourt.debate.decompose import decompose_task
 from claimcourt.debate.moderate import moderate_task
 from claimcourt.debate.suitability import suitability_task
 from claimcourt.models import (
@@ -18,9 +18,7 @@ from claimcourt.models import (
     AnonymousPosition,
     ArgueInput,
     Argument,
-    DecomposeCheckInput,
     DecomposeInput,
-    Decomposition,
     Evidence,
     ModerateInput,
     Point,
@@ -79,16 +77,17 @@ def _pt(score: int, *cites: str) -> Point:
 
 
 def _every_task() -> list[Task[Any]]:
-    decomposition = Decomposition(sub_claims=[SEA], shape="all")
     case_for = Argument(side="for", round=1, points=[_pt(90, "Esup")])
     case_against = Argument(side="against", round=1, points=[_pt(20, "Eref")])
     debate, labels = debate_so_far([case_for, case_against], "run", None, before=2)
     return [
         suitability_task(SuitabilityInput(claim=SEA.text)),
+        suitability_task(
+            SuitabilityInput(claim=SEA.text, sub_claims=[SEA, SEA.model_copy(update={"id": "sc2"})])
+        ),
         decompose_task(
             DecomposeInput(claim="Sea levels are rising and glaciers are melting", max_sub_claims=4)
         ),
-        check_task(DecomposeCheckInput(claim=SEA.text, decomposition=decomposition)),
         argue_task(_argue("for")),
         argue_task(_argue("against")),
         moderate_task(
@@ -183,20 +182,24 @@ def test_simple_claim_is_one_sub_claim() -> None:
     ]
 
 
-def test_decomposition_after_self_check_feedback_is_the_whole_claim() -> None:
+def test_decomposition_after_the_audits_feedback_is_the_whole_claim() -> None:
     claim = "Sea levels are rising and glaciers are retreating worldwide"
     result = OfflineReasoner().decompose(DecomposeInput(claim=claim, max_sub_claims=4, feedback=["gap: x"]))
     assert [s.text for s in result.sub_claims] == [claim]
 
 
-def test_self_check_accepts_a_clean_split_and_reports_a_gap() -> None:
+def test_the_suitability_check_audits_a_split_accepting_a_clean_one_and_reporting_a_gap() -> None:
     offline = OfflineReasoner()
     claim = "Sea levels are rising and glaciers are retreating worldwide"
-    split = offline.decompose(DecomposeInput(claim=claim, max_sub_claims=4))
-    assert offline.check(DecomposeCheckInput(claim=claim, decomposition=split)).ok
-    partial = Decomposition(sub_claims=[SEA], shape="all")
-    check = offline.check(DecomposeCheckInput(claim=claim, decomposition=partial))
-    assert not check.ok and check.gaps
+    split = offline.decompose(DecomposeInput(claim=claim, max_sub_claims=4)).sub_claims
+    audit = offline.suitability(SuitabilityInput(claim=claim, sub_claims=split)).audit
+    assert audit is not None and audit.ok
+    # two parts that leave most of the claim untested: a gap
+    partial = [SEA, SEA.model_copy(update={"id": "sc2", "text": "Sea level rise"})]
+    audit = offline.suitability(SuitabilityInput(claim=claim, sub_claims=partial)).audit
+    assert audit is not None and not audit.ok and audit.gaps and audit.overlaps
+    # a claim debated whole: no audit
+    assert offline.suitability(SuitabilityInput(claim=claim, sub_claims=[SEA])).audit is None
 
 
 # ================================================================ debaters

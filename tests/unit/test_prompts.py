@@ -20,7 +20,7 @@ from claimcourt.adjudication.anonymize import anonymize, debate_so_far
 from claimcourt.adjudication.baselines import baseline_task
 from claimcourt.adjudication.rubric import rubric_task
 from claimcourt.debate.argue import NO_ARGUMENT, UNSUPPORTED_MOVE, argue_task
-from claimcourt.debate.decompose import check_task, decompose_task
+from claimcourt.debate.decompose import decompose_task
 from claimcourt.debate.factcheck import factcheck_task
 from claimcourt.debate.hindsight import hindsight_task
 from claimcourt.debate.ledger import build_ledger
@@ -38,7 +38,6 @@ from claimcourt.models import (
     CitationResponse,
     CrowdInput,
     DatedSource,
-    DecomposeCheckInput,
     DecomposeInput,
     Decomposition,
     Evidence,
@@ -213,9 +212,27 @@ def _tasks() -> dict[str, Task[Any]]:
         ledger=by_position(ledger, mapping), today=TODAY, relevance={1: OFF_TOPIC_SC2},
     )  # fmt: skip
     return {
+        # After the first retrieval: the shared opening with round 1's pool, the split to audit
         "suitability": suitability_task(
             SuitabilityInput(
-                claim=CLAIM, context=CONTEXT, evidence_source="climate-fever-wikipedia", today=TODAY
+                claim=CLAIM,
+                context=CONTEXT,
+                evidence_source="climate-fever-wikipedia",
+                today=TODAY,
+                sub_claims=SUBS,
+                shape="all",
+                evidence=[e for e in POOL if e.round == 1],
+            )
+        ),
+        # A claim debated whole (nothing to audit), in a backtest
+        "suitability-whole-backtest": suitability_task(
+            SuitabilityInput(
+                claim=CLAIM,
+                evidence_source="climate-fever-wikipedia",
+                today=TODAY,
+                as_of=date(2008, 1, 1),
+                sub_claims=SUBS[:1],
+                evidence=POOL[:1],
             )
         ),
         "decompose": decompose_task(
@@ -234,12 +251,11 @@ def _tasks() -> dict[str, Task[Any]]:
             DecomposeInput(claim=CLAIM, max_sub_claims=4, evidence_source=COLLECTIONS_SOURCE)
         ),
         "suitability-collections": suitability_task(
-            SuitabilityInput(claim=CLAIM, evidence_source=COLLECTIONS_SOURCE, today=TODAY)
+            SuitabilityInput(claim=CLAIM, evidence_source=COLLECTIONS_SOURCE, today=TODAY, evidence=PAGES)
         ),
         "argue-for-round-1-pages": argue_task(
             ArgueInput(claim=CLAIM, side="for", round=1, max_rounds=2, sub_claims=SUBS, evidence=PAGES)
         ),
-        "decompose_check": check_task(DecomposeCheckInput(claim=CLAIM, decomposition=DECOMPOSITION)),
         "argue-for-round-1": argue_task(
             ArgueInput(claim=CLAIM, side="for", round=1, max_rounds=2, sub_claims=SUBS, evidence=POOL[:2])
         ),
@@ -552,8 +568,12 @@ def test_every_prompt_that_reasons_about_time_knows_the_date_and_what_the_eviden
     tasks = _tasks()
     for name in ("suitability", "argue-against-round-2", "moderate", "adjudicate", "adjudicate_rubric"):
         assert "Today is 2026-11-27." in tasks[name].system_text, name
-    # before retrieval, the source's reach; after it, the pool's dated range (or that nothing is dated)
+    # the pool's dated range (or that nothing is dated); the suitability check, the source's reach too
     assert "speaks of nothing after 2020" in tasks["suitability"].system
+    assert (
+        "The evidence pool's dated passages are dated 2020-03-01 (1 of 2 dated)"
+        in tasks["suitability"].system
+    )
     assert "The evidence pool's dated passages" in tasks["adjudicate"].system
     # and a backtest's own date
     assert "This is a backtest as of 2019-06-01" in tasks["moderate"].system
@@ -686,7 +706,7 @@ def test_the_run_tools_carry_no_descriptions_and_each_role_explains_its_own_fiel
     tasks = _tasks()
     claim_roles = {name: t for name, t in tasks.items() if t.tools}
     assert {t.kind for t in claim_roles.values()} >= {
-        "decompose", "decompose_check", "argue", "factcheck", "moderate", "adjudicate", "adjudicate_rubric"
+        "decompose", "suitability", "argue", "factcheck", "moderate", "adjudicate", "adjudicate_rubric"
     }  # fmt: skip
     for name, task in claim_roles.items():
         for tool in task.tools:

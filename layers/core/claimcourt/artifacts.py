@@ -82,7 +82,32 @@ def judgement_key(sample: int) -> str:
 
 
 def suitability_of(store: ArtifactStore, run_id: str) -> Suitability:
+    """The suitability check the run stands on: the last one made (after a re-split, the second)."""
     return Suitability.model_validate(store.get_artifact(run_id, SUITABILITY))
+
+
+def split_key(attempt: int) -> str:
+    """A split a re-split replaced, kept for the record (the run's own is `decomposition`)."""
+    return f"{DECOMPOSITION}/a{attempt}"
+
+
+def suitability_key(attempt: int) -> str:
+    """Each split's suitability check, kept: the first's audit is what the re-split was told."""
+    return f"{SUITABILITY}/a{attempt}"
+
+
+def audit_feedback(store: ArtifactStore, run_id: str, attempt: int) -> list[str]:
+    """What the audit of split `attempt` faulted, as the decomposer's feedback for the next split."""
+    audit = Suitability.model_validate(store.get_artifact(run_id, suitability_key(attempt))).audit
+    if audit is None:
+        return []
+    return [f"overlap: {o}" for o in audit.overlaps] + [f"gap: {g}" for g in audit.gaps]
+
+
+def superseded(query: str) -> dict[str, Any]:
+    """What replaces a retrieval of a split the re-split replaced (the store has no delete): no reader of
+    the run's retrievals sees it."""
+    return {"query": query, "superseded": True}
 
 
 def decomposition_of(store: ArtifactStore, run_id: str) -> Decomposition:
@@ -94,8 +119,10 @@ def relevance_of(store: ArtifactStore, run_id: str) -> PoolRelevance:
 
 
 def retrievals_of(store: ArtifactStore, run_id: str) -> dict[str, dict[str, Any]]:
-    """Every retrieval of the run so far (query, cache hit, evidence items), by artifact key."""
-    return store.find_artifacts(run_id, EVIDENCE_PREFIX)
+    """Every retrieval of the run so far (query, cache hit, evidence items), by artifact key; not those
+    of a split the re-split replaced (`superseded`)."""
+    found = store.find_artifacts(run_id, EVIDENCE_PREFIX)
+    return {key: doc for key, doc in found.items() if not doc.get("superseded")}
 
 
 def evidence_pool(

@@ -32,6 +32,8 @@ def _scope(payload: Payload) -> dict[str, Any]:
     data = payload.model_dump()
     scoped = ("round", "side", "sample", "judge", "outcome", "batch")
     scope = {k: data[k] for k in scoped if data.get(k) is not None}
+    if data.get("attempt"):  # a re-split's stages (the first split's have none): events of their own
+        scope["attempt"] = data["attempt"]
     directive = data.get("directive")
     if isinstance(directive, dict):
         scope["sub_claim_id"] = directive["sub_claim_id"]

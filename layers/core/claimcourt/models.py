@@ -423,6 +423,15 @@ class MonitorRequest(ClaimAsked):
 # ---------------------------------------------------------------- stage artifacts
 
 
+class DecompositionCheck(Strict):
+    """The suitability check's audit of the split (two or more sub-claims): an overlapping or gapped
+    split is split once more, with the audit as feedback."""
+
+    ok: bool
+    overlaps: list[str] = Field(default_factory=list)
+    gaps: list[str] = Field(default_factory=list)
+
+
 class SuitabilityFlag(StrEnum):
     TIME_SENSITIVE = "time_sensitive"
     SELF_REFERENTIAL = "self_referential"
@@ -431,9 +440,15 @@ class SuitabilityFlag(StrEnum):
 
 
 class Suitability(Strict):
+    """The suitability check, made once the first round's pool is in: whether a debate can serve the
+    claim, and (when it was split in two or more) its audit of the split."""
+
     proceed: bool = Field(description="False stops the run: a debate cannot serve this claim.")
     flags: list[SuitabilityFlag] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list, description="Human-readable, one per flag.")
+    audit: DecompositionCheck | None = Field(
+        default=None, description="The split's audit: asked only when the claim has two or more sub-claims."
+    )
 
 
 class StopReason(StrEnum):
@@ -496,14 +511,6 @@ class Decomposition(Strict):
         + "; ".join(f"{name}: {meaning}" for name, meaning in SHAPES.items())
     )
     rationale: str = Field(default="", description="Why the split is exclusive and exhaustive.")
-
-
-class DecompositionCheck(Strict):
-    """The decomposer's self-check: an overlapping or gapped split is retried."""
-
-    ok: bool
-    overlaps: list[str] = Field(default_factory=list)
-    gaps: list[str] = Field(default_factory=list)
 
 
 class Directive(Strict):
@@ -1615,6 +1622,21 @@ class SuitabilityInput(Strict):
     evidence_source: str = Field(default="", description="The evidence source's name: what it covers.")
     today: date | None = Field(default=None, description="The run's date: what 'now' means to the role.")
     as_of: date | None = Field(default=None, description="A backtest's date.")
+    sub_claims: list[SubClaim] = Field(
+        default_factory=list, description="The split to audit (two or more: the audit is asked for)."
+    )
+    shape: Shape = "all"
+    evidence: list[Evidence] = Field(
+        default_factory=list,
+        description="The first round's pool (the user's context first), as the debaters read it.",
+    )
+    relevance: dict[int, PoolRelevance] = Field(
+        default_factory=dict,
+        description="The pool-relevance check after each round's retrieval, by round: in the shared opening.",
+    )
+    judge: JudgeKind = Field(
+        default="contract", description="The run's judge: its reply tool is among those every call sends."
+    )
 
 
 class DecomposeInput(Strict):
@@ -1622,15 +1644,7 @@ class DecomposeInput(Strict):
     context: str | None = None
     max_sub_claims: int
     evidence_source: str = Field(default="", description="The evidence source's name: how to write queries.")
-    feedback: list[str] = Field(default_factory=list, description="What the self-check found last time.")
-    judge: JudgeKind = Field(
-        default="contract", description="The run's judge: its reply tool is among those every call sends."
-    )
-
-
-class DecomposeCheckInput(Strict):
-    claim: str
-    decomposition: Decomposition
+    feedback: list[str] = Field(default_factory=list, description="What the split's audit found last time.")
     judge: JudgeKind = Field(
         default="contract", description="The run's judge: its reply tool is among those every call sends."
     )

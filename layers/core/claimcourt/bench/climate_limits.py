@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from claimcourt import artifacts
 from claimcourt.bench.climate_fever import (
     CLAIMS_FILE,
     LABEL_FOR_VERDICT,
@@ -73,7 +74,7 @@ def measure(claims: Sequence[Claim]) -> dict[str, Any]:
 
     def observe(claim: Claim, run_id: str, store: Store) -> None:
         found: dict[str, Evidence] = {}
-        for _, doc in sorted(store.find_artifacts(run_id, "evidence/").items()):
+        for _, doc in sorted(artifacts.retrievals_of(store, run_id).items()):
             for item in doc["items"]:
                 e = Evidence.model_validate(item)
                 found.setdefault(e.id, e)

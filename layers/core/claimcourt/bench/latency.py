@@ -8,8 +8,9 @@ collector paused until the runtime is up, then the start-up heap frozen). Prints
 average:
 
 - wall / critical path, where the critical path is the sequential LLM calls as long as each lasted
-  (suitability ∥ decompose, then per round max(argue for, argue against) and max(the fact-checkers,
-  when either has citations to check, and the moderator beside them), then adjudicate): about the
+  (decompose, then suitability after the first retrieval, a re-split's again; then per round
+  max(argue for, argue against) and max(the fact-checkers, when either has citations to check, and
+  the moderator beside them), then adjudicate): about the
   number of sequential calls × latency, plus the provider's own lateness (its sleeps wake late by ~0.1 ms);
 - for each round, how much of the shorter debater call the other overlapped;
 - the CPU the process spent on the run (every thread: the orchestration, the handlers, the store and
@@ -86,11 +87,11 @@ class LatencyProvider:
 
 
 def critical_path(calls: list[Call], duration: Callable[[Call], float] = lambda c: c.end - c.start) -> float:
-    """The run's longest path through its LLM calls, each lasting `duration`: suitability beside
-    decompose and its check, then per round the longer debater (the two argue in parallel) and the
-    longest of the fact-checkers (when either had citations to check: a checker with nothing to check
-    makes no call) and the moderator (none after the last round), which run beside each other
-    (RoundEnd), and the judge (its samples in parallel).
+    """The run's longest path through its LLM calls, each lasting `duration`: decompose, then the
+    suitability check after the first retrieval (each once more after a re-split), then per round the
+    longer debater (the two argue in parallel) and the longest of the fact-checkers (when either had
+    citations to check: a checker with nothing to check makes no call) and the moderator (none after
+    the last round), which run beside each other (RoundEnd), and the judge (its samples in parallel).
     By default a call lasts as long as it did: the provider's own overshoot of its latency (a sleep
     wakes late) is the provider's, not the orchestration's."""
 
@@ -101,9 +102,9 @@ def critical_path(calls: list[Call], duration: Callable[[Call], float] = lambda 
         return sum(duration(c) for c in calls if c.kind in kinds)
 
     rounds = sorted({c.round for c in calls if c.kind in ("argue", "factcheck")}, key=lambda r: r or 0)
-    assess = max(total("suitability"), total("decompose", "decompose_check"))
+    split = total("decompose", "suitability")  # one after the other, before anyone argues
     debate = sum(longest("argue", r) + max(longest("factcheck", r), longest("moderate", r)) for r in rounds)
-    return assess + debate + longest("adjudicate")
+    return split + debate + longest("adjudicate")
 
 
 def debater_overlaps(calls: list[Call]) -> list[float]:

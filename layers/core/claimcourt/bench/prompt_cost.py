@@ -35,7 +35,14 @@ from typing import Any
 from claimcourt.bench.prompt_cache import CacheUsage, Caller, PromptCache, Protocol
 from claimcourt.evidence.corpus import CorpusSource
 from claimcourt.local.runtime import LocalRuntime
-from claimcourt.models import DecomposeInput, Decomposition, DecompositionCheck, SourceTag, SubClaim
+from claimcourt.models import (
+    DecomposeInput,
+    Decomposition,
+    DecompositionCheck,
+    SourceTag,
+    SubClaim,
+    SuitabilityInput,
+)
 from claimcourt.reasoning import anthropic_provider, openai_provider
 from claimcourt.reasoning.base import STEP_HEADER, ProviderReply, Task, call_headers
 from claimcourt.reasoning.offline import OfflineReasoner
@@ -61,7 +68,7 @@ WRITE_1H = 2.0
 
 
 # The order the rows print in: a run's, whichever of two calls made at once came first.
-KIND_ORDER = ("suitability", "decompose", "decompose_check", "argue", "factcheck", "moderate", "adjudicate")
+KIND_ORDER = ("decompose", "suitability", "argue", "factcheck", "moderate", "adjudicate")
 
 
 def _rank(kind: str) -> int:
@@ -130,9 +137,11 @@ class MeasuringProvider:
                 self.bills[protocol].calls[task.kind].append(used)
         if isinstance(task.inputs, DecomposeInput):
             return ProviderReply(_broad(task.inputs).model_dump(mode="json"), None, "offline", 0, 0)
-        if task.kind == "decompose_check":  # the synthetic facets share their words: accept them
-            return ProviderReply(DecompositionCheck(ok=True).model_dump(mode="json"), None, "offline", 0, 0)
-        return self.inner.complete(task, model, feedback)
+        reply = self.inner.complete(task, model, feedback)
+        if isinstance(task.inputs, SuitabilityInput) and len(task.inputs.sub_claims) > 1:
+            # The synthetic facets share their words: the audit accepts them (no re-split).
+            reply.content["audit"] = DecompositionCheck(ok=True).model_dump(mode="json")
+        return reply
 
 
 def _broad(inputs: DecomposeInput) -> Decomposition:

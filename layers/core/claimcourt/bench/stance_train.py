@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from claimcourt import artifacts
 from claimcourt.bench.climate_fever import CLAIMS_FILE, LABEL_FOR_VERDICT
 from claimcourt.models import Verdict
 from claimcourt.reasoning import embedding
@@ -255,7 +256,7 @@ def pipeline_passages(claims: Sequence[dict[str, Any]], indexes: Sequence[int]) 
     def observe(claim: Claim, run_id: str, store: Store) -> None:
         decomposition = store.get_artifact(run_id, "decomposition")
         evidence: dict[str, Evidence] = {}
-        for _, doc in sorted(store.find_artifacts(run_id, "evidence/").items()):
+        for _, doc in sorted(artifacts.retrievals_of(store, run_id).items()):
             for item in doc["items"]:
                 e = Evidence.model_validate(item)
                 evidence.setdefault(e.id, e)

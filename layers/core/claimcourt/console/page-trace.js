@@ -16,20 +16,24 @@ const ROUND_STAGES = ["retrieve", "argue", "factcheck", "moderate", "control", "
 
 function stepKey(e) {
   const d = e.data || {};
-  return [e.stage, e.round ?? d.round ?? "", e.side ?? "", d.sub_claim_id ?? "", d.sample ?? "", d.judge ?? "", d.batch ?? ""].join("|");
+  return [e.stage, e.round ?? d.round ?? "", e.side ?? "", d.sub_claim_id ?? "", d.sample ?? "", d.judge ?? "", d.batch ?? "", d.attempt ?? ""].join("|");
 }
 
 function label(e) {
   const d = e.data || {};
+  // A re-split (the suitability check's audit faulted the first split): its stages say so.
+  const again = d.attempt ? " (re-split)" : "";
   switch (e.stage) {
+    case "decompose": return `Decompose${again}`;
+    case "suitability": return `Suitability and the split's audit${again}`;
     case "argue": return e.side === "for" ? "Case for" : "Case against";
-    case "retrieve": return `Retrieve ${d.sub_claim_id || ""}`.trim();
+    case "retrieve": return `Retrieve ${d.sub_claim_id || ""}${again}`.trim();
     case "adjudicate":
       if (d.judge != null) return `Panel judge ${d.judge + 1}`;
       return d.reconsider ? "Judge again (re-deliberation)" : `Judge, sample ${(d.sample ?? 0) + 1}`;
     case "review": return `Review, batch ${d.batch ?? 1}`;
     case "control": return "Round controller";
-    case "relevance": return "Pool relevance";
+    case "relevance": return `Pool relevance${again}`;
     case "factcheck": return e.side === "for" ? "Fact-check by case for" : "Fact-check by case against";
     case "speak": return e.side === "for" ? "Statement for" : "Statement against";
     case "vote": return `Crowd, batch ${(d.batch ?? 0) + 1}`;
@@ -64,10 +68,12 @@ class Trace {
   }
 
   phases() {
-    const assess = [], judge = [], rounds = new Map();
+    const assess = [], vetted = [], judge = [], rounds = new Map();
     for (const step of this.steps.values()) {
-      // Before the rounds: a claim's assessment; a motion's stances and vote zero (round 0).
-      if (["suitability", "decompose", "stances"].includes(step.stage) || (step.round === 0 && ROUND_STAGES.includes(step.stage))) assess.push(step);
+      // Before the rounds: a claim's split (round 1's retrieval, its relevance and the suitability check
+      // follow it, in that order); a motion's stances and vote zero (round 0).
+      if (["decompose", "stances"].includes(step.stage) || (step.round === 0 && ROUND_STAGES.includes(step.stage))) assess.push(step);
+      else if (["relevance", "suitability"].includes(step.stage)) vetted.push(step);
       else if (step.round && ROUND_STAGES.includes(step.stage)) {
         if (!rounds.has(step.round)) rounds.set(step.round, Object.fromEntries(ROUND_STAGES.map((s) => [s, []])));
         rounds.get(step.round)[step.stage].push(step);
@@ -75,7 +81,7 @@ class Trace {
     }
     for (const r of rounds.values()) r.factcheck.sort((a, b) => (a.side === "for" ? -1 : 1) - (b.side === "for" ? -1 : 1));
     for (const r of rounds.values()) r.argue.sort((a, b) => (a.side === "for" ? -1 : 1) - (b.side === "for" ? -1 : 1));
-    return { assess, rounds: [...rounds.entries()].sort((a, b) => a[0] - b[0]), judge };
+    return { assess, vetted, rounds: [...rounds.entries()].sort((a, b) => a[0] - b[0]), judge };
   }
 }
 
@@ -183,14 +189,18 @@ export async function render(view, runId) {
   let leaving = false;
   function draw() {
     frame = 0;
-    const { assess, rounds, judge } = trace.phases();
+    const { assess: split, vetted, rounds, judge } = trace.phases();
+    // A motion's suitability check is part of what comes before its debate; a claim's reads round 1's pool.
+    const motion = run.kind === "motion";
+    const assess = motion ? [...split, ...vetted] : split;
     const phase = (name, steps, extra) => h("section.trace-phase", { "aria-label": name },
       h("h3", name), h("div.lanes", steps.map(stepView)), extra || null);
     mount(body,
-      assess.length ? h("div.card", phase(run.kind === "motion" ? "Before the debate: stances and vote zero" : "Assess (in parallel)", assess)) : null,
+      assess.length ? h("div.card", phase(motion ? "Before the debate: stances and vote zero" : "Split the claim", assess)) : null,
       rounds.map(([n, r]) => h("div.card", { "data-round": n },
         h("h2", `Round ${n}`),
         r.retrieve.length ? phase(`Retrieve (${plural(r.retrieve.length, "query", "queries")}${r.retrieve.length > 1 ? " in parallel" : ""})`, r.retrieve) : null,
+        n === 1 && !motion && vetted.length ? phase("Before anyone argues: the pool's relevance, then the suitability check", vetted) : null,
         r.argue.length ? phase("Argue (for ∥ against)", r.argue, parallel.has(n) ? parallelismView(parallel.get(n)) : null) : null,
         // A motion's turns are sequential: each team's fact-checker, then its statement, in the order they ran.
         r.speak.length

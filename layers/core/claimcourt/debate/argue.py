@@ -31,8 +31,9 @@ ROLE_TEXT = {
 # A position may only move this far without citing new evidence (the debaters' rules, prompts/_shared.md,
 # say the same number: a test holds them together).
 UNSUPPORTED_MOVE = 10
-# Of the two sides arguing a round at once, the one whose call writes the round's new blocks to the
-# prompt cache (docs/architecture.md, "Prompt caching").
+# Of the two sides arguing a round after the first at once, the one whose call writes the round's new
+# blocks to the prompt cache (docs/architecture.md, "Prompt caching"). Round 1's are written before
+# either argues, by the suitability check: both sides read them.
 WRITER: Side = "for"
 
 
@@ -148,15 +149,17 @@ def argue_task(inputs: ArgueInput) -> Task[ArgumentDraft]:
         temperature=None,
         array_limits={"points": (0, len(inputs.sub_claims))},
         check=one_point_per_sub_claim,
-        # Of the two sides arguing at once, one writes the round's new blocks to the cache; the other
-        # could only write them again.
+        # Of the two sides arguing a later round at once, one writes the round's new blocks to the cache;
+        # the other could only write them again. Round 1's the suitability check wrote: both read them.
         shared=case_prefix(
             inputs.claim,
             inputs.sub_claims,
             inputs.evidence,
             inputs.debate,
             relevance=inputs.relevance,
-            new_from=(inputs.round, "pool") if inputs.turn == "together" and inputs.side != WRITER else None,
+            new_from=(inputs.round, "pool")
+            if inputs.round > 1 and inputs.turn == "together" and inputs.side != WRITER
+            else None,
         ),
         tools=run_tools(inputs.judge),
     )

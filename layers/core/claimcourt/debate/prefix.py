@@ -18,7 +18,6 @@ from claimcourt.models import (
     AnonymousPosition,
     ArgumentDraft,
     Decomposition,
-    DecompositionCheck,
     Evidence,
     FactcheckReply,
     JudgeKind,
@@ -27,6 +26,7 @@ from claimcourt.models import (
     PoolRelevance,
     RubricJudgement,
     SubClaim,
+    Suitability,
 )
 from claimcourt.prompts import BlockKey, Segment, case_block, round_blocks, rules
 from claimcourt.reasoning.base import ReplyTool
@@ -34,7 +34,7 @@ from claimcourt.reasoning.base import ReplyTool
 # Each role's reply tool, in the order every call sends them; the judge's is the run's judge.
 ROLE_TOOLS = (
     ReplyTool("decompose", Decomposition),
-    ReplyTool("decompose_check", DecompositionCheck),
+    ReplyTool("suitability", Suitability),
     ReplyTool("argue", ArgumentDraft),
     ReplyTool("factcheck", FactcheckReply),
     ReplyTool("moderate", ModeratorView),
@@ -51,7 +51,7 @@ def run_tools(judge: JudgeKind) -> tuple[ReplyTool, ...]:
 
 
 def rules_prefix() -> tuple[Segment, ...]:
-    """The opening before the claim is split: the rules alone (the decomposer's, and its check's)."""
+    """The opening before the claim is split: the rules alone (the decomposer's)."""
     return (Segment(rules(), cache=True),)
 
 

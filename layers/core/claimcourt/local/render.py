@@ -28,11 +28,10 @@ from claimcourt.models import (
 from claimcourt.rejudge import StoredJudgement
 from claimcourt.store.base import Store
 
-# Stages that share a line because the state machine runs them side by side.
-ASSESS = "assess"
-STEP_OF = {Stage.SUITABILITY: ASSESS, Stage.DECOMPOSE: ASSESS}
+# Each stage's line (a re-split's decompose, retrieve, relevance and suitability join the first's).
 STEP_TITLE = {
-    ASSESS: f"{Stage.SUITABILITY} ∥ {Stage.DECOMPOSE}",
+    Stage.DECOMPOSE: "decompose",
+    Stage.SUITABILITY: "suitability (and the split's audit)",
     Stage.RETRIEVE: "retrieve",
     Stage.RELEVANCE: "pool relevance",
     Stage.ARGUE: "argue",
@@ -131,9 +130,8 @@ class ProgressView:
     def _apply(self, event: RunEvent, now: float) -> None:
         if event.stage is None:
             return
-        step_name = STEP_OF.get(event.stage, event.stage)
-        key = (step_name, event.round)
-        step = self.steps.setdefault(key, _Step(STEP_TITLE.get(step_name, step_name), event.round))
+        key = (event.stage, event.round)
+        step = self.steps.setdefault(key, _Step(STEP_TITLE.get(event.stage, event.stage), event.round))
         sample, judge = event.data.get("sample"), event.data.get("judge")
         part = event.side or str(event.data.get("sub_claim_id") or (f"sample {sample}" if sample else ""))
         if judge is not None:  # a panel's judge: one of several at once
@@ -156,8 +154,6 @@ class ProgressView:
         # In turn (--first), the sides argue one after the other: in the order they spoke.
         beside = " → " if step.title == STEP_TITLE[Stage.ARGUE] and self.record.request.first else " ∥ "
         joined = beside.join(parts) if len(parts) > 1 else (parts[0] if parts else "")
-        if step.title == STEP_TITLE[ASSESS]:
-            joined = ""
         span = (step.last_end if step.finished else now) - step.first_start
         if not step.finished:
             mark = Text(SPINNER[int(now * 10) % len(SPINNER)], "cyan")

@@ -60,8 +60,8 @@ RETRIEVAL_HINTS = {
     ),
 }
 DEFAULT_RETRIEVAL_HINT = "Write a short, specific search query."
-# What each evidence source covers in time, for the roles that reason about time (suitability sees it
-# before anything is retrieved): (what it is, the last year it can speak of, or None if it is current).
+# What each evidence source covers in time, for the roles that reason about time (suitability reads it
+# beside the first round's pool): (what it is, the last year it can speak of, or None if it is current).
 SOURCE_COVERAGE: dict[str, tuple[str, int | None]] = {
     "climate-fever-wikipedia": (
         "a fixed corpus of English Wikipedia sentences compiled in 2020, undated",
@@ -273,7 +273,9 @@ def dates_note(
             )
     if source is not None:
         what, until = coverage(source)
-        note += f" The evidence will come from {what}" + (
+        # Before retrieval the source is all there is to say; after it, the pool's dates come first.
+        tense = "comes" if evidence is not None else "will come"
+        note += f" The evidence {tense} from {what}" + (
             f", which speaks of nothing after {until}." if until is not None else "."
         )
     return "\n\n" + note

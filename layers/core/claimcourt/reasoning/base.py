@@ -77,7 +77,7 @@ class Task(Generic[OutT]):
     LLM, in that order: what the run's calls share first, so a provider can cache it (`shared` is sent
     before the role's own `system` text; the whole system text is `system_text`)."""
 
-    kind: str  # suitability | decompose | decompose_check | argue | moderate | adjudicate
+    kind: str  # suitability | decompose | argue | factcheck | moderate | adjudicate | …
     role: str  # a settings.ROLES name: picks the provider and model
     inputs: BaseModel
     output: type[OutT]

@@ -72,7 +72,6 @@ from claimcourt.models import (
     AdjudicateInput,
     ArgueInput,
     ArgumentDraft,
-    DecomposeCheckInput,
     DecomposeInput,
     Decomposition,
     DecompositionCheck,
@@ -323,7 +322,6 @@ class OfflineReasoner:
         self._strategies: dict[str, Callable[[Any], BaseModel]] = {
             "suitability": self.suitability,
             "decompose": self.decompose,
-            "decompose_check": self.check,
             "argue": self.argue,
             "moderate": self.moderate,
             "adjudicate": self.adjudicate,
@@ -386,13 +384,14 @@ class OfflineReasoner:
             {SuitabilityFlag.SELF_REFERENTIAL, SuitabilityFlag.UNFALSIFIABLE, SuitabilityFlag.NOT_A_CLAIM}
             & set(flags)
         )
-        return Suitability(proceed=proceed, flags=flags, warnings=warnings)
+        audit = self.audit(claim, inputs.sub_claims) if len(inputs.sub_claims) > 1 else None
+        return Suitability(proceed=proceed, flags=flags, warnings=warnings, audit=audit)
 
     def decompose(self, inputs: DecomposeInput) -> Decomposition:
         """Split on clause-level conjunctions when every part is a claim of its own; a one-clause claim
         with room to spare has its qualifiers (when, where) tested on their own: the subject in that
         period or place. Either way the parts are jointly necessary (shape "all": a claim restricted to
-        a period is false if it fails there). After self-check feedback, the claim whole."""
+        a period is false if it fails there). After the audit's feedback (a re-split), the claim whole."""
         claim = inputs.claim.strip()
         parts = [p.strip(" ,.") for p in _SPLIT.split(claim) if p and p.strip(" ,.")]
         if inputs.feedback or len(parts) < 2 or not all(_is_clause(p) for p in parts):
@@ -434,8 +433,10 @@ class OfflineReasoner:
         core_text = " ".join([core, *kept])
         return [core_text] + [f"{subject[:1].upper()}{subject[1:]} {q}" for q in facets], facets
 
-    def check(self, inputs: DecomposeCheckInput) -> DecompositionCheck:
-        subs = inputs.decomposition.sub_claims
+    @staticmethod
+    def audit(claim: str, subs: list[SubClaim]) -> DecompositionCheck:
+        """The split's audit, lexically: two sub-claims sharing most of their stems overlap; a gap when
+        two or more of the claim's stems are tested by none."""
         stems = [set(content_stems(s.text)) for s in subs]
         overlaps = [
             f"{a.id} and {b.id}"
@@ -444,7 +445,7 @@ class OfflineReasoner:
             if i < j and stems[i] and stems[j] and len(stems[i] & stems[j]) / len(stems[i] | stems[j]) >= 0.7
         ]
         covered = set().union(*stems) if stems else set()
-        missing = [w for w in dict.fromkeys(content_stems(inputs.claim)) if w not in covered]
+        missing = [w for w in dict.fromkeys(content_stems(claim)) if w not in covered]
         gaps = [f"nothing tests '{' '.join(missing)}'"] if len(missing) > 1 else []
         return DecompositionCheck(ok=not overlaps and not gaps, overlaps=overlaps, gaps=gaps)
 

@@ -1,7 +1,8 @@
-"""The ends that are not a score: stopped by the suitability check (FinishStopped; a motion's, before
-its crowd votes, too), answered *not
-enough evidence* with no debate because the pool speaks to none of the sub-claims (FinishAddDocuments,
-after the Relevance stage), or failed (FinishFailed, every state's Catch). All record what the run spent."""
+"""The ends that are not a score: stopped by the suitability check (FinishStopped: after the first
+retrieval, or before any spend by the decompose stage's screen of an instruction posing as a claim; a
+motion's, before its crowd votes, too), answered *not enough evidence* with no debate because the pool
+speaks to none of the sub-claims (FinishAddDocuments, after the Relevance stage, before the suitability
+check), or failed (FinishFailed, every state's Catch). All record what the run spent."""
 
 from __future__ import annotations
 
@@ -49,13 +50,12 @@ def run(deps: Deps, p: FinishPayload) -> dict[str, Any]:
         )
     elif p.outcome == "add_documents":
         # The check's warning (what to add) first; then, for a backtest, why its pool is what it is (its
-        # sources left out by their date); then any the suitability check raised and let pass.
+        # sources left out by their date). The suitability check comes after this stop: it was not made.
         warnings = artifacts.relevance_of(deps.store, p.run_id).warnings
         as_of = deps.store.get_run(p.run_id).request.as_of_date
         if as_of is not None:
             dating = artifacts.backtest_dating(artifacts.retrievals_of(deps.store, p.run_id))
             warnings += hindsight.warnings(dating, as_of, cited=[])
-        warnings += artifacts.suitability_of(deps.store, p.run_id).warnings
         deps.store.set_status(
             p.run_id,
             RunStatus.STOPPED,

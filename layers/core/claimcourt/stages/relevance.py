@@ -10,14 +10,14 @@ from typing import Any
 from claimcourt import artifacts
 from claimcourt.debate.relevance import measure
 from claimcourt.models import Stage
-from claimcourt.stages.payloads import Payload
+from claimcourt.stages.payloads import SplitPayload
 from claimcourt.wiring import Deps, evidence_name
 
 STAGE = Stage.RELEVANCE
 FIRST_ROUND = 1
 
 
-def run(deps: Deps, p: Payload) -> dict[str, Any]:
+def run(deps: Deps, p: SplitPayload) -> dict[str, Any]:
     record = deps.store.get_run(p.run_id)
     request = record.request
     retrievals = artifacts.retrievals_of(deps.store, p.run_id)

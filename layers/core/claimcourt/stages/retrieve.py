@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
+from pydantic import Field
+
 from claimcourt import artifacts
 from claimcourt.debate.hindsight import date_sources
 from claimcourt.evidence.base import EvidenceSource, source_for_run
@@ -24,7 +26,7 @@ from claimcourt.models import (
 from claimcourt.observability import count
 from claimcourt.reasoning.base import CallContext
 from claimcourt.reasoning.prices import WEB_SEARCH_USD_PER_REQUEST, cost_usd
-from claimcourt.stages.payloads import RoundPayload
+from claimcourt.stages.payloads import LAST_ATTEMPT, RoundPayload
 from claimcourt.wiring import Deps, run_evidence
 
 STAGE = Stage.RETRIEVE
@@ -32,6 +34,13 @@ STAGE = Stage.RETRIEVE
 
 class RetrievePayload(RoundPayload):
     directive: Directive
+    # Round 1 again after a re-split (SplitPayload): its own idempotency record and call keys, so a
+    # changed directive for the same sub-claim id is searched (and dated) anew, never replayed.
+    attempt: int = Field(default=0, ge=0, le=LAST_ATTEMPT)
+
+
+def _attempt_suffix(p: RetrievePayload) -> str:
+    return f"a{p.attempt}" if p.attempt else ""
 
 
 def run(deps: Deps, p: RetrievePayload) -> dict[str, Any]:
@@ -69,6 +78,8 @@ def run(deps: Deps, p: RetrievePayload) -> dict[str, Any]:
         }
     count("RetrievalCacheHits" if cache_hit else "RetrievalCacheMisses")
     key = f"{STAGE}:{p.round}:{p.directive.sub_claim_id}:search{':contrarian' * p.directive.contrarian}"
+    if p.attempt:  # a re-split's search is billed under its own key
+        key += f":{_attempt_suffix(p)}"
     if not cache_hit and (billed := search_call(searched, p.run_id, key)) is not None:
         deps.store.put_call(billed)  # a cached answer cost nothing this time
     deps.store.put_artifact(
@@ -98,7 +109,7 @@ def _dater(deps: Deps, p: RetrievePayload, as_of: date, created_at: datetime) ->
         fresh = [s for s in sources if s.id not in known]
         asked = HindsightInput(as_of=as_of, today=today, sources=fresh)
         reply, judged_by = date_sources(
-            asked, deps.reasoner, ctx, "contrarian" if p.directive.contrarian else ""
+            asked, deps.reasoner, ctx, "contrarian" if p.directive.contrarian else _attempt_suffix(p)
         )
         dated = known | {d.id: d for d in reply.sources}
         return HindsightReply(sources=[dated[s.id] for s in sources]), judged_by
