@@ -110,14 +110,14 @@ def request_body(task: Task[Any], model: str, max_tokens: int, feedback: str | N
     tools: list[ToolParam] = [
         {
             "name": t.name,
-            "description": f"Submit your {t.name} reply. Its input must match this schema exactly.",
+            "description": f"Submit your {t.name} reply.",
             "input_schema": t.schema(),
         }
         for t in task.tools
     ] or [
         {
             "name": TOOL_NAME,
-            "description": f"Submit your {task.kind} reply. Its input must match this schema exactly.",
+            "description": f"Submit your {task.kind} reply.",
             "input_schema": task.output_schema(),
         }
     ]
