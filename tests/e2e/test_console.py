@@ -214,7 +214,8 @@ def test_a_panel_of_judges_is_asked_for_on_the_run_page_and_shown_on_the_verdict
     steps = page.locator("[data-step^='adjudicate|']")
     expect(steps).to_have_count(2)
     for n, j in enumerate(judged["judges"]):
-        step = page.locator(f"[data-step='adjudicate||||0|{n}|']")
+        # a step's key: stage|round|side|sub-claim|sample|judge|batch|attempt
+        step = page.locator(f"[data-step='adjudicate||||0|{n}||']")
         expect(step).to_contain_text(f"Panel judge {n + 1}")
         expect(step).to_contain_text(f"{j['model']} · scores ")
 
