@@ -20,5 +20,5 @@ ASSESS = "assess"  # the Assess Parallel: suitability beside the decomposer
 
 
 def round_end(round: int) -> str:
-    """The RoundEnd Parallel of a round: the two fact-checkers beside the moderator."""
+    """The RoundEnd Parallel of a round: the fact-checker beside the moderator."""
     return f"roundend:{round}"
