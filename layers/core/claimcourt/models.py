@@ -694,9 +694,11 @@ class RoundDecision(Strict):
 Rating = Annotated[int, Field(ge=1, le=10)]
 
 
+# A motion team's checker reads these docstrings in its reply's schema (a claim debate's tools carry no
+# descriptions): they speak to it. A claim debate's neutral checker scores either position's citations
+# and answers none.
 class CitationCheck(Strict):
-    """A fact-checker's scores for one citation (a claim debate's neutral checker: either position's;
-    a motion team's: the other team's)."""
+    """A fact-checker's scores for one of the other side's citations."""
 
     key: str = Field(description="The citation's ledger key, e.g. against_3.")
     credibility: Rating = Field(description="How credible the source is, 1–10 (T1 primary sources high).")
@@ -714,8 +716,8 @@ class CitationResponse(Strict):
 
 
 class FactcheckReply(Strict):
-    """What a fact-checker returns: a check of each citation it was given, and (a motion team's only)
-    a response to each check left on its own side's citations. It adds no citations."""
+    """What a fact-checker returns: a check of each new citation of the other side, and a response
+    to each check left on its own side's citations. It adds no citations."""
 
     checks: list[CitationCheck] = Field(default_factory=list)
     responses: list[CitationResponse] = Field(default_factory=list)
