@@ -11,6 +11,7 @@ import pytest
 from claimcourt import artifacts
 from claimcourt.adjudication.adjudicate import adjudicate_task
 from claimcourt.debate.argue import argue_task
+from claimcourt.exports import build_exports
 from claimcourt.models import CitationCheck, FactcheckReply, FrontierIssue, ModeratorView, RunEvent, RunRecord
 from tests.fakes.scripted import ScriptedProvider
 
@@ -63,6 +64,10 @@ def test_one_neutral_checker_a_round_checks_both_positions_new_citations_and_nob
     # and the result carries the ledger
     result = store.get_run(run_id).result
     assert result is not None and result.citations == ledger
+    # and the transcript's fact-checks have no column for answers nobody gave
+    transcript = build_exports(store, run_id)["transcript_full.md"]
+    assert "| citation | source | credibility | correspondence | check |\n" in transcript
+    assert "response |" not in transcript
 
 
 def test_a_citation_that_fails_correspondence_is_shown_to_the_judge_as_failed(
