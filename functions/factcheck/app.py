@@ -1,4 +1,4 @@
-"""Stage 4b: one side's fact-checker: the other side's new citations scored, its own checks answered."""
+"""Stage 4b: a claim debate's neutral fact-checker (both positions' new citations), or a motion team's."""
 
 from claimcourt.handler import stage_handler
 from claimcourt.stages import factcheck

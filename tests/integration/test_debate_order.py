@@ -84,19 +84,26 @@ def test_with_a_first_speaker_the_sides_argue_in_turn_and_the_second_answers_the
             assert f'<argument of="the other side" round="{inputs.round}">' in rendered.prompt
 
 
-def test_with_against_first_each_sides_answers_to_the_checks_reach_the_ledger(
+def test_with_against_first_the_neutral_checker_checks_both_sides_after_both_spoke_and_nobody_answers(
     make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], store: SqliteStore
 ) -> None:
     # Given a claim debate of three rounds, the case against speaking first (every role offline-like)
+    provider = ScriptedProvider()
     run = new_run(first="against", rounds=3)
-    execution = runtime(make_deps(ScriptedProvider())).execute(run.run_id, timeout_s=WAIT_S)
+    execution = runtime(make_deps(provider)).execute(run.run_id, timeout_s=WAIT_S)
     assert execution.status == "SUCCEEDED", execution.error
-    # Then every answer a fact-checker gave its own side's checks is in the ledger, the case for's too
+    # Then each round's one check, made after both had spoken, listed both sides' new citations …
     stored = store.find_artifacts(run.run_id, "factcheck/")
-    answered = {r["key"] for doc in stored.values() for r in doc["reply"]["responses"]}
-    assert {k.split("_")[0] for k in answered} == {"for", "against"}
+    assert stored and all(key.count("/") == 1 and doc["side"] is None for key, doc in stored.items())
     ledger = artifacts.whole_ledger(store, run.run_id, None)
-    assert {e.key for e in ledger if e.response} == answered
+    assert {e.side for e in ledger} == {"for", "against"}
+    assert all(e.checked_round == e.round for e in ledger)
+    for call in provider.calls_of("factcheck"):
+        listed = {e.key.split("_")[0] for e in call.inputs.to_check}  # type: ignore[attr-defined]
+        assert listed <= {"A", "B"}
+    # … and nobody answered a check
+    assert all(not doc["reply"]["responses"] for doc in stored.values())
+    assert not any(e.response for e in ledger)
 
 
 def test_without_a_first_speaker_both_sides_argue_at_once_as_before(

@@ -1,4 +1,4 @@
-"""Cross-examination through the real state machine: each side's fact-checker after every round,
+"""Cross-examination through the real state machine: the neutral fact-checker after every round,
 the citation ledger, and what the judge is shown."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import pytest
 from claimcourt import artifacts
 from claimcourt.adjudication.adjudicate import adjudicate_task
 from claimcourt.debate.argue import argue_task
+from claimcourt.exports import build_exports
 from claimcourt.models import CitationCheck, FactcheckReply, FrontierIssue, ModeratorView, RunEvent, RunRecord
 from tests.fakes.scripted import ScriptedProvider
 
@@ -28,17 +29,19 @@ def debate(
     return deps.store, run.run_id
 
 
-def test_each_side_checks_the_others_citations_after_every_round_and_answers_next_round(
+def test_one_neutral_checker_a_round_checks_both_positions_new_citations_and_nobody_answers(
     make_deps: Any, runtime: Any, new_run: Callable[..., RunRecord]
 ) -> None:
     provider = ScriptedProvider()  # every role answered as the offline reasoner would, billed
     store, run_id = debate(provider, make_deps, runtime, new_run)
-    # Then both fact-checkers ran in each of the two rounds (a Parallel after Argue)
+    # Then one fact-check a round ran (in the RoundEnd Parallel), with no side, and made one call
     events: list[RunEvent] = store.list_events(run_id)
     started = sorted(
         (e.round, e.side) for e in events if e.stage == "factcheck" and e.type == "stage.started"
     )
-    assert started == [(1, "against"), (1, "for"), (2, "against"), (2, "for")]
+    assert started == [(1, None), (2, None)]
+    calls = provider.calls_of("factcheck")
+    assert [c.inputs.round for c in calls] == [1]  # type: ignore[attr-defined]  # round 2 cited nothing new
     # and every citation is in the ledger once, keyed in order of appearance
     ledger = artifacts.whole_ledger(store, run_id, None)
     keys = [e.key for e in ledger]
@@ -47,18 +50,24 @@ def test_each_side_checks_the_others_citations_after_every_round_and_answers_nex
         numbers = [int(e.key.split("_")[1]) for e in ledger if e.side == side]
         assert numbers == list(range(1, len(numbers) + 1))
     assert artifacts.whole_ledger(store, run_id, None) == ledger  # stable: built again, the same
-    # each round-1 citation was checked by the other side's fact-checker in round 1 …
-    first = [e for e in ledger if e.round == 1]
-    assert first and all(e.checked_round == 1 and e.credibility is not None for e in first)
-    # … and answered by its own side's fact-checker in round 2
-    assert all(e.response for e in first)
-    round_two = [c.inputs for c in provider.calls_of("factcheck") if c.inputs.round == 2]  # type: ignore[attr-defined]
-    assert round_two and all(i.to_answer for i in round_two)
+    # the one call listed every round-1 citation of both sides once, by anonymous position …
+    [checked] = calls
+    listed = [e.key for e in checked.inputs.to_check]  # type: ignore[attr-defined]
+    assert sorted(listed) == sorted(f"{checked.inputs.labels[e.side]}_{e.key.split('_')[1]}" for e in ledger)  # type: ignore[attr-defined]
+    assert {e.side for e in ledger} == {"for", "against"}
+    # … its checks reached both sides' entries, and nobody answered them
+    assert all(e.checked_round == 1 and e.credibility is not None for e in ledger)
+    assert all(e.response is None for e in ledger)
+    assert set(store.find_artifacts(run_id, "factcheck/")) == {"factcheck/r01", "factcheck/r02"}
     # the closing round (2 of 2) added no citation
     assert [e for e in ledger if e.round == 2] == []
     # and the result carries the ledger
     result = store.get_run(run_id).result
     assert result is not None and result.citations == ledger
+    # and the transcript's fact-checks have no column for answers nobody gave
+    transcript = build_exports(store, run_id)["transcript_full.md"]
+    assert "| citation | source | credibility | correspondence | check |\n" in transcript
+    assert "response |" not in transcript
 
 
 def test_a_citation_that_fails_correspondence_is_shown_to_the_judge_as_failed(

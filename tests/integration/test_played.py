@@ -144,10 +144,10 @@ def test_every_request_names_its_call_so_parallel_calls_find_their_own_reply(rep
         keys = [r.headers[CALL_HEADER.lower()] for r in replay.requests]
         assert all(r.headers.get(RUN_HEADER.lower()) == "played-arctic-sea-ice" for r in replay.requests)
         assert all(RETRY_HEADER.lower() not in r.headers for r in replay.requests)  # first attempts only
-        # One request per call, each call its own key: the debaters and the fact-checkers, asked at
-        # the same time, are told apart by the key, not by their prompts
+        # One request per call, each call its own key: the debaters, asked at the same time, and the
+        # fact-checker beside the moderator are told apart by the key, not by their prompts
         assert sorted(keys) == sorted(replay.played.calls)
-        assert {"argue:1:for:argue:", "argue:1:against:argue:", "factcheck:1:for:factcheck:"} <= set(keys)
+        assert {"argue:1:for:argue:", "argue:1:against:argue:", "factcheck:1::factcheck:"} <= set(keys)
 
 
 def test_a_backtests_hindsight_check_is_played_through_each_sdk_on_the_small_model(
@@ -282,9 +282,8 @@ def test_an_off_topic_pool_is_said_to_the_debaters_and_the_judge_on_played_prose
     after_the_split = [
         k for k in told if k.startswith(("suitability:", "argue:", "factcheck:", "moderate:", "adjudicate:"))
     ]
-    assert (
-        len(after_the_split) == 11
-    )  # suitability, 2 rounds of 2 debaters and 2 checkers, a moderator, the judge
+    # suitability; two rounds of two debaters and a checker; the moderator; the judge
+    assert len(after_the_split) == 9
     for key in after_the_split:
         [(round, note)] = told[key]
         assert round == "1", key
@@ -518,7 +517,7 @@ def test_a_retried_call_is_asked_again_under_its_attempt_key(
     played_as_written = replayed(CORPUS[ARCTIC], "anthropic").result
     assert replay.result is not None and played_as_written is not None
     assert replay.result.overall_score == played_as_written.overall_score
-    assert replay.usage.llm_calls == 14
+    assert replay.usage.llm_calls == 12  # the run's 10 calls, two of them asked twice
     assert [c.name for c in replay.failed if c.name != "calls"] == []
     by_key = {r.key: r for r in replay.requests}
     # the cut-off reply again with twice the limit, said so in the retry header
@@ -566,26 +565,23 @@ def test_the_writers_workflow_plays_to_the_first_unanswered_call_then_on(
     # Given a corpus file lacking the last two replies
     played = _arctic()
     judge = played.calls.pop("adjudicate:0::adjudicate:s0")
-    played.calls.pop("factcheck:2:against:factcheck:")
+    played.calls.pop("factcheck:2::factcheck:")
     save(played, corpus / f"{ARCTIC}.json")
     where = ["--corpus", str(corpus), "--out", str(out)]
     # When the writer plays it: the calls answered are replayed, the first unanswered one's prompt written
     assert played_cli.main(["write", ARCTIC, *where]) == 1
     printed = capsys.readouterr().out
-    assert "calls replayed; 1 without a reply" in printed  # (its parallel sibling may be cut short)
-    assert (
-        f"factcheck:2:against:factcheck:  →  {out / ARCTIC}/factcheck:2:against:factcheck:.prompt.md"
-        in printed
-    )
+    assert "calls replayed; 1 without a reply" in printed
+    assert f"factcheck:2::factcheck:  →  {out / ARCTIC}/factcheck:2::factcheck:.prompt.md" in printed
     # A reply the schema would reject is refused, naming the problem
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"checks": [], "responses": [{"key": "against_2"}]}))
-    args = ["add", ARCTIC, "factcheck:2:against:factcheck:", str(bad), *where]
+    bad.write_text(json.dumps({"checks": [{"key": "A_8", "credibility": 5}]}))
+    args = ["add", ARCTIC, "factcheck:2::factcheck:", str(bad), *where]
     assert played_cli.main(args) == 2
-    assert "responses.0.response: Field required" in capsys.readouterr().err
+    assert "checks.0.correspondence: Field required" in capsys.readouterr().err
     # The writer adds the reply, plays on to the next call, adds it, and the run completes
     original = _arctic()
-    for key in ("factcheck:2:against:factcheck:", "adjudicate:0::adjudicate:s0"):
+    for key in ("factcheck:2::factcheck:", "adjudicate:0::adjudicate:s0"):
         reply = tmp_path / "reply.json"
         reply.write_text(
             json.dumps((original.calls[key] if key != "adjudicate:0::adjudicate:s0" else judge).reply)
@@ -593,7 +589,7 @@ def test_the_writers_workflow_plays_to_the_first_unanswered_call_then_on(
         assert played_cli.main(["add", ARCTIC, key, str(reply), *where]) == 0
         code = played_cli.main(["write", ARCTIC, *where])
     assert code == 0
-    assert "complete, every call answered (12 replies)" in capsys.readouterr().out
+    assert "complete, every call answered (10 replies)" in capsys.readouterr().out
     # The file holds each reply with the prompt it answers, and its output tokens
     written = load(corpus / f"{ARCTIC}.json")
     assert list(written.calls) == list(original.calls)

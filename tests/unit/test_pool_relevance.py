@@ -191,7 +191,7 @@ def test_one_off_topic_sub_claim_warns_and_the_debate_goes_on() -> None:
     assert [s.reading for s in measured.sub_claims] == ["on_topic", "off_topic"]
     (warning,) = measured.warnings
     assert warning.startswith(f'The evidence pool does not speak to sc2 ("{BRAINS}")')
-    assert "The debaters and the judge were told" in warning
+    assert "Every role that read the pool was told" in warning
 
 
 def test_a_sub_claim_with_no_passage_says_so() -> None:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from claimcourt.adjudication.adjudicate import adjudicate_task
-from claimcourt.adjudication.anonymize import anonymize, debate_so_far
+from claimcourt.adjudication.anonymize import anonymize, debate_so_far, for_the_judge
 from claimcourt.adjudication.baselines import baseline_task
 from claimcourt.adjudication.rubric import rubric_task
 from claimcourt.debate.argue import NO_ARGUMENT, UNSUPPORTED_MOVE, argue_task
@@ -169,6 +169,20 @@ def _ledger() -> list[LedgerEntry]:
     return build_ledger([FOR_1, AGAINST_1], POOL, checks)
 
 
+def _neutral_ledger() -> list[LedgerEntry]:
+    """The sample claim debate's ledger: round 1's citations of both positions checked by its neutral
+    checker (the reply in the ledger's keys, as the stage stores it), nothing answered."""
+    reply = FactcheckReply(
+        checks=[
+            CitationCheck(key="for_1", credibility=9, correspondence=8, comment="Primary data; it says so."),
+            CitationCheck(
+                key="against_1", credibility=6, correspondence=3, comment="About <b>summer</b> only."
+            ),
+        ]
+    )
+    return build_ledger([FOR_1, AGAINST_1], POOL, [(1, None, reply)])
+
+
 TODAY = date(2026, 11, 27)  # a run's date: what "now" means in its prompts
 SOURCES = [
     DatedSource(
@@ -209,8 +223,10 @@ def _tasks() -> dict[str, Task[Any]]:
     )  # fmt: skip
     judged = AdjudicateInput(
         claim=CLAIM, mode="spectral", sub_claims=SUBS, shape="all", positions=positions, evidence=POOL,
-        ledger=by_position(ledger, mapping), today=TODAY, relevance={1: OFF_TOPIC_SC2},
+        ledger=by_position(_neutral_ledger(), mapping, neutral=True), today=TODAY,
+        relevance={1: OFF_TOPIC_SC2},
     )  # fmt: skip
+    round_1_labels = _round_1(FOR_1, AGAINST_1)["labels"]
     return {
         # After the first retrieval: the shared opening with round 1's pool, the split to audit
         "suitability": suitability_task(
@@ -311,16 +327,15 @@ def _tasks() -> dict[str, Task[Any]]:
         ),
         # The same debate, judged by the rubric (--judge rubric).
         "adjudicate_rubric": rubric_task(judged),
+        # A claim debate's neutral checker after round 1: both positions' new citations, by position.
         "factcheck": factcheck_task(
             FactcheckInput(
                 claim=CLAIM,
-                side="against",
-                round=2,
-                to_check=[e for e in ledger if e.side == "for"],
-                to_answer=[e for e in ledger if e.side == "against"],
+                round=1,
+                to_check=[for_the_judge(e, round_1_labels) for e in build_ledger([FOR_1, AGAINST_1], POOL)],
                 sub_claims=SUBS,
-                evidence=POOL,
-                **_round_1(FOR_1, AGAINST_1),
+                evidence=[e for e in POOL if e.round == 1],  # the pool as far as the round checked
+                labels=round_1_labels,
             )
         ),
         # After a round one side declined: the moderator aims the other side's one answer round (the
@@ -500,7 +515,10 @@ def test_every_prompt_matches_its_reviewed_snapshot(name: str) -> None:
 
 def test_every_template_has_a_snapshot_and_no_snapshot_is_stale() -> None:
     kinds = {p.stem for p in TEMPLATES.glob("*.md") if not p.stem.startswith("_")}
-    assert kinds == {t.kind for t in _tasks().values()} | {kind for kind, _, _ in _searches().values()}
+    tasks = _tasks().values()
+    # a claim debate's neutral fact-checker is a `factcheck` task (the run's reply tool) of its own template
+    neutral = {"factcheck_neutral" for t in tasks if t.kind == "factcheck" and t.inputs.side is None}  # type: ignore[attr-defined]
+    assert kinds == {t.kind for t in tasks} | neutral | {kind for kind, _, _ in _searches().values()}
     assert {p.stem for p in SNAPSHOTS.glob("*.txt")} == set(_snapshots())
 
 

@@ -65,8 +65,9 @@ def argument_key(round: int, side: Side) -> str:
     return f"{ARGUMENT_PREFIX}r{round:02d}/{side}"
 
 
-def factcheck_key(round: int, side: Side) -> str:
-    return f"{FACTCHECK_PREFIX}r{round:02d}/{side}"
+def factcheck_key(round: int, side: Side | None = None) -> str:
+    """A round's fact-check: a claim debate's neutral one (no side), or a motion team's checker's."""
+    return f"{FACTCHECK_PREFIX}r{round:02d}" + (f"/{side}" if side else "")
 
 
 def moderation_key(round: int) -> str:
@@ -218,16 +219,20 @@ def argument_of(store: ArtifactStore, run_id: str, round: int, side: Side) -> Ar
         return None
 
 
+def factchecks_of(store: ArtifactStore, run_id: str) -> list[tuple[int, Side | None, FactcheckReply]]:
+    """The run's fact-check replies: (round, the checker's side or None for a neutral checker, reply)."""
+    return [
+        (round_of(key), doc["side"], FactcheckReply.model_validate(doc["reply"]))
+        for key, doc in sorted(store.find_artifacts(run_id, FACTCHECK_PREFIX).items())
+    ]
+
+
 def ledger_of(
     store: ArtifactStore, run_id: str, arguments: list[Argument], pool: list[Evidence]
 ) -> list[LedgerEntry]:
     """The run's citation ledger (debate/ledger.py) over these arguments and this pool, with the
     fact-checks made so far (the only artifacts it reads itself)."""
-    checks = [
-        (int(key.split("/")[1][1:]), doc["side"], FactcheckReply.model_validate(doc["reply"]))
-        for key, doc in sorted(store.find_artifacts(run_id, FACTCHECK_PREFIX).items())
-    ]
-    return build_ledger(arguments, pool, checks)
+    return build_ledger(arguments, pool, factchecks_of(store, run_id))
 
 
 def whole_ledger(store: ArtifactStore, run_id: str, context: str | None) -> list[LedgerEntry]:

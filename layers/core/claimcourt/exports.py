@@ -365,17 +365,21 @@ def transcript(
                 )
         checked = [e for e in ledger if e.checked_round == r]
         if checked:
+            # a claim debate's checks are a neutral checker's, and go unanswered: no response column
+            answered = any(e.response for e in ledger)
             lines += [
                 "",
                 "### Fact-checks",
                 "",
-                "| citation | source | credibility | correspondence | check | response |",
+                "| citation | source | credibility | correspondence | check |" + " response |" * answered,
             ]
-            lines.append("|---|---|---|---|---|---|")
+            lines.append("|---|---|---|---|---|" + "---|" * answered)
             for e in checked:
                 lines.append(
                     f"| {e.key} | [{_cell(e.title)}]({e.source_url}) ({e.tier}) | {e.credibility} | "
-                    f"{e.correspondence} | {_cell(e.comment or '')} | {_cell(e.response or '')} |"
+                    f"{e.correspondence} | {_cell(e.comment or '')} |"
+                    + f" {_cell(e.response or '')} |"
+                    * answered
                 )
         m = maps.get(r)
         if m is not None and (m.consensus or m.disagreement_frontier or m.action):

@@ -80,7 +80,7 @@ class Stage(StrEnum):
     RETRIEVE = "retrieve"
     RELEVANCE = "relevance"  # does the first round's pool speak to each sub-claim? (no model call)
     ARGUE = "argue"
-    FACTCHECK = "factcheck"  # each side's fact-checker, on the other side's citations
+    FACTCHECK = "factcheck"  # a claim debate's neutral fact-checker (a motion's: each team's)
     MODERATE = "moderate"
     CONTROL = "control"  # the round controller: what follows a round
     ADJUDICATE = "adjudicate"
@@ -701,6 +701,9 @@ class RoundDecision(Strict):
 Rating = Annotated[int, Field(ge=1, le=10)]
 
 
+# A motion team's checker reads these docstrings in its reply's schema (a claim debate's tools carry no
+# descriptions): they speak to it. A claim debate's neutral checker scores either position's citations
+# and answers none.
 class CitationCheck(Strict):
     """A fact-checker's scores for one of the other side's citations."""
 
@@ -789,19 +792,34 @@ class LedgerEntry(Strict):
     sub_claim_id: str
     sentence: str = Field(description="The sentence of the argument that used it.")
     passage: str = Field(default="", description="What the cited passage says.")
-    credibility: int | None = Field(default=None, description="1–10, from the other side's fact-checker.")
-    correspondence: int | None = Field(default=None, description="1–10, from the other side's fact-checker.")
+    credibility: int | None = Field(
+        default=None, description="1–10, from the fact-checker (a motion's: the other team's)."
+    )
+    correspondence: int | None = Field(
+        default=None, description="1–10, from the fact-checker (a motion's: the other team's)."
+    )
     comment: str | None = None
     checked_round: int | None = None
-    response: str | None = Field(default=None, description="Its own side's fact-checker's answer.")
+    response: str | None = Field(
+        default=None,
+        description="A motion team's fact-checker's answer to the check (a claim debate's go unanswered).",
+    )
 
 
 class FactcheckInput(Strict):
     claim: str
-    side: Side = Field(description="The fact-checker's own side.")
+    side: Side | None = Field(
+        default=None,
+        description="A motion team's fact-checker's own side; None: a claim debate's neutral checker.",
+    )
     round: int
-    to_check: list[LedgerEntry] = Field(description="The other side's citations new this round.")
-    to_answer: list[LedgerEntry] = Field(description="Own side's citations checked last round.")
+    to_check: list[LedgerEntry] = Field(
+        description="The citations new this round: the other side's (a motion team's checker), or both"
+        " positions', keyed by position as the judge reads them (A_1, B_2: the neutral checker)."
+    )
+    to_answer: list[LedgerEntry] = Field(
+        default_factory=list, description="A motion team's own citations checked last round."
+    )
     # Motion debates: the team speaks first or second in its round; its private notes.
     turn: Turn = "together"
     team_notes: list[str] = Field(default_factory=list)
@@ -1756,6 +1774,11 @@ class AdjudicateInput(Strict):
     ledger: list[LedgerEntry] = Field(
         default_factory=list,
         description="Every citation with its fact-check, keyed by position (A_1, B_1, …).",
+    )
+    checked_by: Literal["neutral", "sides"] = Field(
+        default="neutral",
+        description="Who checked the ledger: one neutral checker a round, or (a run from before it,"
+        " re-judged) each side's checker, the other side's citations, each check answered.",
     )
     today: date | None = Field(default=None, description="The run's date: what 'now' means to the role.")
     as_of: date | None = Field(default=None, description="A backtest's date.")

@@ -58,6 +58,20 @@ def reconsider_note(reconsider: Reconsider | None, answer: str = CONTRACT_ANSWER
     )
 
 
+# Who checked the ledger's citations, as the judge is told (a run from before the neutral checker,
+# re-judged, reads its checks as they were made).
+_SCORED = (
+    "for the source's credibility and for correspondence (does the passage say what the argument says it "
+    "says?), 1–10, with a comment"
+)
+CHECKED_BY = {
+    "neutral": f"each was checked once, by a fact-checker who takes neither position's side, {_SCORED}",
+    "sides": (
+        f"each was checked by the other position's fact-checker {_SCORED}, and the checked position answered"
+    ),
+}
+
+
 def judge_values(inputs: AdjudicateInput) -> dict[str, str]:
     """What every judge's template is filled with: the debate, anonymized, and the claim's shape."""
     return {
@@ -66,7 +80,9 @@ def judge_values(inputs: AdjudicateInput) -> dict[str, str]:
         "shape_meaning": SHAPES[inputs.shape],
         "composition_rule": COMPOSITION_RULES[inputs.shape],
         "mode_note": MODE_NOTES[inputs.mode],
-        "ledger": ledger_block(inputs.ledger, passages=False, sources=False),  # the pool holds each passage
+        # The pool holds each passage, and the debate above each sentence: the ledger names where.
+        "ledger": ledger_block(inputs.ledger, passages=False, sources=False, sentences=False),
+        "checked_by": CHECKED_BY[inputs.checked_by],
         "dates": dates_note(inputs.today, inputs.as_of, inputs.evidence),
     }
 

@@ -102,20 +102,22 @@ def relabel_keys(text: str, label_of: dict[Side, Label]) -> str:
     return _KEY.sub(key, text)
 
 
-def for_the_judge(entry: LedgerEntry, label_of: dict[Side, Label]) -> LedgerEntry:
+def for_the_judge(entry: LedgerEntry, label_of: dict[Side, Label], neutral: bool = False) -> LedgerEntry:
     """A ledger entry as the judge reads it: keyed by position, and its sentence (the citing side's),
-    check (the other side's checker's) and answer (its own side's) redacted and relabelled."""
+    check and answer (its own side's) redacted and relabelled. The check is the other side's checker's,
+    or (`neutral`) a neutral checker's, which speaks for no side: a direction it names says neither
+    "this position" nor "the other position"."""
     other: Side = "against" if entry.side == "for" else "for"
 
-    def neutral(text: str | None, speaker: Side) -> str | None:
+    def neutral_text(text: str | None, speaker: Side | None) -> str | None:
         return relabel_keys(redact(text, speaker), label_of) if text is not None else None
 
     return entry.model_copy(
         update={
             "key": f"{label_of[entry.side]}_{entry.key.split('_')[-1]}",
-            "sentence": neutral(entry.sentence, entry.side) or "",
-            "comment": neutral(entry.comment, other),
-            "response": neutral(entry.response, entry.side),
+            "sentence": neutral_text(entry.sentence, entry.side) or "",
+            "comment": neutral_text(entry.comment, None if neutral else other),
+            "response": neutral_text(entry.response, entry.side),
         }
     )
 

@@ -8,6 +8,7 @@ import { errorBox, h, mount, plural, scrollBox, seconds, statusPill, verdictPill
 const ROLE = {
   suitability: "moderator", decompose: "moderator", retrieve: "retrieve", relevance: "retrieve", moderate: "moderator",
   control: "moderator", adjudicate: "judge", review: "judge", score: "judge", finish: "judge",
+  factcheck: "moderator", // a claim debate's neutral checker (a motion team's takes its side's colour)
   // motion debates
   stances: "moderator", cartograph: "moderator", vote: "judge", tally: "judge", conclude: "judge",
 };
@@ -34,7 +35,9 @@ function label(e) {
     case "review": return `Review, batch ${d.batch ?? 1}`;
     case "control": return "Round controller";
     case "relevance": return `Pool relevance${again}`;
-    case "factcheck": return e.side === "for" ? "Fact-check by case for" : "Fact-check by case against";
+    case "factcheck":
+      if (!e.side) return "Fact-check (neutral)"; // a claim debate's one checker, of both positions
+      return e.side === "for" ? "Fact-check by case for" : "Fact-check by case against";
     case "speak": return e.side === "for" ? "Statement for" : "Statement against";
     case "vote": return `Crowd, batch ${(d.batch ?? 0) + 1}`;
     case "tally": return "Tally";
@@ -86,7 +89,7 @@ class Trace {
 }
 
 function stepView(step) {
-  const role = ["argue", "factcheck", "speak"].includes(step.stage) ? step.side : ROLE[step.stage] || "retrieve";
+  const role = (["argue", "factcheck", "speak"].includes(step.stage) && step.side) || ROLE[step.stage] || "retrieve";
   const state = step.state === "running"
     ? h("span.state", h("span.spinner", { "aria-hidden": "true" }), " running")
     : h("span.state", step.state === "done" ? `done in ${seconds(step.elapsed)}` : `failed${step.error ? `: ${step.error}` : ""}`);
@@ -205,7 +208,7 @@ export async function render(view, runId) {
         // A motion's turns are sequential: each team's fact-checker, then its statement, in the order they ran.
         r.speak.length
           ? phase("Turns (fact-check, then statement)", [...r.factcheck, ...r.speak].sort((a, b) => a.startedAt - b.startedAt))
-          : r.factcheck.length ? phase("Fact-check (each side checks the other's citations)", r.factcheck) : null,
+          : r.factcheck.length ? phase(r.factcheck.some((s) => s.side) ? "Fact-check (each side checks the other's citations)" : "Fact-check (both positions' new citations, by a neutral checker)", r.factcheck) : null,
         r.cartograph.length ? phase("The judge maps the round", r.cartograph) : null,
         r.vote.length ? phase(`The crowd votes (${plural(r.vote.length, "batch", "batches")}${r.vote.length > 1 ? " in parallel" : ""})`, [...r.vote, ...r.tally]) : null,
         r.moderate.length ? phase("Moderate", r.moderate) : null,

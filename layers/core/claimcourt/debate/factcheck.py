@@ -1,14 +1,19 @@
-"""Stage 4b: a side's fact-checker scores the other side's new citations (credibility and
-correspondence, 1–10, with a comment) and answers the checks left on its own side's citations."""
+"""Stage 4b, the fact-checks. A claim debate's is one neutral checker a round: it scores every
+citation either position made for the first time that round (credibility and correspondence, 1–10,
+with a comment), reading them by anonymous position (A_1, B_2) as the judge does, and nobody answers
+it. A motion's team checker scores the other team's new citations and answers the checks left on its
+own team's."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
+from claimcourt.adjudication.anonymize import Label
 from claimcourt.debate.argue import opposite
 from claimcourt.debate.prefix import case_prefix, run_tools
-from claimcourt.models import FactcheckInput, FactcheckReply
-from claimcourt.prompts import escape, ledger_block, render, shared
+from claimcourt.models import CitationCheck, FactcheckInput, FactcheckReply, Side
+from claimcourt.prompts import escape, ledger_block, render
 from claimcourt.reasoning.base import CallContext, Task
 from claimcourt.reasoning.reasoner import Reasoner
 
@@ -16,10 +21,10 @@ SIDE_TEXT = {"for": "TRUE", "against": "FALSE"}
 
 
 def _round_note(inputs: FactcheckInput) -> str:
-    if inputs.turn == "together":
+    if inputs.side is None:
         ended = f"Round {inputs.round} has just ended."
-        if inputs.debate:  # the earlier rounds, in the opening: whose they are
-            ended += f" In the debate above, your side is position {inputs.labels[inputs.side]}."
+        if inputs.debate:
+            ended += " The earlier rounds are in the debate above; this round's arguments are not."
         return ended
     return (
         f"It is round {inputs.round} of a motion debate (the claim is the motion); your team speaks "
@@ -39,79 +44,126 @@ def _notes_block(inputs: FactcheckInput) -> str:
     )
 
 
-def factcheck_task(inputs: FactcheckInput) -> Task[FactcheckReply]:
-    other = opposite(inputs.side)
-    # A claim debate's checker reads the run's opening first (the rules, the claim, its sub-claims and
-    # the pool, where each cited passage is, by its id); a motion's reads the claim and the passages here.
-    debate = inputs.turn == "together"
+def _each_listed_once(wanted: set[str], answerable: set[str], reply: FactcheckReply) -> list[str]:
+    keys = [c.key for c in reply.checks]
+    problems = [f"no check of {k}" for k in sorted(wanted - set(keys))]
+    problems += [f"{k} is not a citation to check" for k in sorted(set(keys) - wanted)]
+    problems += [f"{k} checked more than once" for k in sorted({k for k in keys if keys.count(k) > 1})]
+    answers = [r.key for r in reply.responses]
+    problems += [f"{k} answered more than once" for k in sorted({k for k in answers if answers.count(k) > 1})]
+    return problems + [f"{k} is not a check to answer" for k in answers if k not in answerable]
+
+
+def _positions_block(inputs: FactcheckInput) -> str:
+    """The citations to check, one block per position (its keys say it too: A_1, B_2), A then B."""
+
+    def block(label: str) -> str:
+        mine = [e for e in inputs.to_check if e.key.startswith(label + "_")]
+        listed = ledger_block(mine, checked=False, passages=False)
+        return f'<citations_to_check position="{label}">\n{listed}\n</citations_to_check>'
+
+    return "\n\n".join(block(label) for label in ("A", "B"))
+
+
+def neutral_task(inputs: FactcheckInput) -> Task[FactcheckReply]:
+    """A claim debate's round, checked by one neutral checker: after the run's opening (the rules, the
+    claim, its sub-claims, the pool where each cited passage is, by its id, and the earlier rounds as the
+    judge reads them), the round's new citations of both positions, by anonymous position."""
     system, prompt = render(
-        "factcheck",
-        debate="this debate" if debate else "a debate about a claim",
-        where=" (in the evidence pool above, by its evidence id)" if debate else "",
-        rules="" if debate else "\n\n" + "\n\n".join(shared()[name] for name in ("tiers", "data", "reply")),
-        side=inputs.side,
-        other_side=other,
-        side_text=SIDE_TEXT[inputs.side],
-        round_note=_round_note(inputs),
-        claim="" if debate else f"<claim>{escape(inputs.claim)}</claim>\n\n",
-        to_check=ledger_block(inputs.to_check, checked=False, passages=not debate),
-        to_answer=ledger_block(inputs.to_answer, passages=not debate),
-        team_notes=_notes_block(inputs),
+        "factcheck_neutral", round_note=_round_note(inputs), to_check=_positions_block(inputs)
     )
-    wanted, answerable = {e.key for e in inputs.to_check}, {e.key for e in inputs.to_answer}
-
-    def each_listed_citation_once(reply: FactcheckReply) -> list[str]:
-        keys = [c.key for c in reply.checks]
-        problems = [f"no check of {k}" for k in sorted(wanted - set(keys))]
-        problems += [f"{k} is not a citation to check" for k in sorted(set(keys) - wanted)]
-        problems += [f"{k} checked more than once" for k in sorted({k for k in keys if keys.count(k) > 1})]
-        answers = [r.key for r in reply.responses]
-        problems += [
-            f"{k} answered more than once" for k in sorted({k for k in answers if answers.count(k) > 1})
-        ]
-        return problems + [f"{k} is not a check to answer" for k in answers if k not in answerable]
-
+    wanted = {e.key for e in inputs.to_check}
     return Task(
         kind="factcheck",
-        role="fact_checker" if inputs.turn == "together" else f"factchecker_{inputs.side}",
+        role="fact_checker",
         inputs=inputs,
         output=FactcheckReply,
         system=system,
         prompt=prompt,
         temperature=0.0,
-        # The counts are the check's to enforce: in a claim debate the reply's schema is the same for
-        # every checker of the run (OpenAI's cache shares a prefix only after the same schema).
-        array_limits={}
-        if debate
-        else {"checks": (len(wanted), len(wanted)), "responses": (0, len(answerable))},
-        check=each_listed_citation_once,
-        shared=(
-            case_prefix(
-                inputs.claim, inputs.sub_claims, inputs.evidence, inputs.debate, relevance=inputs.relevance
-            )
-            if debate
-            else ()
+        # The counts are the check's to enforce: the reply's schema is the same for every call of the
+        # run (OpenAI's cache shares a prefix only after the same schema).
+        array_limits={},
+        check=lambda reply: _each_listed_once(wanted, set(), reply),
+        shared=case_prefix(
+            inputs.claim, inputs.sub_claims, inputs.evidence, inputs.debate, relevance=inputs.relevance
         ),
-        tools=run_tools(inputs.judge) if debate else (),
+        tools=run_tools(inputs.judge),
+    )
+
+
+def factcheck_task(inputs: FactcheckInput) -> Task[FactcheckReply]:
+    """A motion team's checker: the claim and the cited passages in its own prompt (a motion's roles
+    share no opening), the other team's new citations to check, its own team's checks to answer."""
+    if inputs.side is None:
+        return neutral_task(inputs)
+    system, prompt = render(
+        "factcheck",
+        side=inputs.side,
+        other_side=opposite(inputs.side),
+        side_text=SIDE_TEXT[inputs.side],
+        round_note=_round_note(inputs),
+        claim=escape(inputs.claim),
+        to_check=ledger_block(inputs.to_check, checked=False),
+        to_answer=ledger_block(inputs.to_answer),
+        team_notes=_notes_block(inputs),
+    )
+    wanted, answerable = {e.key for e in inputs.to_check}, {e.key for e in inputs.to_answer}
+    return Task(
+        kind="factcheck",
+        role=f"factchecker_{inputs.side}",
+        inputs=inputs,
+        output=FactcheckReply,
+        system=system,
+        prompt=prompt,
+        temperature=0.0,
+        array_limits={"checks": (len(wanted), len(wanted)), "responses": (0, len(answerable))},
+        check=lambda reply: _each_listed_once(wanted, answerable, reply),
+    )
+
+
+_POSITION_KEY = re.compile(r"\b([AB])_(\d+)\b")
+
+
+def in_ledger_keys(text: str, labels: Mapping[Side, Label]) -> str:
+    """Keys written by position (A_3) as the ledger's (for_3): what a neutral checker read, as stored."""
+    side_of: dict[str, Side] = {label: side for side, label in labels.items()}
+    return _POSITION_KEY.sub(lambda m: f"{side_of[m.group(1)]}_{m.group(2)}", text)
+
+
+def _stored(reply: FactcheckReply, inputs: FactcheckInput) -> FactcheckReply:
+    """A neutral checker's reply in the ledger's terms: its keys, and the keys its comments name, as
+    for_N / against_N (the judge reads them by position again; the user reads the ledger by side)."""
+    labels = inputs.labels
+    return FactcheckReply(
+        checks=[
+            CitationCheck(
+                key=in_ledger_keys(c.key, labels),
+                credibility=c.credibility,
+                correspondence=c.correspondence,
+                comment=in_ledger_keys(c.comment, labels),
+            )
+            for c in reply.checks
+        ]
     )
 
 
 def factcheck(inputs: FactcheckInput, reasoner: Reasoner, ctx: CallContext) -> FactcheckReply:
     """The reply, keeping only checks of listed citations and answers to listed checks; a refusal is
-    an empty reply (the citations stay unchecked)."""
+    an empty reply (the citations stay unchecked). A neutral checker's comes back in the ledger's keys."""
     if not inputs.to_check and not inputs.to_answer:
         return FactcheckReply()  # nothing to do: no call
     reply = reasoner.call(factcheck_task(inputs), ctx).output
     if reply is None:
         return FactcheckReply()
     wanted, answerable = {e.key for e in inputs.to_check}, {e.key for e in inputs.to_answer}
-    return withhold_notes(
-        FactcheckReply(
-            checks=[c for c in reply.checks if c.key in wanted],
-            responses=[r for r in reply.responses if r.key in answerable],
-        ),
-        inputs.team_notes,
+    kept = FactcheckReply(
+        checks=[c for c in reply.checks if c.key in wanted],
+        responses=[r for r in reply.responses if r.key in answerable],
     )
+    if inputs.side is None:
+        return _stored(kept, inputs)
+    return withhold_notes(kept, inputs.team_notes)
 
 
 WITHHELD = "(withheld: it quoted the team's private notes)"

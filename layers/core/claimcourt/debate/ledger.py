@@ -1,5 +1,6 @@
 """The citation ledger: every citation a debater made, keyed in order of appearance (`for_1, for_2,
-…`, `against_1, …`), with the fact-checks it met and its side's response. Pure: built from the run's
+…`, `against_1, …`), with the fact-check it met (a claim debate's neutral checker's, or a motion's
+other team's) and, in a motion debate, its team's response. Pure: built from the run's
 arguments, its evidence pool and its fact-check replies, so it is the same whoever builds it.
 
 A side that cites the same passage again later adds no new entry: a key names a (side, passage).
@@ -60,11 +61,12 @@ def _cut(sentence: str) -> str:
 def build_ledger(
     arguments: Iterable[Argument],
     pool: Iterable[Evidence],
-    factchecks: Sequence[tuple[int, Side, FactcheckReply]] = (),
+    factchecks: Sequence[tuple[int, Side | None, FactcheckReply]] = (),
 ) -> list[LedgerEntry]:
     """The ledger in order of appearance (round, then for before against, then point order), with
-    each fact-check (round, the checker's side, its reply) applied: a checker scores only the other
-    side's citations, and answers only its own side's, once they have been checked.
+    each fact-check (round, the checker's side, its reply) applied: a neutral checker (no side) scores
+    either side's citations and answers none; a team's checker scores only the other side's citations,
+    and answers only its own side's, once they have been checked.
 
     A round's checks are applied before its responses, whichever checker ran first: a checker that
     runs after the other side spoke (a motion's second team, or a claim debate's second speaker)
@@ -96,13 +98,13 @@ def build_ledger(
                     sentence=citing_sentence(point.argument, evidence_id),
                     passage=found.text[:PASSAGE_CHARS],
                 )
-    ordered = sorted(factchecks, key=lambda f: (f[0], SIDES.index(f[1])))
+    ordered = sorted(factchecks, key=lambda f: (f[0], -1 if f[1] is None else SIDES.index(f[1])))
     for round in sorted({f[0] for f in ordered}):
         replies = [(checker, reply) for r, checker, reply in ordered if r == round]
         for checker, reply in replies:
             for check in reply.checks:
                 entry = entries.get(canonical_key(check.key))
-                if entry is not None and entry.side != checker:
+                if entry is not None and entry.side != checker:  # a neutral checker (None): any side
                     entries[entry.key] = entry.model_copy(
                         update={
                             "credibility": check.credibility,

@@ -312,6 +312,6 @@ def warnings(measured: PoolRelevance, sub_claims: Sequence[SubClaim], source: st
         ]
     return [
         f'The evidence pool does not speak to {s.sub_claim_id} ("{text[s.sub_claim_id]}"): {s.reason}. '
-        "The debaters and the judge were told; its score rests on little."
+        "Every role that read the pool was told; its score rests on little."
         for s in off
     ]

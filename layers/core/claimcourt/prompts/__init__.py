@@ -304,13 +304,23 @@ def ledger_block(
     checked: bool = True,
     passages: bool = True,
     sources: bool = True,
+    sentences: bool = True,
 ) -> str:
     """Ledger entries as tagged data, grouped by the sentence that cited them: each `<cited>` group says
     the sentence once (its round and sub-claim), then each citation it made (key, evidence id, tier) and
     (`checked`) the fact-check it met and the response. `sources`: each citation names its source (title
     and url): a fact-checker scoring a source's credibility has it at hand. Without `passages`, for a
     prompt whose evidence pool holds them: each passage once per prompt, found there by its evidence id
-    (with its source); with them, each citation carries its source and the passage."""
+    (with its source); with them, each citation carries its source and the passage. Without `sentences`,
+    for a reader whose debate record holds the arguments (the judge): no sentence, each citation by itself
+    with the round and sub-claim that find its sentence there, by the evidence id."""
+    if not sentences:
+        return (
+            "\n".join(
+                _citation(e, checked=checked, passages=passages, sources=sources, where=True) for e in entries
+            )
+            or "(none)"
+        )
     groups: list[list[LedgerEntry]] = []
     for e in entries:
         if groups and _one_sentence(groups[-1][0], e):
@@ -333,8 +343,9 @@ def _one_sentence(a: LedgerEntry, b: LedgerEntry) -> bool:
     return (a.side, a.round, a.sub_claim_id, a.sentence) == (b.side, b.round, b.sub_claim_id, b.sentence)
 
 
-def _citation(e: LedgerEntry, *, checked: bool, passages: bool, sources: bool) -> str:
+def _citation(e: LedgerEntry, *, checked: bool, passages: bool, sources: bool, where: bool = False) -> str:
     source = f' title="{attr(e.title)}" url="{attr(e.source_url)}"' if passages or sources else ""
+    place = f' round="{e.round}" sub_claim="{attr(e.sub_claim_id)}"' if where else ""
     scores = ""
     inside = f"\n<passage>{escape(e.passage)}</passage>" if passages else ""
     if checked and e.credibility is not None:
@@ -342,7 +353,8 @@ def _citation(e: LedgerEntry, *, checked: bool, passages: bool, sources: bool) -
         inside += f"\n<check>{escape(e.comment or '')}</check>"
         if e.response:
             inside += f"\n<response>{escape(e.response)}</response>"
-    tag = f'<citation key="{attr(e.key)}" evidence="{attr(e.evidence_id)}" tier="{e.tier}"{source}{scores}'
+    listed = f'key="{attr(e.key)}"{place} evidence="{attr(e.evidence_id)}" tier="{e.tier}"{source}{scores}'
+    tag = f"<citation {listed}"
     return f"{tag}>{inside}\n</citation>" if inside else f"{tag}/>"
 
 

@@ -1,6 +1,8 @@
-"""The offline reasoner's fact-checker: deterministic, no model. Credibility from the source's tier
-(the user's own context lowest); correspondence from the cited passage's lexical stance towards the
-sentence that used it (reasoning/stance.py): how much it is about it, and whether it states it."""
+"""The offline reasoner's fact-checker: deterministic, no model. It plays a claim debate's neutral
+checker (every listed citation, by position, and nothing answered: `to_answer` is empty) and a motion
+team's (which also answers its own team's checks). Credibility from the source's tier (the user's own
+context lowest); correspondence from the cited passage's lexical stance towards the sentence that used
+it (reasoning/stance.py): how much it is about it, and whether it states it."""
 
 from __future__ import annotations
 

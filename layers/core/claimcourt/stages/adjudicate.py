@@ -19,6 +19,7 @@ from claimcourt.adjudication.anonymize import Label, anonymize, for_the_judge
 from claimcourt.adjudication.panel import JUDGE_FAILURES, members
 from claimcourt.adjudication.review import first_batch
 from claimcourt.adjudication.rubric import adjudicate_rubric
+from claimcourt.debate.ledger import build_ledger
 from claimcourt.errors import NotFoundError, StageInputError
 from claimcourt.models import (
     MAX_JUDGES,
@@ -49,12 +50,14 @@ class AdjudicatePayload(Payload):
     judge: int | None = Field(default=None, ge=0, lt=MAX_JUDGES, description="A panel judge's index.")
 
 
-def by_position(ledger: list[LedgerEntry], mapping: Mapping[Label, Side]) -> list[LedgerEntry]:
+def by_position(
+    ledger: list[LedgerEntry], mapping: Mapping[Label, Side], neutral: bool = False
+) -> list[LedgerEntry]:
     """The ledger as the judge sees it: keys by anonymous position (A_3, not for_3), and the sentences,
-    the fact-checkers' comments and their answers redacted (a checker names the sides, and the keys,
-    as freely as a debater does)."""
+    the fact-checkers' comments and their answers redacted (a team's checker names the sides, and the
+    keys, as freely as a debater does; `neutral`: the run's checks are a neutral checker's)."""
     label = {side: name for name, side in mapping.items()}
-    return [for_the_judge(e, label) for e in ledger if e.side in label]
+    return [for_the_judge(e, label, neutral) for e in ledger if e.side in label]
 
 
 def _step(p: AdjudicatePayload, total: int) -> str:
@@ -80,6 +83,10 @@ def judge_inputs(
     pool = artifacts.evidence_pool(retrievals, request.context)
     positions, mapping = anonymize(arguments, seed=run_id, first=request.first)
     decomposition = artifacts.decomposition_of(deps.store, run_id)
+    # A run checked by neutral checkers (every claim debate since they replaced the sides' checkers),
+    # or an earlier one by each side's, re-judged as it was.
+    checks = artifacts.factchecks_of(deps.store, run_id)
+    neutral = not any(side is not None for _, side, _ in checks)
     inputs = AdjudicateInput(
         claim=request.claim,
         mode=request.mode,
@@ -89,7 +96,8 @@ def judge_inputs(
         evidence=pool,
         sample=sample,
         reconsider=reconsider,
-        ledger=by_position(artifacts.ledger_of(deps.store, run_id, arguments, pool), mapping),
+        ledger=by_position(build_ledger(arguments, pool, checks), mapping, neutral),
+        checked_by="neutral" if neutral else "sides",
         today=record.created_at.date(),
         as_of=request.as_of_date,
         samples=samples,

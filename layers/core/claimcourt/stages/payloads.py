@@ -30,5 +30,5 @@ class SplitPayload(Payload):
 
 
 def round_end(round: int) -> str:
-    """The RoundEnd Parallel of a round: the two fact-checkers beside the moderator."""
+    """The RoundEnd Parallel of a round: the fact-checker beside the moderator."""
     return f"roundend:{round}"
