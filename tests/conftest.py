@@ -92,6 +92,16 @@ WARMING_HIT = Hit(
 DEFAULT_HITS: tuple[Hit, ...] = (GOV_HIT, WIKI_HIT, BLOG_HIT, LATE_HIT, WARMING_HIT)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _moto_handles_one_request_at_a_time() -> Iterator[None]:
+    """moto's DynamoDB and S3 are not safe to call from many threads at once, and the runtime's
+    Parallel branches do (see aws_resources.one_request_at_a_time)."""
+    from tests.contract.aws_resources import one_request_at_a_time
+
+    with one_request_at_a_time():
+        yield
+
+
 @pytest.fixture
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """No provider key or CLAIMCOURT_* variable of the shell reaches Settings."""

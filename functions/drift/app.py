@@ -23,6 +23,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         deps.store,
         deps.executor,
         deps.settings,
+        now=deps.now,
         keep_going=lambda: context.get_remaining_time_in_millis() > SPARE_MS,
         wait_s=WAIT_S,
     )

@@ -7,6 +7,8 @@ import fnmatch
 import json
 import threading
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +34,38 @@ DATA_TYPES = ("AWS::DynamoDB::Table", "AWS::S3::Bucket")
 # One session for every test: it loads the service models once, which makes a client ~5 ms, not ~100 ms.
 # Its credentials are resolved inside the first mock (moto's fake ones) and only ever used inside mocks.
 SESSION = boto3.session.Session(region_name="us-east-1")
+
+
+# The services whose moto backends hold data in plain dicts that a request may iterate: a Query or a
+# Scan walks the whole table (moto's Table.all_items), so a Query on one thread while a PutItem on
+# another adds an item raises "dictionary changed size during iteration" (a debate's Parallel
+# branches did, 1 run in 8), and a conditional write or transaction can interleave with another. The
+# real services make each request atomic; under `one_request_at_a_time` so does moto.
+SERIALISED_SERVICES = frozenset({"dynamodb", "s3"})
+
+
+@contextmanager
+def one_request_at_a_time() -> Iterator[None]:
+    """While it lasts, moto handles one DynamoDB or S3 request at a time, whichever thread makes it
+    (other services' requests, which may call back into the code under test, are left as they are).
+    Reentrant, for a request whose handling makes another on its own thread."""
+    from moto.core.botocore_stubber import BotocoreStubber
+
+    handling = threading.RLock()
+    unserialised = BotocoreStubber.__call__
+
+    def serialised(self: BotocoreStubber, event_name: str, request: Any, **kwargs: Any) -> Any:
+        # botocore's event: before-send.<service>.<operation>
+        if event_name.split(".")[1] not in SERIALISED_SERVICES:
+            return unserialised(self, event_name, request, **kwargs)
+        with handling:
+            return unserialised(self, event_name, request, **kwargs)
+
+    BotocoreStubber.__call__ = serialised  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        BotocoreStubber.__call__ = unserialised  # type: ignore[method-assign]
 
 
 def template() -> dict[str, Any]:

@@ -10,7 +10,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from datetime import datetime
 from importlib.metadata import version
 from pathlib import Path
 
@@ -21,13 +22,15 @@ from claimcourt.cli import main
 from claimcourt.models import LOCAL_TENANT, Direction, RunStatus, ScoreMover
 from claimcourt.runs import create_run, parse_request
 from claimcourt.store.sqlite import SqliteStore
+from tests.fakes.clock import Clock
 from tests.fakes.provider_servers import FakeOpenAIServer, openai_json_completion
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.usefixtures("clean_env")]
 
 
-def invoke(data_dir: Path, *args: str) -> Result:
-    return CliRunner().invoke(main, [*args, "--data-dir", str(data_dir)], catch_exceptions=False)
+def invoke(data_dir: Path, *args: str, now: Callable[[], datetime] | None = None) -> Result:
+    """`claimcourt ARGS --data-dir DATA_DIR`; with `now`, its runs are admitted at the time it reads."""
+    return CliRunner().invoke(main, [*args, "--data-dir", str(data_dir)], catch_exceptions=False, obj=now)
 
 
 @pytest.fixture
@@ -335,16 +338,14 @@ def test_an_event_the_cost_guard_refuses_every_time_is_retried_then_dead_lettere
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CLAIMCOURT_HOURLY_RUNS_PER_TENANT", "1")  # the second event is over the cap
-    # in the same hour as the first, however close to an hour's end the test runs (the cap's windows are
-    # fixed UTC hours: two admissions either side of one count against different windows)
-    monkeypatch.setattr("claimcourt.store.sqlite.admission.hour_window", lambda at: "2026112700")
     check = {"detail-type": "claim.check_requested", "source": "x", "detail": {"tenant_id": "acme"}}
     claims = ["Arctic sea ice has declined since 1979", "Sea levels are rising"]
     (tmp_path / "events.json").write_text(
         json.dumps([{**check, "detail": {**check["detail"], "claim": c}} for c in claims])
     )
+    # in the same hour as the first, however close to an hour's end the test runs: the clock is held
     put = CliRunner().invoke(
-        main, ["events", "put", str(tmp_path / "events.json"), "--data-dir", str(tmp_path)]
+        main, ["events", "put", str(tmp_path / "events.json"), "--data-dir", str(tmp_path)], obj=Clock()
     )
     assert put.exception is None or isinstance(put.exception, SystemExit), put.exception
     assert put.exit_code == 2, put.output
@@ -472,8 +473,8 @@ def test_a_backtest_over_the_hourly_cap_ends_the_dates_it_started_and_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CLAIMCOURT_HOURLY_RUNS_PER_TENANT", "2")
-    dates = "2005-06-01,2015-01-01,today"
-    done = invoke(tmp_path, "backtest", "Arctic sea ice has declined since 1979", "--dates", dates)
+    dates, clock = "2005-06-01,2015-01-01,today", Clock()  # every run admitted in one hour
+    done = invoke(tmp_path, "backtest", "Arctic sea ice has declined since 1979", "--dates", dates, now=clock)
     assert done.exit_code == 1
     *rows, note = done.stdout.splitlines()  # the note: the bundled corpus dates no source
     assert [row.split()[0] for row in rows] == ["2005-06-01", "2015-01-01"]
@@ -483,7 +484,9 @@ def test_a_backtest_over_the_hourly_cap_ends_the_dates_it_started_and_says_so(
     assert {r.status for r in store.list_runs(LOCAL_TENANT, 5).runs} == {RunStatus.SUCCEEDED}
     assert store.leases() == []  # nothing left running, holding a slot
     # over the cap from the first date: nothing is started, and it says so
-    again = invoke(tmp_path, "backtest", "Arctic sea ice has declined since 1979", "--dates", dates)
+    again = invoke(
+        tmp_path, "backtest", "Arctic sea ice has declined since 1979", "--dates", dates, now=clock
+    )
     assert again.exit_code == 1 and "(nothing was started)" in again.stderr
 
 
@@ -562,8 +565,9 @@ def test_run_over_the_hourly_cap_stops_before_anything_is_started_and_says_when_
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CLAIMCOURT_HOURLY_RUNS_PER_TENANT", "1")
-    assert invoke(tmp_path, "run", "Arctic sea ice is declining").exit_code == 0
-    result = invoke(tmp_path, "run", "Glaciers are retreating")
+    clock = Clock()  # both runs admitted in one hour
+    assert invoke(tmp_path, "run", "Arctic sea ice is declining", now=clock).exit_code == 0
+    result = invoke(tmp_path, "run", "Glaciers are retreating", now=clock)
     assert result.exit_code == 1
     [line] = result.stderr.splitlines()
     assert line.startswith("error: cost guard: the CLI (tenant local) has started 1 paid run this hour")

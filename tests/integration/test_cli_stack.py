@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from claimcourt.models import LOCAL_TENANT, RunStatus
 from claimcourt.settings import Settings
 from claimcourt.wiring import build_store
 from tests.contract.aws_resources import create_from_template, dynamodb_settings
+from tests.fakes.clock import Clock
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.usefixtures("clean_env")]
 
@@ -91,8 +93,9 @@ def _only_execution(arn: str) -> tuple[str, dict[str, Any]]:
     return execution["name"], json.loads(described["input"])
 
 
-def invoke(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+def invoke(*args: str, now: Callable[[], datetime] | None = None) -> Result:
+    """`claimcourt ARGS`; with `now`, its runs are admitted at the time it reads."""
+    return CliRunner().invoke(main, list(args), catch_exceptions=False, obj=now)
 
 
 def test_run_on_a_stack_records_the_run_starts_its_execution_and_follows_it(
@@ -140,14 +143,22 @@ def test_the_cost_guard_on_a_stack_takes_the_stacks_limits_not_the_shells(
 ) -> None:
     settings, debate, motion = stack
     stages("ProviderError: no key in the secret")
-    assert invoke("run", "Sea levels are rising", "--stack", "dev").exit_code == 1  # started, failed
+    clock = Clock(datetime(2026, 3, 1, 9, 59, 59, tzinfo=UTC))  # the CLI's admissions read this
+    started = invoke("run", "Sea levels are rising", "--stack", "dev", now=clock)
+    assert started.exit_code == 1 and "cost guard" not in started.stderr  # started, failed
     # the stack allows one run an hour (the shell's 1000 is not the stack's): nothing more starts
-    refused = invoke("motion", "Cities should ban cars", "--stack", "dev")
+    refused = invoke("motion", "Cities should ban cars", "--stack", "dev", now=clock)
     assert refused.exit_code == 1
     assert refused.stderr.startswith("error: cost guard: ") and "(nothing was started)" in refused.stderr
+    assert "resets at 10:00 UTC" in refused.stderr
     assert len(build_store(settings).list_runs(LOCAL_TENANT, 5).runs) == 1
     sfn = boto3.client("stepfunctions")
     assert [len(sfn.list_executions(stateMachineArn=arn)["executions"]) for arn in (debate, motion)] == [1, 0]
+    # until the next hour: then the stack's cap has room again
+    clock.at = datetime(2026, 3, 1, 10, tzinfo=UTC)
+    again = invoke("motion", "Cities should ban cars", "--stack", "dev", now=clock)
+    assert again.exit_code == 1 and "cost guard" not in again.stderr  # started, failed
+    assert [len(sfn.list_executions(stateMachineArn=arn)["executions"]) for arn in (debate, motion)] == [1, 1]
 
 
 def test_a_motion_on_a_stack_deployed_before_motions_is_a_one_line_error(stack: Any) -> None:

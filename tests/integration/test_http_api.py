@@ -8,7 +8,7 @@ import dataclasses
 import json
 import logging
 import threading
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from claimcourt.wiring import Deps, use_deps
 from tests.conftest import MakeDeps
 from tests.contract.test_store_contract import _result
 from tests.fakes.apigw import LambdaContext, http_event
+from tests.fakes.clock import Clock
 
 ROOT = Path(__file__).resolve().parents[2]
 CLAIM = {"claim": "Sea levels are rising"}
@@ -427,15 +428,19 @@ def test_a_run_that_ends_gives_its_slot_to_the_next(api: Api) -> None:
         assert api.call("POST", "/runs", body=CLAIM)[0] == 202
 
 
-def test_the_hourly_cap_is_per_key_owner(api: Api) -> None:
+def test_the_hourly_cap_is_per_key_owner_and_counts_each_utc_hour_afresh(api: Api) -> None:
     # As deployed: the API holds no provider keys, cannot tell a run is free, so every run counts.
     _settings(api, max_active_runs=50, hourly_runs_per_tenant=2, provider_keys_known=False)
-    with use_deps(api.deps):
+    # Its runs are admitted by the API's clock: held still within an hour, then moved past its end.
+    clock = Clock(datetime(2026, 3, 1, 9, 45, tzinfo=UTC))
+    with use_deps(dataclasses.replace(api.deps, now=clock)):
         assert [api.call("POST", "/runs", body=CLAIM)[0] for _ in range(2)] == [202, 202]
         status, headers, body = api.call("POST", "/runs", body=CLAIM)
-        assert (status, body["code"]) == (429, "hourly_cap_reached")
-        assert 1 <= int(headers["retry-after"]) <= 3600
+        assert (status, body["code"], headers["retry-after"]) == (429, "hourly_cap_reached", str(15 * 60))
+        assert "resets at 10:00 UTC" in body["detail"]
         assert api.call("POST", "/runs", key=api.other_key, body=CLAIM)[0] == 202
+        clock.at = datetime(2026, 3, 1, 10, tzinfo=UTC)
+        assert [api.call("POST", "/runs", body=CLAIM)[0] for _ in range(3)] == [202, 202, 429]
 
 
 # ---------------------------------------------------------------- reading runs

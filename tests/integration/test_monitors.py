@@ -12,6 +12,7 @@ from claimcourt.models import MonitorRequest, RunStatus, SourceTag
 from claimcourt.watching.drift import create_monitor, drift_run_id, next_due, tick
 from claimcourt.wiring import Deps
 from tests.conftest import MakeDeps
+from tests.fakes.clock import Clock
 from tests.integration.test_http_api import RecordingExecutor
 
 T0 = datetime(2026, 11, 22, 10, 30, tzinfo=UTC)
@@ -19,7 +20,8 @@ T0 = datetime(2026, 11, 22, 10, 30, tzinfo=UTC)
 
 @pytest.fixture
 def deps(make_deps: MakeDeps) -> Deps:
-    return dataclasses.replace(make_deps(), executor=RecordingExecutor())
+    # The ticks run at T0, and admit their runs at T0: in one hour, whatever the wall clock does.
+    return dataclasses.replace(make_deps(), executor=RecordingExecutor(), now=Clock(T0))
 
 
 def _watch(deps: Deps, claim: str, tenant: str = "acme", cadence: str = "daily") -> str:
@@ -47,7 +49,7 @@ def test_a_tick_starts_one_drift_run_per_due_monitor_and_moves_each_on(deps: Dep
     tomorrow = deps.store.get_monitor(later).model_copy(update={"next_due": T0 + timedelta(days=1)})
     deps.store.put_monitor(tomorrow)
     # When the scheduler ticks
-    report = tick(deps.store, deps.executor, deps.settings, now=T0)  # type: ignore[arg-type]
+    report = tick(deps.store, deps.executor, deps.settings, now=deps.now)  # type: ignore[arg-type]
     # Then each due monitor has a drift run, started under the cost guard, and is due again later
     assert sorted(report.started) == sorted(_started(deps))
     assert len(report.started) == 2
@@ -62,10 +64,10 @@ def test_a_tick_starts_one_drift_run_per_due_monitor_and_moves_each_on(deps: Dep
 
 def test_a_repeated_tick_starts_nothing_twice(deps: Deps) -> None:
     monitor_id = _watch(deps, "Sea levels are rising")
-    first = tick(deps.store, deps.executor, deps.settings, now=T0)  # type: ignore[arg-type]
+    first = tick(deps.store, deps.executor, deps.settings, now=deps.now)  # type: ignore[arg-type]
     # As if the first tick died after starting the run but before moving the monitor on
     deps.store.put_monitor(deps.store.get_monitor(monitor_id).model_copy(update={"next_due": T0}))
-    again = tick(deps.store, deps.executor, deps.settings, now=T0)  # type: ignore[arg-type]
+    again = tick(deps.store, deps.executor, deps.settings, now=deps.now)  # type: ignore[arg-type]
     assert (len(first.started), again.started, again.already_started) == (1, [], 1)
     assert _started(deps) == first.started
     assert deps.store.get_monitor(monitor_id).next_due > T0  # and the monitor did move on
@@ -84,7 +86,7 @@ def test_a_tick_waits_for_slots_while_it_has_time_and_leaves_the_rest_due(deps: 
         waits.append(1)
         return len(waits) <= 2
 
-    report = tick(deps.store, deps.executor, settings, now=T0, keep_going=keep_going, wait_s=0)  # type: ignore[arg-type]
+    report = tick(deps.store, deps.executor, settings, now=deps.now, keep_going=keep_going, wait_s=0)  # type: ignore[arg-type]
     assert (len(report.started), report.left_due, len(waits)) == (3, 2, 3)
     assert len(deps.store.leases()) == 3  # never over the cap
     assert len(deps.store.due_monitors(T0, 10)) == 2
@@ -97,7 +99,7 @@ def test_a_tenant_over_its_hourly_cap_is_skipped_and_the_others_go_on(deps: Deps
     for i in range(3):
         _watch(deps, f"Acme claim {i} is true")
     _watch(deps, "Globex claim is true", tenant="globex")
-    report = tick(deps.store, deps.executor, settings, now=T0)  # type: ignore[arg-type]
+    report = tick(deps.store, deps.executor, settings, now=deps.now)  # type: ignore[arg-type]
     tenants = sorted(deps.store.get_run(run_id).tenant_id for run_id in report.started)
     assert (tenants, report.left_due) == (["acme", "globex"], 2)
     # and the capped tenant's monitors wait for the next hour, not at the head of every tick
@@ -111,7 +113,7 @@ def test_a_monitor_the_index_still_shows_due_but_another_tick_moved_on_is_left(
     monitor_id = _watch(deps, "Sea levels are rising")
     moved = deps.store.get_monitor(monitor_id).model_copy(update={"next_due": T0 + timedelta(days=1)})
     monkeypatch.setattr(deps.store, "due_monitors", lambda now, limit: [moved])  # a stale index read
-    report = tick(deps.store, deps.executor, deps.settings, now=T0)  # type: ignore[arg-type]
+    report = tick(deps.store, deps.executor, deps.settings, now=deps.now)  # type: ignore[arg-type]
     assert (report.started, _started(deps)) == ([], [])
 
 

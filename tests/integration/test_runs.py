@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -18,10 +19,13 @@ from claimcourt.models import Lease, LeaseOwner, MotionRequest, RunRecord, RunRe
 from claimcourt.runs import parse_request, reclaim_abandoned, submit_run
 from claimcourt.settings import ROLES, Settings
 from claimcourt.store.sqlite import SqliteStore
+from tests.fakes.clock import Clock
 
 pytestmark = pytest.mark.usefixtures("clean_env")
 
 CLAIM = parse_request({"claim": "Sea levels are rising"})
+# When these tests' runs are admitted: one hour, whatever the wall clock does meanwhile.
+HELD = Clock(datetime(2026, 1, 1, 10, 30, tzinfo=UTC))
 
 
 class Executor:
@@ -59,9 +63,13 @@ def paid(tmp_path: Path, hourly: int = 1) -> Settings:
 
 
 def submit(
-    store: SqliteStore, settings: Settings, executor: Executor | None = None, request: RunRequest = CLAIM
+    store: SqliteStore,
+    settings: Settings,
+    executor: Executor | None = None,
+    request: RunRequest = CLAIM,
+    now: Callable[[], datetime] = HELD,
 ) -> RunRecord:
-    return submit_run(store, executor or Executor(), settings, "acme", request)
+    return submit_run(store, executor or Executor(), settings, "acme", request, now=now)
 
 
 def test_a_run_whose_record_cannot_be_made_spends_none_of_the_hour(
@@ -114,6 +122,26 @@ def test_runs_the_offline_reasoner_serves_are_not_counted_against_the_hourly_cap
     with pytest.raises(RateLimitedError):
         submit(store, paid(tmp_path, hourly=1))
     submit(store, offline)  # and an offline run is still admitted past the cap
+
+
+def test_the_hourly_cap_admits_again_from_the_top_of_the_next_utc_hour(
+    store: SqliteStore, tmp_path: Path
+) -> None:
+    settings, clock = paid(tmp_path, hourly=1), Clock(datetime(2026, 1, 1, 10, 59, 59, tzinfo=UTC))
+    submit(store, settings, now=clock)
+    clock.at += timedelta(microseconds=999_999)  # the last instant of 10:00-11:00: still its hour
+    with pytest.raises(RateLimitedError) as refused:
+        submit(store, settings, now=clock)
+    assert (refused.value.limit, refused.value.retry_after_s) == ("hourly", 1)
+    assert "resets at 11:00 UTC" in refused.value.message
+    clock.at += timedelta(microseconds=1)  # 11:00:00: a new hour, a new count
+    submit(store, settings, now=clock)
+    with pytest.raises(RateLimitedError) as again:  # of which that run took the one
+        submit(store, settings, now=clock)
+    assert "resets at 12:00 UTC" in again.value.message
+    # each lease holds the time its admission read from the clock
+    admitted = [datetime(2026, 1, 1, 10, 59, 59, tzinfo=UTC), datetime(2026, 1, 1, 11, tzinfo=UTC)]
+    assert [lease.since for lease in store.leases()] == admitted
 
 
 MOTION = {"motion": "Cities should ban cars from their centres"}

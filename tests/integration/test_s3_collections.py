@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,6 @@ from claimcourt.evidence.s3_collections import (
     S3Collections,
 )
 from claimcourt.indexing import MAX_RECEIVES, index_uploads
-from claimcourt.models import utcnow
 from claimcourt.reasoning.offline import OfflineReasoner
 from claimcourt.reasoning.reasoner import Reasoner
 from claimcourt.settings import Settings
@@ -43,6 +42,7 @@ from tests.contract.aws_resources import (
     template,
 )
 from tests.fakes.apigw import LambdaContext, http_event
+from tests.fakes.clock import Clock
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -363,16 +363,6 @@ def test_the_upload_origin_the_console_may_connect_to_is_where_a_presigned_post_
     ticket = stack.collections.presign("acme", "harbour", "report.md")
     assert ticket.url.startswith(stack.collections.upload_origin() + "/")
     assert stack.collections.upload_origin() == f"https://{stack.settings.artifacts_bucket}.s3.amazonaws.com"
-
-
-class Clock:
-    """The time the collections read (an upload's ticket lapsing), moved on by the test."""
-
-    def __init__(self) -> None:
-        self.at = utcnow()
-
-    def __call__(self) -> datetime:
-        return self.at
 
 
 def test_an_upload_url_never_used_stops_holding_quota_once_it_lapses_and_is_listed_as_never_arrived(

@@ -88,11 +88,13 @@ def submit_run(
     run_id: str | None = None,
     *,
     owner: LeaseOwner | None = None,
+    now: Callable[[], datetime] = utcnow,
 ) -> RunRecord:
     """Admit, record and start a run (a claim debate, or a motion debate on its own state machine).
     Over a cap: RateLimitedError, with nothing stored (the hourly cap counts only runs that may
-    spend). If the execution cannot be started, the run ends failed with the reason (and gives its
-    lease back, and its hourly count).
+    spend, each in the UTC hour `now()` reads at its admission: the caller's clock, Deps.now). If
+    the execution cannot be started, the run ends failed with the reason (and gives its lease back,
+    and its hourly count).
     A caller that names the run (a drift tick, an event) gets ConflictError `run_exists` if that
     run was started before, and nothing happens twice. A caller that runs the execution in its own
     process (the CLI) names itself as the lease's `owner` (see reclaim_abandoned)."""
@@ -107,7 +109,7 @@ def submit_run(
     else:
         spends = settings.may_spend(judges=request.judges)
     store.admit(
-        Lease(run_id=run_id, tenant_id=tenant_id, since=utcnow(), spends=spends, owner=owner),
+        Lease(run_id=run_id, tenant_id=tenant_id, since=now(), spends=spends, owner=owner),
         max_active=settings.max_active_runs,
         hourly_limit=settings.hourly_runs_per_tenant,
     )
@@ -150,6 +152,7 @@ def submit_when_free(
     run_id: str | None = None,
     owner: LeaseOwner | None = None,
     gone: Callable[[LeaseOwner], bool] | None = None,
+    now: Callable[[], datetime] = utcnow,
 ) -> RunRecord:
     """`submit_run` for a caller that would rather wait for a free slot than be refused (the CLI, the
     benchmarks): while the concurrency cap is full it waits, up to `timeout_s`; an hourly cap, or the
@@ -158,7 +161,9 @@ def submit_when_free(
     deadline = time.monotonic() + timeout_s
     while True:
         try:
-            return submit_run(store, executor, settings, tenant_id, request, source_tag, run_id, owner=owner)
+            return submit_run(
+                store, executor, settings, tenant_id, request, source_tag, run_id, owner=owner, now=now
+            )
         except RateLimitedError as refused:
             if refused.limit != "concurrency":
                 raise

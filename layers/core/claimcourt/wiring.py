@@ -13,14 +13,14 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from claimcourt.errors import ConfigurationError
 from claimcourt.evidence.base import EvidenceSource, Hit
 from claimcourt.execution import Executor, LambdaRejudger, Rejudger, StepFunctionsExecutor
-from claimcourt.models import PROVIDERS, RunRecord
+from claimcourt.models import PROVIDERS, RunRecord, utcnow
 from claimcourt.reasoning import stance_model
 from claimcourt.reasoning.base import Provider
 from claimcourt.reasoning.embedding import EmbeddingUnavailable
@@ -65,6 +65,10 @@ class Deps:
     # Settings and provider keys saved from the console (None: a deployed stack, whose are its template's
     # and Secrets Manager's). `settings` already holds them, under the environment's.
     preferences: Preferences | None = None
+    # The time as the cost guard reads it when it admits a run (the hour its hourly cap counts it
+    # in): the wall clock; a test holds it still, so that two admissions it means to fall in one
+    # hour do, however close to the top of an hour it runs.
+    now: Callable[[], datetime] = utcnow
 
 
 def build_store(settings: Settings) -> Store:

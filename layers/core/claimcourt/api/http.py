@@ -396,7 +396,7 @@ def build_app() -> APIGatewayHttpResolver:
         started: list[RunRecord] = []
 
         def start() -> dict[str, Any]:
-            record = submit_run(deps.store, executor, deps.settings, owner, request)
+            record = submit_run(deps.store, executor, deps.settings, owner, request, now=deps.now)
             started.append(record)
             return _view(record).model_dump(mode="json")
 
@@ -572,7 +572,7 @@ def build_app() -> APIGatewayHttpResolver:
             raise ConfigurationError("no executor: CLAIMCOURT_MOTION_STATE_MACHINE_ARN is not set")
         deps.settings.check_lineup(request.lineup)
         _own_corpora(deps, tenant(), request.corpora)
-        record = submit_run(deps.store, deps.executor, deps.settings, tenant(), request)
+        record = submit_run(deps.store, deps.executor, deps.settings, tenant(), request, now=deps.now)
         view = _motion_view(record)
         return Response(202, "application/json", view, headers={"Location": view.links.self})
 

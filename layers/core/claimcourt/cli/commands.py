@@ -10,11 +10,13 @@ interpreter's teardown; tests call `main`.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import os
 import sys
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any, NoReturn, get_args
 
@@ -59,6 +61,7 @@ from claimcourt.models import (
     Side,
     Verdict,
     first_problem,
+    utcnow,
 )
 from claimcourt.runs import follow, run_usage, submit_when_free, tenant_run
 from claimcourt.settings import ROLES, Settings
@@ -82,10 +85,23 @@ def build_store(settings: Settings) -> Store:
 
 
 def build_deps(settings: Settings) -> Deps:
-    deps = _build_deps(settings)
+    deps = dataclasses.replace(_build_deps(settings), now=_clock())
     if _to_close is not None:
         _to_close.append(deps.store)
     return deps
+
+
+def _clock() -> Callable[[], datetime]:
+    """The time the cost guard admits the CLI's runs at (Deps.now): the wall clock, or the clock a
+    caller hands `main` as its context object (`main(args, obj=clock)`: a test holding time still)."""
+    context = click.get_current_context(silent=True)
+    held = context.find_root().obj if context is not None else None
+    if held is None:
+        return utcnow
+    if not callable(held):
+        raise TypeError(f"main's context object is the CLI's clock: a callable, not {type(held).__name__}")
+    clock: Callable[[], datetime] = held
+    return clock
 
 
 # Piped output is not cut to 80 columns: tables and long lines stay whole for files and pagers.
@@ -482,6 +498,7 @@ def _start(
             on_wait=waiting,
             owner=this_process() if owned else None,
             gone=owner_gone,
+            now=_clock(),
         )
     except RateLimitedError:
         raise
@@ -1509,7 +1526,7 @@ def drift_tick(verbose: bool, data_dir: Path | None) -> None:
     deps = build_deps(_settings(data_dir))
     with LocalRuntime(deps) as runtime:
         _quiet_logs(verbose)
-        report = tick(deps.store, runtime, deps.settings, wait_s=0.2)
+        report = tick(deps.store, runtime, deps.settings, now=deps.now, wait_s=0.2)
         err.print(
             f"{len(report.started)} started, {report.already_started} already started, "
             f"{report.left_due} left due, {report.failed} failed"

@@ -67,23 +67,25 @@ def tick(
     executor: Executor,
     settings: Settings,
     *,
-    now: datetime | None = None,
+    now: Callable[[], datetime] = utcnow,
     keep_going: Callable[[], bool] = lambda: True,
     wait_s: float = 1.0,
 ) -> TickReport:
-    """Start a re-score run for every monitor due at `now`. When the concurrency cap is full it
-    waits `wait_s` and tries again while `keep_going()` says there is time (a Lambda's remaining
-    time); a tenant over its hourly cap is skipped until the next tick."""
-    now = now or utcnow()
+    """Start a re-score run for every monitor due when the tick starts (`now()`, the caller's clock:
+    Deps.now), each admitted at `now()` as it is started (a tick that waits for a slot may cross
+    an hour). When the concurrency cap is full it waits `wait_s` and tries again while
+    `keep_going()` says there is time (a Lambda's remaining time); a tenant over its hourly cap is
+    skipped until the next tick."""
+    ticked_at = now()
     report = TickReport()
-    due = store.due_monitors(now, DUE_PER_TICK)
+    due = store.due_monitors(ticked_at, DUE_PER_TICK)
     hourly_capped: set[str] = set()
     for i, monitor in enumerate(due):
-        if monitor.next_due > now:
+        if monitor.next_due > ticked_at:
             continue  # moved on by an overlapping tick since the (eventually consistent) index said due
         if monitor.tenant_id in hourly_capped:
             # Not read first again at every tick until the hour turns: that would starve other tenants.
-            store.advance_monitor(monitor.monitor_id, monitor.next_due, _next_hour(now), None)
+            store.advance_monitor(monitor.monitor_id, monitor.next_due, _next_hour(ticked_at), None)
             report.left_due += 1
             continue
         run_id = drift_run_id(monitor)
@@ -97,6 +99,7 @@ def tick(
                     monitor.request.run_request(),
                     SourceTag.DRIFT,
                     run_id=run_id,
+                    now=now,
                 )
                 report.started.append(run_id)
             except ConflictError:
@@ -104,7 +107,7 @@ def tick(
             except RateLimitedError as refused:
                 if refused.limit == "hourly":
                     hourly_capped.add(monitor.tenant_id)
-                    store.advance_monitor(monitor.monitor_id, monitor.next_due, _next_hour(now), None)
+                    store.advance_monitor(monitor.monitor_id, monitor.next_due, _next_hour(ticked_at), None)
                     report.left_due += 1
                     break
                 if not keep_going():
@@ -118,7 +121,7 @@ def tick(
                 report.failed += 1
                 break
             store.advance_monitor(
-                monitor.monitor_id, monitor.next_due, next_due(monitor.request.cadence, now), run_id
+                monitor.monitor_id, monitor.next_due, next_due(monitor.request.cadence, ticked_at), run_id
             )
             break
     return report

@@ -11,7 +11,9 @@ the queue's maximum receives, it too reaches the dead-letter queue).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from contextlib import suppress
+from datetime import datetime
 from typing import Any
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
@@ -28,6 +30,7 @@ from claimcourt.models import (
     RunRequest,
     SourceTag,
     first_problem,
+    utcnow,
 )
 from claimcourt.observability import logger, observed
 from claimcourt.runs import submit_run
@@ -67,9 +70,11 @@ def parse(body: str) -> tuple[BusEnvelope, CheckRequested | EvidenceUpdated]:
     return envelope, detail
 
 
-def respond(store: Store, executor: Executor, settings: Settings, body: str) -> list[str]:
-    """Start the runs an event asks for; the run ids (including ones a first delivery started).
-    RateLimitedError if the cost guard refuses one: the event is delivered again later."""
+def respond(
+    store: Store, executor: Executor, settings: Settings, body: str, now: Callable[[], datetime] = utcnow
+) -> list[str]:
+    """Start the runs an event asks for (admitted at `now()`); the run ids (including ones a first
+    delivery started). RateLimitedError if the cost guard refuses one: the event is delivered again later."""
     envelope, detail = parse(body)
     wanted: list[tuple[str, RunRequest]] = []
     if isinstance(detail, CheckRequested):
@@ -83,7 +88,16 @@ def respond(store: Store, executor: Executor, settings: Settings, body: str) -> 
     for claim_id, request in wanted:
         run_id = event_run_id(envelope.id, claim_id)
         with suppress(ConflictError):  # this event was delivered before, and started it then
-            submit_run(store, executor, settings, detail.tenant_id, request, SourceTag.MONITOR, run_id=run_id)
+            submit_run(
+                store,
+                executor,
+                settings,
+                detail.tenant_id,
+                request,
+                SourceTag.MONITOR,
+                run_id=run_id,
+                now=now,
+            )
         run_ids.append(run_id)
     return run_ids
 
@@ -96,7 +110,7 @@ def _one(record: SQSRecord) -> list[str]:
     if deps.executor is None:
         raise ConfigurationError("no executor: CLAIMCOURT_STATE_MACHINE_ARN is not set")
     try:
-        run_ids = respond(deps.store, deps.executor, deps.settings, record.body)
+        run_ids = respond(deps.store, deps.executor, deps.settings, record.body, deps.now)
     except MalformedEventError as err:
         if deps.dead_letters is None:
             raise ConfigurationError(
