@@ -20,6 +20,8 @@ from claimcourt.models import (
     Suitability,
     SuitabilityFlag,
 )
+from claimcourt.stages import decompose as decompose_stage
+from claimcourt.stages.payloads import SplitPayload
 from claimcourt.store.sqlite import SqliteStore
 from claimcourt.wiring import Deps
 from tests.fakes.scripted import ScriptedProvider
@@ -170,3 +172,27 @@ def test_an_instruction_posing_as_a_claim_is_stopped_before_any_search_or_model_
     # nothing was asked of a model, and nothing was searched
     assert provider.calls == [] and store.run_calls(run.run_id) == []
     assert {name for name, _ in _started(store, run.run_id)} == {"decompose", "finish"}
+
+
+def test_a_re_split_made_again_keeps_the_faulted_first_split_on_record(
+    make_deps: Any, runtime: Runtime, new_run: Callable[..., RunRecord], store: SqliteStore
+) -> None:
+    # Given a run whose first split was faulted and re-split
+    provider = (
+        ScriptedProvider()
+        .queue("decompose", OVERLAPPING, BETTER)
+        .queue("suitability", Suitability(proceed=True, audit=FAULTED), Suitability(proceed=True))
+    )
+    run = new_run(CLAIM)
+    deps = make_deps(provider)
+    assert runtime(deps).execute(run.run_id, timeout_s=WAIT_S).status == "SUCCEEDED"
+    calls = len(provider.calls)
+    # When the re-split's stage runs once more (a retry after it had stored its split)
+    decompose_stage.run(deps, SplitPayload(run_id=run.run_id, attempt=1))
+    # Then the split the audit faulted is still the one on record, and nothing was paid twice
+    assert len(store.get_artifact(run.run_id, "decomposition/a0")["sub_claims"]) == 3
+    assert [s.text for s in artifacts.decomposition_of(store, run.run_id).sub_claims] == [
+        "Sea levels are rising",
+        "Warming oceans expand",
+    ]
+    assert len(provider.calls) == calls

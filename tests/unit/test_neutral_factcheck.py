@@ -241,3 +241,29 @@ def test_keys_written_by_position_become_the_ledgers() -> None:
         in_ledger_keys("A_2 and B_10, not BA_1", {"for": "B", "against": "A"})
         == "against_2 and for_10, not BA_1"
     )
+    # in either case: a lower-case b_2 is position B's, never (as the motions' a_/b_ keys) a side's
+    assert in_ledger_keys("b_2 and a_1", {"for": "B", "against": "A"}) == "for_2 and against_1"
+
+
+def test_the_judge_s_ledger_reads_the_same_whichever_side_is_position_a() -> None:
+    """The ledger lists the side for first; the judge must not read that order (it would tell which
+    position argued for the claim): its ledger comes in the debate's order, A (or the first speaker)
+    first, whichever side A is."""
+    from claimcourt.stages.adjudicate import by_position
+
+    arguments = [FOR_1, AGAINST_1]
+    ledger = build_ledger(arguments, POOL)
+    seeds = {anonymize(arguments, seed)[1]["A"]: seed for seed in (f"run-{n}" for n in range(40))}
+    assert set(seeds) == {"for", "against"}  # both assignments of A occur
+
+    def shown(seed: str, first: Any = None) -> list[tuple[int, str]]:
+        _, mapping = anonymize(arguments, seed, first)
+        return [(e.round, e.key) for e in by_position(ledger, mapping, neutral=True, first=first)]
+
+    a_is_for, a_is_against = shown(seeds["for"]), shown(seeds["against"])
+    assert [k[0] for _, k in a_is_for] == [k[0] for _, k in a_is_against] == ["A", "A", "B", "B"]
+    assert a_is_for == a_is_against
+    # a debate in turn: the first speaker's position first, as the judge's debate record has it
+    _, mapping = anonymize(arguments, seeds["for"], "against")
+    opener = {side: label for label, side in mapping.items()}["against"]
+    assert next(k for _, k in shown(seeds["for"], "against")).startswith(f"{opener}_")

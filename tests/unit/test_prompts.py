@@ -248,7 +248,8 @@ def _tasks() -> dict[str, Task[Any]]:
                 today=TODAY,
                 as_of=date(2008, 1, 1),
                 sub_claims=SUBS[:1],
-                evidence=POOL[:1],
+                # what a backtest's pool holds: evidence dated before its date
+                evidence=[POOL[0].model_copy(update={"published": date(2007, 9, 1)})],
             )
         ),
         "decompose": decompose_task(

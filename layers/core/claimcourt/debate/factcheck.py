@@ -122,13 +122,14 @@ def factcheck_task(inputs: FactcheckInput) -> Task[FactcheckReply]:
     )
 
 
-_POSITION_KEY = re.compile(r"\b([AB])_(\d+)\b")
+# A_3 or a_3: either case is a position's key here (the judge's relabelling reads both cases too).
+_POSITION_KEY = re.compile(r"\b([AB])_(\d+)\b", re.IGNORECASE)
 
 
 def in_ledger_keys(text: str, labels: Mapping[Side, Label]) -> str:
     """Keys written by position (A_3) as the ledger's (for_3): what a neutral checker read, as stored."""
     side_of: dict[str, Side] = {label: side for side, label in labels.items()}
-    return _POSITION_KEY.sub(lambda m: f"{side_of[m.group(1)]}_{m.group(2)}", text)
+    return _POSITION_KEY.sub(lambda m: f"{side_of[m.group(1).upper()]}_{m.group(2)}", text)
 
 
 def _stored(reply: FactcheckReply, inputs: FactcheckInput) -> FactcheckReply:

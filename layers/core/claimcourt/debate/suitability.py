@@ -21,8 +21,9 @@ _AUDIT = (
     '\nAudit the split too, in audit. The sub-claims decide the claim by the shape "{shape}" ({meaning}). '
     "Set ok to false if two sub-claims overlap (test the same thing: list each pair in overlaps, e.g. "
     '"sc1 and sc3: both ask whether …") or if part of the claim is tested by none (list what is missing in '
-    "gaps); otherwise ok is true and both lists are empty. A split you fault is made again from what you "
-    "list, so list only real faults, judged by what the claim says, not by what the pool happens to hold."
+    "gaps); otherwise ok is true and both lists are empty. What you list is acted on (the claim is split "
+    "again from it, once; a second split you fault is reported to the person who asked), so list only real "
+    "faults, judged by what the claim says, not by what the pool happens to hold."
 )
 _WHOLE = "\nThe claim is debated whole, as one sub-claim: there is no split to audit, so leave audit null."
 

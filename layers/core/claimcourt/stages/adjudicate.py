@@ -51,13 +51,26 @@ class AdjudicatePayload(Payload):
 
 
 def by_position(
-    ledger: list[LedgerEntry], mapping: Mapping[Label, Side], neutral: bool = False
+    ledger: list[LedgerEntry],
+    mapping: Mapping[Label, Side],
+    neutral: bool = False,
+    first: Side | None = None,
 ) -> list[LedgerEntry]:
     """The ledger as the judge sees it: keys by anonymous position (A_3, not for_3), and the sentences,
     the fact-checkers' comments and their answers redacted (a team's checker names the sides, and the
-    keys, as freely as a debater does; `neutral`: the run's checks are a neutral checker's)."""
+    keys, as freely as a debater does; `neutral`: the run's checks are a neutral checker's). In the
+    debate's order, not the ledger's: by round, then the position that spoke first (`first`'s), else A,
+    as `anonymize` orders the arguments. The ledger lists the side for first, so its order would tell
+    the judge which position that is."""
     label = {side: name for name, side in mapping.items()}
-    return [for_the_judge(e, label, neutral) for e in ledger if e.side in label]
+    opener = label[first] if first is not None else "A"
+    shown = [for_the_judge(e, label, neutral) for e in ledger if e.side in label]
+    return sorted(shown, key=lambda e: (e.round, not e.key.startswith(f"{opener}_"), _number(e.key)))
+
+
+def _number(key: str) -> int:
+    """A ledger key's number (A_12 → 12)."""
+    return int(key.rsplit("_", 1)[1])
 
 
 def _step(p: AdjudicatePayload, total: int) -> str:
@@ -96,7 +109,7 @@ def judge_inputs(
         evidence=pool,
         sample=sample,
         reconsider=reconsider,
-        ledger=by_position(build_ledger(arguments, pool, checks), mapping, neutral),
+        ledger=by_position(build_ledger(arguments, pool, checks), mapping, neutral, request.first),
         checked_by="neutral" if neutral else "sides",
         today=record.created_at.date(),
         as_of=request.as_of_date,

@@ -30,7 +30,7 @@ def run(deps: Deps, p: SplitPayload) -> dict[str, Any]:
         deps.store.put_artifact(p.run_id, artifacts.SUITABILITY, stopped.model_dump(mode="json"))
         return _summary(deps, p, request, proceed=False, sub_claims=[])
     profile = deps.settings.effort(request.effort)
-    previous = artifacts.decomposition_of(deps.store, p.run_id) if p.attempt else None
+    previous = _faulted_split(deps, p) if p.attempt else None
     result = decompose(
         DecomposeInput(
             claim=request.claim,
@@ -52,6 +52,15 @@ def run(deps: Deps, p: SplitPayload) -> dict[str, Any]:
         _retire(deps, p.run_id, previous, result)
     deps.store.put_artifact(p.run_id, artifacts.DECOMPOSITION, result.model_dump(mode="json"))
     return _summary(deps, p, request, proceed=True, sub_claims=result.sub_claims)
+
+
+def _faulted_split(deps: Deps, p: SplitPayload) -> Decomposition:
+    """The split the audit faulted: the one kept for the record if this attempt already kept it (a
+    retried re-split, whose `decomposition` is the re-split by now), else the run's current one."""
+    kept = deps.store.find_artifacts(p.run_id, artifacts.split_key(p.attempt - 1))
+    if kept:
+        return Decomposition.model_validate(kept[artifacts.split_key(p.attempt - 1)])
+    return artifacts.decomposition_of(deps.store, p.run_id)
 
 
 def _summary(

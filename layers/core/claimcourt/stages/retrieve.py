@@ -40,7 +40,9 @@ class RetrievePayload(RoundPayload):
 
 
 def _attempt_suffix(p: RetrievePayload) -> str:
-    return f"a{p.attempt}" if p.attempt else ""
+    """A re-split's round-1 searches are billed and dated under their own keys; the later rounds, which
+    only the re-split has, under a normal run's (the state machine carries `attempt` along)."""
+    return f"a{p.attempt}" if p.attempt and p.round == 1 else ""
 
 
 def run(deps: Deps, p: RetrievePayload) -> dict[str, Any]:
@@ -78,8 +80,8 @@ def run(deps: Deps, p: RetrievePayload) -> dict[str, Any]:
         }
     count("RetrievalCacheHits" if cache_hit else "RetrievalCacheMisses")
     key = f"{STAGE}:{p.round}:{p.directive.sub_claim_id}:search{':contrarian' * p.directive.contrarian}"
-    if p.attempt:  # a re-split's search is billed under its own key
-        key += f":{_attempt_suffix(p)}"
+    if suffix := _attempt_suffix(p):  # a re-split's search is billed under its own key
+        key += f":{suffix}"
     if not cache_hit and (billed := search_call(searched, p.run_id, key)) is not None:
         deps.store.put_call(billed)  # a cached answer cost nothing this time
     deps.store.put_artifact(
