@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from claimcourt.local.dispatch import LambdaDispatcher, load_handlers
+from claimcourt.local.dispatch import LambdaDispatcher, function_name_and_qualifier, load_handlers
 from claimcourt.local.template import ACCOUNT, REGION, Template, load_template
 
 TEMPLATE = """\
@@ -142,6 +142,53 @@ def test_unknown_function_is_resource_not_found(dispatcher: LambdaDispatcher) ->
     assert reply["Payload"]["errorType"] == "ResourceNotFoundException"
     assert "claimcourt-Nope" in reply["Payload"]["errorMessage"]
     assert dispatcher.invocations == []
+
+
+@pytest.mark.parametrize(
+    ("identifier", "expected"),
+    [
+        ("claimcourt-EchoFunction", ("claimcourt-EchoFunction", None)),
+        ("claimcourt-EchoFunction:7", ("claimcourt-EchoFunction", "7")),
+        (f"{ACCOUNT}:function:claimcourt-EchoFunction", ("claimcourt-EchoFunction", None)),
+        (f"{ACCOUNT}:function:claimcourt-EchoFunction:live", ("claimcourt-EchoFunction", "live")),
+        (_arn("claimcourt-EchoFunction"), ("claimcourt-EchoFunction", None)),
+        (_arn("claimcourt-EchoFunction") + ":12", ("claimcourt-EchoFunction", "12")),
+        (_arn("claimcourt-EchoFunction") + ":$LATEST", ("claimcourt-EchoFunction", "$LATEST")),
+    ],
+)
+def test_every_form_of_function_name_lambda_takes_names_the_function(
+    identifier: str, expected: tuple[str, str | None]
+) -> None:
+    assert function_name_and_qualifier(identifier) == expected
+
+
+VERSIONED = TEMPLATE.replace(
+    "      CodeUri: functions/echo/\n", "      CodeUri: functions/echo/\n      AutoPublishAlias: live\n"
+).replace("EchoArn: !GetAtt EchoFunction.Arn", "EchoArn: !Ref EchoFunction.Version")
+
+
+def test_a_published_version_renders_qualified_and_runs_the_working_tree(stub: Template) -> None:
+    """template.yaml's state machines name `!Ref XFunction.Version` (SAM: the version's ARN). Locally
+    nothing is published: the one version is the working tree, $LATEST, and the handler runs."""
+    (stub.root / "template.yaml").write_text(VERSIONED)
+    versioned = load_template(stub.root)
+    rendered = json.loads(versioned.render("StubMachine"))
+    qualified = _arn("claimcourt-EchoFunction") + ":$LATEST"
+    assert rendered["States"]["Echo"]["Parameters"]["FunctionName"] == qualified
+    dispatcher = LambdaDispatcher(load_handlers(versioned))
+    reply = dispatcher.invoke({"FunctionName": qualified, "Payload": b'{"x": 1}'}, REGION)
+    assert reply["Payload"]["event"] == {"x": 1}
+    assert reply["Payload"]["function_name"] == "claimcourt-EchoFunction"
+    assert reply["Payload"]["arn"] == qualified  # as Lambda's context gives the ARN invoked
+    assert dispatcher.invocations == ["claimcourt-EchoFunction"]
+
+
+def test_a_version_of_a_function_that_publishes_none_is_refused(stub: Template) -> None:
+    """As SAM refuses it: only a function with AutoPublishAlias has a .Version to name."""
+    unpublished = VERSIONED.replace("EchoFunction.Version", "BoomFunction.Version")
+    (stub.root / "template.yaml").write_text(unpublished)
+    with pytest.raises(ValueError, match=r"BoomFunction\.Version: the function has no AutoPublishAlias"):
+        load_template(stub.root).render("StubMachine")
 
 
 def _moto_hooks() -> dict[str, object]:

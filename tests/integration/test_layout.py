@@ -51,7 +51,7 @@ def test_every_task_state_reaches_the_stage_of_its_own_name(
     substitution = TEMPLATE.state_machines[machine].substitutions[
         placeholder.removeprefix("${").removesuffix("}")
     ]
-    [logical_id] = [k for k, v in TEMPLATE.functions.items() if substitution == {"Fn::GetAtt": [k, "Arn"]}]
+    [logical_id] = [k for k in TEMPLATE.functions if substitution == {"Ref": f"{k}.Version"}]
     spec = TEMPLATE.functions[logical_id]
     # … whose folder is a stage's name, and the state is named for that stage
     folder = spec.code_uri.name

@@ -31,13 +31,26 @@ TEMPLATE: dict[str, Any] = yaml.load((ROOT / "template.yaml").read_text(), Loade
 RESOURCES: dict[str, Any] = TEMPLATE["Resources"]
 FUNCTIONS = {k: v for k, v in RESOURCES.items() if v["Type"] == "AWS::Serverless::Function"}
 MACHINES = {k: v for k, v in RESOURCES.items() if v["Type"] == "AWS::Serverless::StateMachine"}
+
+
+def _function_named_by(substitution: Any) -> str | None:
+    """The function a DefinitionSubstitution names, in any form (its ARN, name, a version or alias)."""
+    if isinstance(substitution, dict) and "Fn::GetAtt" in substitution:
+        logical = substitution["Fn::GetAtt"][0]
+    elif isinstance(substitution, dict) and "Ref" in substitution:
+        logical = str(substitution["Ref"]).split(".", 1)[0]
+    else:
+        return None
+    return logical if logical in FUNCTIONS else None
+
+
 # Stage functions are the ones a state machine invokes; the others (APIs, notifier, sweeper) have
 # their own event sources.
 STAGES = {
     k: v
     for k, v in FUNCTIONS.items()
     if any(
-        value == {"Fn::GetAtt": [k, "Arn"]}
+        _function_named_by(value) == k
         for m in MACHINES.values()
         for value in m["Properties"].get("DefinitionSubstitutions", {}).values()
     )
@@ -168,7 +181,7 @@ def test_every_stage_function_has_a_substitution_and_an_invoke_policy(logical_id
         v
         for m in MACHINES.values()
         for v in m["Properties"].get("DefinitionSubstitutions", {}).values()
-        if v == {"Fn::GetAtt": [logical_id, "Arn"]}
+        if _function_named_by(v) == logical_id
     ]
     assert substituted, f"{logical_id} is not in any DefinitionSubstitutions"
     invokable = [
@@ -178,6 +191,43 @@ def test_every_stage_function_has_a_substitution_and_an_invoke_policy(logical_id
         if isinstance(p, dict) and "LambdaInvokePolicy" in p
     ]
     assert {"Ref": logical_id} in invokable
+
+
+def _task_function_names(path: Path) -> list[tuple[str, str]]:
+    """(state, the ${Placeholder} its FunctionName is) for every Task state of one ASL file."""
+    found = []
+    for name, state, _ in _states(_asl(path)["States"]):
+        if state["Type"] == "Task":
+            placeholder = re.fullmatch(r"\$\{(\w+)\}", state["Parameters"]["FunctionName"])
+            assert placeholder, f"{path.name}:{name} names its function outside DefinitionSubstitutions"
+            found.append((name, placeholder.group(1)))
+    return found
+
+
+@pytest.mark.parametrize("path", ASL_FILES, ids=lambda p: p.name)
+def test_every_task_invokes_a_version_its_function_publishes_at_each_deploy(path: Path) -> None:
+    """An execution keeps the definition it started with. Naming a version (not the function, whose
+    $LATEST a deploy replaces, nor an alias, which a deploy moves) keeps a run's every stage on the
+    code it started with across a deploy: the next deploy writes a definition naming new versions.
+    Versions are kept when the template stops naming them (SAM's VersionDeletionPolicy defaults to
+    Retain) or a parameters revision replaces them (UpdateReplacePolicy), for the runs still on them;
+    AutoPublishAliasAllProperties publishes one for a change of any property, the layer's too."""
+    substitutions = _machine_for(path)["Properties"]["DefinitionSubstitutions"]
+    for state, placeholder in _task_function_names(path):
+        logical = _function_named_by(substitutions[placeholder])
+        assert substitutions[placeholder] == {"Ref": f"{logical}.Version"}, (
+            f"{path.name}:{state} invokes {substitutions[placeholder]}, not a published version"
+        )
+        function = FUNCTIONS[str(logical)]
+        props = function["Properties"]
+        assert props.get("AutoPublishAlias") and props.get("AutoPublishAliasAllProperties") is True, logical
+        assert props.get("VersionDeletionPolicy", "Retain") == "Retain", logical
+        assert function.get("UpdateReplacePolicy") == "Retain", logical
+        assert props.get("VersionDescription") == {"Fn::Sub": "parameters revision ${ConfigRevision}"}
+        # A hash given by hand would replace SAM's hash of the properties: no version for a new layer.
+        assert "AutoPublishCodeSha256" not in props, logical
+    layer = RESOURCES["CoreLayer"]["Properties"]
+    assert layer.get("PublishLambdaVersion") is True  # a new layer publishes every stage anew
 
 
 def test_every_function_dir_is_in_the_template() -> None:

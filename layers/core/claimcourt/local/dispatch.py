@@ -89,15 +89,17 @@ class LambdaDispatcher:
         self, parameters: dict[str, Any], region: str, state_credentials: Any = None
     ) -> dict[str, Any]:
         """Stands in for moto's `_invoke_lambda_function(parameters, region, state_credentials)`."""
-        name = str(parameters["FunctionName"]).rsplit(":", 1)[-1]
+        name, qualifier = function_name_and_qualifier(str(parameters["FunctionName"]))
         if name not in self._handlers:
             return _error("ResourceNotFoundException", f"Function not found: {parameters['FunctionName']}")
         spec, handler = self._handlers[name]
         raw = parameters.get("Payload") or b"{}"
         event = json.loads(raw.decode() if isinstance(raw, bytes) else raw)
         self.invocations.append(name)
+        # Locally every qualifier (a version the state machine names, an alias) runs the working tree.
+        invoked = f"{spec.arn}:{qualifier}" if qualifier else spec.arn
         try:
-            result = handler(event, LocalContext(function_name=name, invoked_function_arn=spec.arn))
+            result = handler(event, LocalContext(function_name=name, invoked_function_arn=invoked))
         except Exception as exc:  # Lambda reports any uncaught exception as a function error
             return _error(type(exc).__name__, str(exc))
         # A round trip through JSON, as a real invocation's payload makes.
@@ -488,6 +490,18 @@ def defer_batch_integration() -> None:
 
     stand_in.StateTaskServiceBatch = service  # type: ignore[attr-defined]
     sys.modules[BATCH_INTEGRATION] = stand_in
+
+
+def function_name_and_qualifier(identifier: str) -> tuple[str, str | None]:
+    """The function and its qualifier (a version or alias; None for none) from any form Lambda's
+    Invoke takes as FunctionName: a name, a partial ARN (ACCOUNT:function:NAME) or a full ARN, each
+    with an optional :QUALIFIER. The state machines name versions (arn:…:function:NAME:VERSION)."""
+    parts = identifier.split(":")
+    if parts[0] == "arn":  # arn:PARTITION:lambda:REGION:ACCOUNT:function:NAME[:QUALIFIER]
+        parts = parts[6:]
+    elif len(parts) > 2 and parts[1] == "function":  # ACCOUNT:function:NAME[:QUALIFIER]
+        parts = parts[2:]
+    return parts[0], (parts[1] if len(parts) > 1 else None)
 
 
 def _error(error_type: str, message: str) -> dict[str, Any]:

@@ -42,6 +42,7 @@ class FunctionSpec:
     logical_id: str
     code_uri: Path
     handler: str  # module.attribute
+    alias: str | None = None  # AutoPublishAlias: the function publishes a version on each deploy
 
     @property
     def name(self) -> str:
@@ -50,6 +51,13 @@ class FunctionSpec:
     @property
     def arn(self) -> str:
         return f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{self.name}"
+
+    def qualified_arn(self, attribute: str) -> str:
+        """What SAM's `!Ref <Function>.Version` / `.Alias` resolve to: the ARN with a qualifier. Locally
+        nothing is published and the working tree is the one version, so `.Version` names $LATEST."""
+        if self.alias is None:
+            raise ValueError(f"{self.logical_id}.{attribute}: the function has no AutoPublishAlias")
+        return f"{self.arn}:{'$LATEST' if attribute == 'Version' else self.alias}"
 
 
 @dataclass(frozen=True)
@@ -90,6 +98,9 @@ class Template:
             ref = value["Ref"]
             if ref in self.functions:
                 return self.functions[ref].name
+            logical, _, attribute = ref.partition(".")
+            if logical in self.functions and attribute in ("Version", "Alias"):
+                return self.functions[logical].qualified_arn(attribute)
             if ref in self.parameters:
                 return self.parameters[ref]
         if isinstance(value, str | int | float):
@@ -99,14 +110,18 @@ class Template:
 
 def load_template(root: Path) -> Template:
     doc = yaml.load((root / "template.yaml").read_text(), Loader=CfnLoader)
-    handler_default = doc.get("Globals", {}).get("Function", {}).get("Handler")
+    function_globals = doc.get("Globals", {}).get("Function", {})
+    handler_default = function_globals.get("Handler")
     functions: dict[str, FunctionSpec] = {}
     machines: dict[str, StateMachineSpec] = {}
     for logical, resource in doc["Resources"].items():
         props = resource.get("Properties", {})
         if resource["Type"] == "AWS::Serverless::Function":
             functions[logical] = FunctionSpec(
-                logical, Path(props["CodeUri"]), props.get("Handler", handler_default)
+                logical,
+                Path(props["CodeUri"]),
+                props.get("Handler", handler_default),
+                props.get("AutoPublishAlias", function_globals.get("AutoPublishAlias")),
             )
         elif resource["Type"] == "AWS::Serverless::StateMachine":
             machines[logical] = StateMachineSpec(
