@@ -191,15 +191,25 @@ def forbid_scans(client: Any) -> None:
 
 
 def stage_functions() -> list[str]:
-    """The functions the state machine invokes (named in its DefinitionSubstitutions)."""
+    """The functions the state machines invoke (named in their DefinitionSubstitutions: a published
+    version of each, `!Ref XFunction.Version`), each once."""
     resources = template()["Resources"]
-    return sorted(
-        value["Fn::GetAtt"][0]
+    named = {
+        _function_named(value)
         for resource in resources.values()
         if resource["Type"] == "AWS::Serverless::StateMachine"
         for value in resource["Properties"].get("DefinitionSubstitutions", {}).values()
-        if isinstance(value, dict) and "Fn::GetAtt" in value
-    )
+    }
+    return sorted(name for name in named if name is not None and name in resources)
+
+
+def _function_named(value: Any) -> str | None:
+    """The function a substitution names: `!Ref XFunction.Version` (or `!GetAtt XFunction.Arn`)."""
+    if isinstance(value, dict) and isinstance(value.get("Ref"), str):
+        return str(value["Ref"]).split(".", 1)[0]
+    if isinstance(value, dict) and "Fn::GetAtt" in value:
+        return str(value["Fn::GetAtt"][0])
+    return None
 
 
 @dataclass(frozen=True)
