@@ -493,6 +493,16 @@ class PoolRelevance(Strict):
         return [s for s in self.sub_claims if s.reading in ("off_topic", "no_passages")]
 
 
+# What every role of a claim debate that reads the pool is told of it, in the run's shared opening: the
+# pool-relevance check after each round's retrieval, by round (artifacts.pool_readings).
+RelevanceByRound = Annotated[
+    dict[int, PoolRelevance],
+    Field(
+        description="The pool-relevance check after each round's retrieval, by round: in the shared opening."
+    ),
+]
+
+
 class SubClaim(Strict):
     id: str = Field(pattern=r"^sc[0-9]+$", description="sc1, sc2, …")
     # As long as a claim may be: a claim debated whole is its own single sub-claim.
@@ -833,10 +843,7 @@ class FactcheckInput(Strict):
     labels: dict[Side, Literal["A", "B"]] = Field(
         default_factory=dict, description="Which position each side is in `debate`."
     )
-    relevance: dict[int, PoolRelevance] = Field(
-        default_factory=dict,
-        description="The pool-relevance check after each round's retrieval, by round: in the shared opening.",
-    )
+    relevance: RelevanceByRound = {}  # pydantic copies a default for each model
     judge: JudgeKind = Field(
         default="contract", description="The run's judge: its reply tool is among those every call sends."
     )
@@ -1648,10 +1655,7 @@ class SuitabilityInput(Strict):
         default_factory=list,
         description="The first round's pool (the user's context first), as the debaters read it.",
     )
-    relevance: dict[int, PoolRelevance] = Field(
-        default_factory=dict,
-        description="The pool-relevance check after each round's retrieval, by round: in the shared opening.",
-    )
+    relevance: RelevanceByRound = {}  # pydantic copies a default for each model
     judge: JudgeKind = Field(
         default="contract", description="The run's judge: its reply tool is among those every call sends."
     )
@@ -1697,10 +1701,7 @@ class ArgueInput(Strict):
     judge: JudgeKind = Field(
         default="contract", description="The run's judge: its reply tool is among those every call sends."
     )
-    relevance: dict[int, PoolRelevance] = Field(
-        default_factory=dict,
-        description="The pool-relevance check after each round's retrieval, by round: in the shared opening.",
-    )
+    relevance: RelevanceByRound = {}  # pydantic copies a default for each model
     debate: list[AnonymousPosition] = Field(
         default_factory=list,
         description="The rounds before this one, as the judge reads them: in the shared opening.",
@@ -1735,10 +1736,7 @@ class ModerateInput(Strict):
     labels: dict[Side, Literal["A", "B"]] = Field(
         default_factory=dict, description="Which position each side is in `debate`."
     )
-    relevance: dict[int, PoolRelevance] = Field(
-        default_factory=dict,
-        description="The pool-relevance check after each round's retrieval, by round: in the shared opening.",
-    )
+    relevance: RelevanceByRound = {}  # pydantic copies a default for each model
 
 
 class AnonymousPosition(Strict):
@@ -1782,10 +1780,7 @@ class AdjudicateInput(Strict):
     )
     today: date | None = Field(default=None, description="The run's date: what 'now' means to the role.")
     as_of: date | None = Field(default=None, description="A backtest's date.")
-    relevance: dict[int, PoolRelevance] = Field(
-        default_factory=dict,
-        description="The pool-relevance check after each round's retrieval, by round: in the shared opening.",
-    )
+    relevance: RelevanceByRound = {}  # pydantic copies a default for each model
 
 
 class BaselineInput(Strict):

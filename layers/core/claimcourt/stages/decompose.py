@@ -14,6 +14,7 @@ from claimcourt.adjudication.review import first_batch
 from claimcourt.debate.argue import turns
 from claimcourt.debate.decompose import decompose
 from claimcourt.debate.suitability import screen
+from claimcourt.errors import NotFoundError
 from claimcourt.models import DecomposeInput, Decomposition, Directive, RunRequest, Stage, SubClaim
 from claimcourt.reasoning.base import CallContext
 from claimcourt.stages.payloads import SplitPayload
@@ -57,10 +58,12 @@ def run(deps: Deps, p: SplitPayload) -> dict[str, Any]:
 def _faulted_split(deps: Deps, p: SplitPayload) -> Decomposition:
     """The split the audit faulted: the one kept for the record if this attempt already kept it (a
     retried re-split, whose `decomposition` is the re-split by now), else the run's current one."""
-    kept = deps.store.find_artifacts(p.run_id, artifacts.split_key(p.attempt - 1))
-    if kept:
-        return Decomposition.model_validate(kept[artifacts.split_key(p.attempt - 1)])
-    return artifacts.decomposition_of(deps.store, p.run_id)
+    try:
+        return Decomposition.model_validate(
+            deps.store.get_artifact(p.run_id, artifacts.split_key(p.attempt - 1))
+        )
+    except NotFoundError:
+        return artifacts.decomposition_of(deps.store, p.run_id)
 
 
 def _summary(
